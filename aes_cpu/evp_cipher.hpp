@@ -1,0 +1,36 @@
+#pragma once
+// One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) in one direction.
+#include "io/cipher_backend.hpp"
+
+#include <openssl/evp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace aesgpu {
+
+// "AES-128-ECB" etc. for a 16-, 24- or 32-byte key; throws std::invalid_argument otherwise.
+[[nodiscard]] const char *ecb_cipher_name(std::size_t key_bytes);
+
+class EvpEcbCipher {
+public:
+    EvpEcbCipher(std::span<const std::uint8_t> key, Direction direction);
+
+    // Transforms whole blocks; `in` and `out` may be the same buffer. Any length (split internally
+    // because EVP takes an int length). Throws std::runtime_error with OpenSSL's reason.
+    void transform(std::span<const std::byte> in, std::span<std::byte> out);
+
+private:
+    struct CtxFree {
+        void operator()(EVP_CIPHER_CTX *ctx) const { EVP_CIPHER_CTX_free(ctx); } // also wipes the key schedule
+    };
+    std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx_;
+};
+
+// The newest OpenSSL error as text, prefixed by `what`.
+[[nodiscard]] std::string openssl_error(const std::string &what);
+
+} // namespace aesgpu

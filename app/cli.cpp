@@ -1,0 +1,119 @@
+#include "app/cli.hpp"
+
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_gpu/device_probe.hpp"
+
+#include <map>
+
+namespace aesgpu {
+
+namespace {
+
+constexpr const char *kDescription =
+    "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode, on an NVIDIA GPU\n"
+    "(CUDA) or on the CPU (OpenSSL, AES-NI), byte-compatible with `openssl enc -aes-N-ecb -K HEX`.\n"
+    "ECB shows repeated plaintext blocks as repeated ciphertext, and nothing detects tampering.";
+
+constexpr const char *kEncryptExamples = R"(Examples:
+  aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
+  aesgpu encrypt -K 000102030405060708090a0b0c0d0e0f < in.bin > out.aes
+  tar c photos/ | aesgpu encrypt --key-file my.key -o photos.tar.aes
+  head -c 32 /dev/urandom > my.key                  a new random AES-256 key
+Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it.)";
+
+constexpr const char *kDecryptExamples = R"(Examples:
+  aesgpu decrypt report.pdf.aes --key-file my.key   writes report.pdf
+  aesgpu decrypt -c photos.tar.aes --key-file my.key | tar x
+  aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
+A wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves no
+output file; ECB has no authentication, so a tampered file can decrypt to garbage undetected.)";
+
+constexpr const char *kExitCodes = "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error.";
+
+void add_cipher_options(CLI::App &command, CipherOptions &options) {
+    command.add_option("FILE", options.input, "Input file; '-' or absent: standard input")->type_name("");
+    auto *output = command.add_option("-o,--output", options.output,
+                                       "Output file, '-' for standard output. Default: FILE.aes when encrypting, "
+                                       "FILE less .aes when decrypting, standard output when reading standard input")
+                        ->option_text("OUT");
+    auto *to_stdout = command.add_flag("-c,--stdout", options.to_stdout, "Write to standard output");
+    output->excludes(to_stdout);
+    command.add_flag("-f,--force", options.force,
+                     "Replace an existing output file; allow ciphertext on a terminal");
+
+    auto *key = command.add_option("-K,--key", options.key_hex,
+                                   "Key as exactly 32, 48 or 64 hex digits (AES-128/192/256). Visible in `ps` "
+                                   "and shell history: prefer --key-file")
+                     ->option_text("HEX");
+    auto *key_file = command.add_option("--key-file", options.key_file,
+                                        "File holding the key: 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits "
+                                        "and an optional newline")
+                          ->option_text("PATH");
+    key->excludes(key_file);
+
+    command.add_flag("--no-pad", options.no_pad,
+                     "No PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
+    const std::map<std::string, BackendChoice> backends{
+        {"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}};
+    command.add_option("--backend", options.backend, "auto (GPU when usable, else CPU), cpu, or gpu")
+        ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
+        ->option_text("auto|cpu|gpu");
+    command.add_option("-T,--threads", options.threads, "CPU backend worker threads (default: all hardware threads)")
+        ->check(CLI::Range(1u, 4096u))
+        ->option_text("N");
+    command
+        .add_option("--chunk-size", options.chunk_bytes,
+                    "Bytes per pipeline chunk, e.g. 1M, 16M (a multiple of 16; default 4M). Memory use is a "
+                    "few chunks, whatever the input size")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Validator(
+            [](std::string &value) -> std::string {
+                const auto bytes = std::stoull(value);
+                if (bytes < 16 || bytes % 16 != 0 || bytes > (std::size_t{1} << 30)) {
+                    return "chunk size must be a multiple of 16 bytes between 16 and 1G";
+                }
+                return {};
+            },
+            "SIZE", "multiple of 16"))
+        ->option_text("SIZE");
+    command.add_flag("-v,--verbose", options.log.verbosity, "Log backend, chunk size, threads and throughput (-vv: more)");
+    command.add_flag("-q,--quiet", options.log.quiet, "Only errors on stderr (silences the ECB warning)");
+}
+
+} // namespace
+
+std::string version_text() {
+    const GpuProbe gpu = probe_gpus();
+    return std::string("aesgpu ") + AESGPU_VERSION + " (" + openssl_version_text() + ", " +
+           (gpu.cuda_compiled_in ? "CUDA runtime " + cuda_version_text(gpu.runtime_version) : "built without CUDA") +
+           ")";
+}
+
+void define_command_line(CLI::App &app, CommandLine &parsed) {
+    app.description(kDescription);
+    app.name("aesgpu");
+    app.set_version_flag("--version", [] { return version_text(); });
+    app.require_subcommand(1);
+    app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
+
+    auto *encrypt = app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES-ECB, PKCS#7 padding");
+    add_cipher_options(*encrypt, parsed.cipher);
+    encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
+    encrypt->callback([&parsed] {
+        parsed.command = Command::encrypt;
+        parsed.cipher.direction = Direction::encrypt;
+    });
+
+    auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input), checking the padding");
+    add_cipher_options(*decrypt, parsed.cipher);
+    decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
+    decrypt->callback([&parsed] {
+        parsed.command = Command::decrypt;
+        parsed.cipher.direction = Direction::decrypt;
+    });
+
+    auto *info = app.add_subcommand("info", "Show the build, CPU AES support, OpenSSL and CUDA devices");
+    info->callback([&parsed] { parsed.command = Command::info; });
+}
+
+} // namespace aesgpu

@@ -1,0 +1,25 @@
+#pragma once
+// The command-line contract (CLI11): subcommands, options, help text. Knows nothing of ciphers.
+#include "app/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace aesgpu {
+
+enum class Command { none, encrypt, decrypt, info };
+
+struct CommandLine {
+    Command command = Command::none;
+    CipherOptions cipher;
+};
+
+// Declares every subcommand and option of `app`, bound to `parsed`. After app.parse(),
+// parsed.command says which subcommand ran.
+void define_command_line(CLI::App &app, CommandLine &parsed);
+
+// "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
+[[nodiscard]] std::string version_text();
+
+} // namespace aesgpu

@@ -1,0 +1,9 @@
+#pragma once
+#include <ostream>
+
+namespace aesgpu {
+
+// `aesgpu info`: build, CPU AES support, OpenSSL, and the CUDA devices this process can see.
+void print_info(std::ostream &out);
+
+} // namespace aesgpu

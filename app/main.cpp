@@ -1,0 +1,59 @@
+// aesgpu: parse the command line, run one command, map failures to exit codes and one line.
+#include "app/cipher_command.hpp"
+#include "app/cli.hpp"
+#include "app/info_command.hpp"
+#include "app/logging.hpp"
+#include "app/usage_error.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <iostream>
+
+namespace {
+constexpr int kExitRuntimeFailure = 1;
+constexpr int kExitUsage = 2;
+} // namespace
+
+int main(int argc, char **argv) {
+    using namespace aesgpu;
+    configure_logging({});
+    CommandLine parsed;
+    CLI::App app;
+    define_command_line(app, parsed);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion &e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        if (argc == 1) {
+            std::cerr << app.help();
+        } else {
+            spdlog::error("{} (see `aesgpu --help`)", e.what());
+        }
+        return kExitUsage;
+    }
+
+    try {
+        switch (parsed.command) {
+        case Command::encrypt:
+        case Command::decrypt:
+            configure_logging(parsed.cipher.log);
+            run_cipher_command(parsed.cipher);
+            break;
+        case Command::info: print_info(std::cout); break;
+        case Command::none: return kExitUsage;
+        }
+    } catch (const UsageError &e) {
+        spdlog::error("{}", e.what());
+        return kExitUsage;
+    } catch (const std::exception &e) {
+        spdlog::error("{}", e.what());
+        return kExitRuntimeFailure;
+    }
+    return 0;
+}

@@ -1,0 +1,33 @@
+#pragma once
+// What the user asked for, as parsed from the command line; run state lives elsewhere.
+#include "io/cipher_backend.hpp"
+#include "io/pipeline.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace aesgpu {
+
+enum class BackendChoice { automatic, cpu, gpu };
+
+struct LogOptions {
+    int verbosity = 0; // -v count
+    bool quiet = false;
+};
+
+struct CipherOptions {
+    Direction direction = Direction::encrypt;
+    std::string input = "-";
+    std::string output;     // empty: derive from the input name
+    bool to_stdout = false; // -c
+    bool force = false;
+    std::string key_hex;
+    std::string key_file;
+    bool no_pad = false;
+    BackendChoice backend = BackendChoice::automatic;
+    unsigned threads = 0; // 0: all hardware threads
+    std::size_t chunk_bytes = kDefaultChunkBytes;
+    LogOptions log;
+};
+
+} // namespace aesgpu

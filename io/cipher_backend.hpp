@@ -1,0 +1,45 @@
+#pragma once
+// The one seam between the streaming pipeline (io/) and the ciphers (aes_cpu/, aes_gpu/).
+//
+// A backend owns one host buffer per ring slot (pinned memory for the GPU, aligned memory for the
+// CPU) and transforms whole 16-byte blocks of a slot's buffer in place, asynchronously. The
+// pipeline fills a slot, submits it, and later waits for it before writing it out and refilling
+// it. io/ owns byte order, padding and files; backends own only blocks.
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace aesgpu {
+
+inline constexpr std::size_t kAesBlockBytes = 16;
+
+enum class Direction { encrypt, decrypt };
+
+class CipherBackend {
+public:
+    virtual ~CipherBackend() = default;
+    CipherBackend() = default;
+    CipherBackend(const CipherBackend &) = delete;
+    CipherBackend &operator=(const CipherBackend &) = delete;
+
+    // Short human-readable description, e.g. "cpu (OpenSSL 3.0.13, 16 threads)".
+    [[nodiscard]] virtual std::string describe() const = 0;
+
+    // Sets up `slot_count` slots of `slot_bytes` each (a multiple of 16), replacing any earlier
+    // set-up. Must not be called while jobs are in flight.
+    virtual void configure_slots(std::size_t slot_count, std::size_t slot_bytes) = 0;
+
+    [[nodiscard]] virtual std::size_t slot_count() const = 0;
+
+    // The host buffer of a slot: slot_bytes long, stable until the next configure_slots().
+    [[nodiscard]] virtual std::span<std::byte> slot_buffer(std::size_t slot) = 0;
+
+    // Starts transforming the first `bytes` of the slot's buffer in place; `bytes` is a multiple
+    // of 16 (possibly 0). At most one job per slot may be in flight.
+    virtual void submit(std::size_t slot, std::size_t bytes) = 0;
+
+    // Blocks until the slot's job has finished; rethrows the job's failure, if any.
+    virtual void wait(std::size_t slot) = 0;
+};
+
+} // namespace aesgpu

@@ -1,0 +1,24 @@
+#pragma once
+// Error types the libraries throw; app/ maps them to exit codes and one-line messages.
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace aesgpu {
+
+// An operating-system call failed (open, read, write, rename...).
+class IoError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The data cannot be what it claims: ragged length, bad padding, wrong key.
+class FormatError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
+[[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
+
+} // namespace aesgpu

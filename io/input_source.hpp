@@ -1,0 +1,49 @@
+#pragma once
+// Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
+#include "io/unique_fd.hpp"
+
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace aesgpu {
+
+class InputSource {
+public:
+    // Opens `path` for reading; "-" means standard input. Throws IoError.
+    static InputSource open(const std::string &path);
+    static InputSource standard_input();
+
+    // Reads until `buffer` is full or the input ends; returns the bytes read. Short reads from
+    // pipes and EINTR are absorbed here. Throws IoError.
+    std::size_t read_full(std::span<std::byte> buffer);
+
+    // Total size when the input is a regular file, for progress and logs.
+    [[nodiscard]] std::optional<std::uint64_t> size() const;
+    // "'path'" or "standard input", for messages.
+    [[nodiscard]] const std::string &display_name() const { return display_name_; }
+    [[nodiscard]] const struct stat &status() const { return status_; }
+    [[nodiscard]] bool is_standard_input() const { return is_stdin_; }
+
+private:
+    InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin);
+
+    UniqueFd owned_fd_; // empty for standard input, which we never close
+    int fd_;
+    std::string display_name_;
+    bool is_stdin_;
+    struct stat status_ {};
+};
+
+// True when both describe the same file (same device and inode).
+[[nodiscard]] bool same_file(const struct stat &a, const struct stat &b);
+
+// Pipes move 64 KiB per read by default; a bigger pipe buffer lets one read or write move up to
+// a MiB, which keeps pipelines from being dominated by context switches. Best effort.
+void enlarge_pipe_buffer(int fd);
+
+} // namespace aesgpu

@@ -1,0 +1,164 @@
+#include "io/pipeline.hpp"
+
+#include "io/channel.hpp"
+#include "io/errors.hpp"
+#include "io/pkcs7.hpp"
+
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace aesgpu {
+
+namespace {
+
+struct FilledChunk {
+    std::size_t slot;
+    std::size_t bytes; // whole blocks submitted to the backend
+    bool final;
+};
+
+void validate(const PipelineOptions &options) {
+    if (options.chunk_bytes == 0 || options.chunk_bytes % kAesBlockBytes != 0) {
+        throw std::invalid_argument("chunk size must be a positive multiple of 16 bytes");
+    }
+    if (options.ring_slots < kMinRingSlots) {
+        throw std::invalid_argument("the ring needs at least " + std::to_string(kMinRingSlots) + " slots");
+    }
+}
+
+class Pipeline {
+public:
+    Pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend, const PipelineOptions &options)
+        : source_(source), sink_(sink), backend_(backend), options_(options) {}
+
+    PipelineStats run() {
+        const auto start = std::chrono::steady_clock::now();
+        // One spare block per slot, so the padding of a full final chunk fits in place.
+        backend_.configure_slots(options_.ring_slots, options_.chunk_bytes + kAesBlockBytes);
+        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
+
+        std::exception_ptr reader_error;
+        std::thread reader([&] {
+            try {
+                read_all();
+            } catch (...) {
+                reader_error = std::current_exception();
+            }
+            filled_.close();
+        });
+
+        std::exception_ptr writer_error;
+        try {
+            write_all();
+        } catch (...) {
+            writer_error = std::current_exception();
+        }
+        free_slots_.close(); // a reader waiting for a slot gives up
+        reader.join();
+        // Jobs the writer never reached must finish before their buffers can be reused or freed.
+        while (const auto chunk = filled_.pop()) {
+            try {
+                backend_.wait(chunk->slot);
+            } catch (...) {
+                // Already failing; the first error is the one to report.
+            }
+        }
+        if (reader_error) std::rethrow_exception(reader_error);
+        if (writer_error) std::rethrow_exception(writer_error);
+
+        stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return stats_;
+    }
+
+private:
+    // Reader thread. Reads one chunk ahead so that it knows which chunk is the last one, since
+    // only the last chunk gets padding (encrypt) or a padding check (decrypt).
+    void read_all() {
+        std::optional<std::size_t> slot = free_slots_.pop();
+        if (!slot) return;
+        std::size_t length = read_chunk(*slot);
+        for (;;) {
+            bool final = length < options_.chunk_bytes;
+            std::optional<std::size_t> next;
+            std::size_t next_length = 0;
+            if (!final) {
+                next = free_slots_.pop();
+                if (!next) return;
+                next_length = read_chunk(*next);
+                final = next_length == 0;
+            }
+            const std::size_t blocks = seal_chunk(*slot, length, final);
+            backend_.submit(*slot, blocks);
+            filled_.push({*slot, blocks, final});
+            if (final) return;
+            slot = next;
+            length = next_length;
+        }
+    }
+
+    std::size_t read_chunk(std::size_t slot) {
+        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(options_.chunk_bytes));
+        stats_.bytes_read += got;
+        return got;
+    }
+
+    // Turns the bytes read into whole blocks: pads the last chunk when encrypting, and refuses a
+    // ragged length where padding cannot fix it. Every chunk but the last is a full chunk.
+    std::size_t seal_chunk(std::size_t slot, std::size_t length, bool final) {
+        if (!final) return length;
+        const std::string total = std::to_string(stats_.bytes_read);
+        if (options_.direction == Direction::encrypt) {
+            if (options_.pkcs7_padding) return pkcs7_pad(backend_.slot_buffer(slot), length);
+            if (length % kAesBlockBytes != 0) {
+                throw FormatError("input length " + total + " is not a multiple of 16 bytes, which --no-pad requires");
+            }
+            return length;
+        }
+        if (length % kAesBlockBytes != 0) {
+            throw FormatError("bad decrypt: input length " + total +
+                              " is not a multiple of 16 bytes (truncated or corrupted input)");
+        }
+        if (options_.pkcs7_padding && stats_.bytes_read == 0) {
+            throw FormatError("bad decrypt: the input is empty, but padded ciphertext is at least 16 bytes");
+        }
+        return length;
+    }
+
+    // Calling thread: in order, waits for each chunk's cipher job and writes the result.
+    void write_all() {
+        while (const auto chunk = filled_.pop()) {
+            backend_.wait(chunk->slot);
+            auto bytes = backend_.slot_buffer(chunk->slot).first(chunk->bytes);
+            if (chunk->final && options_.pkcs7_padding && options_.direction == Direction::decrypt) {
+                const auto unpadded = pkcs7_unpadded_length(bytes);
+                if (!unpadded) throw FormatError("bad decrypt (wrong key or corrupted input)");
+                bytes = bytes.first(*unpadded);
+            }
+            sink_.write_all(bytes);
+            stats_.bytes_written += bytes.size();
+            free_slots_.push(chunk->slot);
+        }
+    }
+
+    InputSource &source_;
+    OutputSink &sink_;
+    CipherBackend &backend_;
+    const PipelineOptions &options_;
+    Channel<std::size_t> free_slots_;
+    Channel<FilledChunk> filled_;
+    PipelineStats stats_; // bytes_read: reader thread; bytes_written: calling thread
+};
+
+} // namespace
+
+PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
+                           const PipelineOptions &options) {
+    validate(options);
+    return Pipeline(source, sink, backend, options).run();
+}
+
+} // namespace aesgpu

@@ -1,0 +1,31 @@
+#pragma once
+// Key material that is wiped (OPENSSL_cleanse, which the optimiser may not drop) when released.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace aesgpu {
+
+class SecretBytes {
+public:
+    SecretBytes() = default;
+    explicit SecretBytes(std::size_t size) : bytes_(size) {}
+    explicit SecretBytes(std::span<const std::uint8_t> bytes) : bytes_(bytes.begin(), bytes.end()) {}
+    ~SecretBytes() { wipe(); }
+    SecretBytes(SecretBytes &&other) noexcept : bytes_(std::move(other.bytes_)) { other.bytes_.clear(); }
+    SecretBytes &operator=(SecretBytes &&other) noexcept;
+    SecretBytes(const SecretBytes &) = delete;
+    SecretBytes &operator=(const SecretBytes &) = delete;
+
+    [[nodiscard]] std::span<const std::uint8_t> view() const { return bytes_; }
+    [[nodiscard]] std::span<std::uint8_t> mutable_view() { return bytes_; }
+    [[nodiscard]] std::size_t size() const { return bytes_.size(); }
+    [[nodiscard]] bool empty() const { return bytes_.empty(); }
+    void wipe();
+
+private:
+    std::vector<std::uint8_t> bytes_;
+};
+
+} // namespace aesgpu
