@@ -1,0 +1,127 @@
+// The OpenSSL backend: known answers, agreement with one-shot OpenSSL across thread counts and
+// piece boundaries, and misuse.
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace aesgpu::test {
+namespace {
+
+std::vector<KnownAnswer> all_known_answers() {
+    auto answers = load_known_answers("fips197_appendix_c.txt");
+    for (auto &answer : load_known_answers("sp800_38a_ecb.txt")) answers.push_back(std::move(answer));
+    return answers;
+}
+
+Bytes run_backend(OpenSslBackend &backend, const Bytes &in) {
+    backend.configure_slots(3, in.size() + 16);
+    const std::size_t slot = 1;
+    std::memcpy(backend.slot_buffer(slot).data(), in.data(), in.size());
+    backend.submit(slot, in.size());
+    backend.wait(slot);
+    const auto *data = reinterpret_cast<const std::uint8_t *>(backend.slot_buffer(slot).data());
+    return Bytes(data, data + in.size());
+}
+
+TEST(KnownAnswers, VectorFilesHoldAllKeySizes) {
+    const auto answers = all_known_answers();
+    ASSERT_EQ(answers.size(), 6u);
+    int sizes[3] = {0, 0, 0};
+    for (const auto &answer : answers) ++sizes[(answer.key.size() - 16) / 8];
+    EXPECT_EQ(sizes[0], 2);
+    EXPECT_EQ(sizes[1], 2);
+    EXPECT_EQ(sizes[2], 2);
+}
+
+TEST(EvpEcbCipher, KnownAnswersBothDirections) {
+    for (const auto &answer : all_known_answers()) {
+        SCOPED_TRACE(answer.name);
+        Bytes out(answer.plaintext.size());
+        EvpEcbCipher encrypt(answer.key, Direction::encrypt);
+        encrypt.transform(std::as_bytes(std::span(answer.plaintext)), std::as_writable_bytes(std::span(out)));
+        EXPECT_EQ(to_hex(out), to_hex(answer.ciphertext));
+        EvpEcbCipher decrypt(answer.key, Direction::decrypt);
+        decrypt.transform(std::as_bytes(std::span(answer.ciphertext)), std::as_writable_bytes(std::span(out)));
+        EXPECT_EQ(to_hex(out), to_hex(answer.plaintext));
+    }
+}
+
+TEST(OpenSslBackend, KnownAnswersBothDirections) {
+    for (const auto &answer : all_known_answers()) {
+        SCOPED_TRACE(answer.name);
+        OpenSslBackend encrypt(answer.key, Direction::encrypt, 2);
+        EXPECT_EQ(to_hex(run_backend(encrypt, answer.plaintext)), to_hex(answer.ciphertext));
+        OpenSslBackend decrypt(answer.key, Direction::decrypt, 2);
+        EXPECT_EQ(to_hex(run_backend(decrypt, answer.ciphertext)), to_hex(answer.plaintext));
+    }
+}
+
+TEST(OpenSslBackend, MatchesOpenSslAcrossThreadsAndPieceBoundaries) {
+    // 256 KiB is the smallest piece a job is cut into; sizes straddle one and several pieces.
+    const std::size_t sizes[] = {0, 16, 4096, (256u << 10) - 16, 256u << 10, (256u << 10) + 16, (3u << 20) + 48};
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        for (const unsigned threads : {1u, 2u, 3u, 8u}) {
+            OpenSslBackend encrypt(key, Direction::encrypt, threads);
+            OpenSslBackend decrypt(key, Direction::decrypt, threads);
+            EXPECT_EQ(encrypt.threads(), threads);
+            for (const std::size_t size : sizes) {
+                SCOPED_TRACE("key " + std::to_string(key_bytes) + " threads " + std::to_string(threads) + " size " +
+                             std::to_string(size));
+                const Bytes plain = random_bytes(size);
+                Bytes expected;
+                ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+                const Bytes cipher = run_backend(encrypt, plain);
+                EXPECT_TRUE(cipher == expected);
+                EXPECT_TRUE(run_backend(decrypt, cipher) == plain);
+            }
+        }
+    }
+}
+
+TEST(OpenSslBackend, SlotsWorkIndependently) {
+    const Bytes key = random_bytes(16);
+    OpenSslBackend backend(key, Direction::encrypt, 2);
+    const std::size_t slot_bytes = 1 << 20;
+    backend.configure_slots(4, slot_bytes);
+    std::vector<Bytes> plains;
+    for (std::size_t slot = 0; slot < 4; ++slot) {
+        plains.push_back(random_bytes(slot_bytes));
+        std::memcpy(backend.slot_buffer(slot).data(), plains.back().data(), slot_bytes);
+        backend.submit(slot, slot_bytes);
+    }
+    for (std::size_t slot = 4; slot-- > 0;) { // out of submission order on purpose
+        backend.wait(slot);
+        Bytes expected;
+        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plains[slot], expected));
+        EXPECT_EQ(std::memcmp(backend.slot_buffer(slot).data(), expected.data(), slot_bytes), 0) << "slot " << slot;
+    }
+}
+
+TEST(OpenSslBackend, RejectsMisuse) {
+    const Bytes key = random_bytes(32);
+    OpenSslBackend backend(key, Direction::encrypt, 1);
+    backend.configure_slots(3, 64);
+    EXPECT_THROW(backend.submit(0, 15), std::invalid_argument);
+    EXPECT_THROW(backend.submit(0, 80), std::invalid_argument);
+    EXPECT_THROW(backend.submit(3, 16), std::out_of_range);
+    EXPECT_THROW((void)backend.slot_buffer(7), std::out_of_range);
+    for (const std::size_t bad : {0u, 15u, 17u, 20u, 33u}) {
+        const Bytes bad_key(bad, 1);
+        EXPECT_THROW(OpenSslBackend(bad_key, Direction::encrypt, 1), std::invalid_argument) << bad;
+    }
+}
+
+TEST(OpenSslBackend, DescribesItself) {
+    const Bytes key = random_bytes(16);
+    OpenSslBackend backend(key, Direction::decrypt, 3);
+    EXPECT_NE(backend.describe().find("3 threads"), std::string::npos) << backend.describe();
+    EXPECT_NE(backend.describe().find("OpenSSL"), std::string::npos) << backend.describe();
+}
+
+} // namespace
+} // namespace aesgpu::test

@@ -1,0 +1,323 @@
+// The aesgpu binary as users and scripts run it: round trips, byte-for-byte interop with the
+// `openssl enc` command, output naming and safety, exit codes and messages, bounded memory.
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+extern char **environ;
+
+namespace aesgpu::test {
+namespace {
+
+const std::string kKey128 = "000102030405060708090a0b0c0d0e0f";
+
+struct Outcome {
+    int status;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+class Cli : public testing::Test {
+protected:
+    static void SetUpTestSuite() { setenv("AESGPU", AESGPU_BINARY, 1); }
+
+    // Runs a bash command line in the work directory; $AESGPU is the binary under test.
+    Outcome run(const std::string &command) const {
+        const std::string line = "cd '" + dir.path().string() + "' && (" + command + ") >'" + capture.file("out") +
+                                 "' 2>'" + capture.file("err") + "' </dev/null";
+        const int raw = std::system(("bash -c " + quote(line)).c_str());
+        return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(capture.file("out")),
+                slurp(capture.file("err"))};
+    }
+
+    static std::string quote(const std::string &text) {
+        std::string quoted = "'";
+        for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return quoted + "'";
+    }
+
+    std::string file(const std::string &name) const { return dir.file(name); }
+    std::size_t entries() const {
+        return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir.path()), {}));
+    }
+
+    TempDir dir;
+    TempDir capture;
+};
+
+TEST_F(Cli, FileRoundTripForEveryKeySizeNamesOutputsByConvention) {
+    const Bytes plain = random_bytes(100003);
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const std::string key = to_hex(random_bytes(key_bytes));
+        write_file(file("doc.pdf"), plain);
+        Outcome enc = run("$AESGPU encrypt doc.pdf -q -K " + key);
+        ASSERT_EQ(enc.status, 0) << enc.err;
+        EXPECT_EQ(enc.out, "");
+        Bytes expected;
+        ASSERT_TRUE(openssl_ecb(from_hex(key), Direction::encrypt, true, plain, expected));
+        EXPECT_TRUE(read_file(file("doc.pdf.aes")) == expected);
+
+        std::filesystem::remove(file("doc.pdf"));
+        Outcome dec = run("$AESGPU decrypt doc.pdf.aes -q -K " + key);
+        ASSERT_EQ(dec.status, 0) << dec.err;
+        EXPECT_TRUE(read_file(file("doc.pdf")) == plain);
+        std::filesystem::remove(file("doc.pdf.aes"));
+    }
+}
+
+TEST_F(Cli, PipeRoundTrip) {
+    write_file(file("in"), random_bytes(3 << 20));
+    Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt -K " + kKey128 + " | cmp - in");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    r = run("$AESGPU encrypt -q -K " + kKey128 + " < in -o - | $AESGPU decrypt -K " + kKey128 + " -c - | cmp - in");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+}
+
+TEST_F(Cli, InteroperatesWithOpensslEncBothWays) {
+    for (const std::size_t size : {0u, 1u, 16u, 4095u, 1000000u}) {
+        for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+            SCOPED_TRACE("size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
+            const std::string key = to_hex(random_bytes(key_bytes));
+            const std::string cipher = "-aes-" + std::to_string(key_bytes * 8) + "-ecb";
+            write_file(file("p"), random_bytes(size));
+            Outcome r = run("$AESGPU encrypt -q p -o ours -K " + key + " && openssl enc " + cipher + " -K " + key +
+                        " -in p -out theirs && cmp ours theirs && openssl enc -d " + cipher + " -K " + key +
+                        " -in ours -out back && cmp back p && $AESGPU decrypt theirs -o back2 -K " + key +
+                        " && cmp back2 p && rm -f ours theirs back back2");
+            EXPECT_EQ(r.status, 0) << r.err << r.out;
+        }
+    }
+}
+
+TEST_F(Cli, NoPadInteroperatesWithOpensslNopad) {
+    write_file(file("p"), random_bytes(4096 * 5));
+    Outcome r = run("$AESGPU encrypt -q --no-pad p -o ours -K " + kKey128 + " && openssl enc -aes-128-ecb -nopad -K " +
+                kKey128 + " -in p -out theirs && cmp ours theirs && $AESGPU decrypt --no-pad ours -o back -K " +
+                kKey128 + " && cmp back p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    write_file(file("ragged"), random_bytes(4097));
+    r = run("$AESGPU encrypt -q --no-pad ragged -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("not a multiple of 16"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("ragged.aes")));
+}
+
+TEST_F(Cli, EmptyInputEncryptsToOnePaddingBlock) {
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " < /dev/null | od -An -tx1 | tr -d ' \\n'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(from_hex(kKey128), Direction::encrypt, true, {}, expected));
+    EXPECT_EQ(r.out, to_hex(expected));
+    EXPECT_EQ(expected.size(), 16u);
+}
+
+TEST_F(Cli, KeyFileRawAndHex) {
+    write_file(file("p"), random_bytes(5000));
+    Bytes raw = random_bytes(32);
+    raw[0] = 0xff;
+    write_file(file("raw.key"), raw);
+    const std::string hex = to_hex(raw) + "\n";
+    write_file(file("hex.key"), Bytes(hex.begin(), hex.end()));
+    Outcome r = run("$AESGPU encrypt -q p -o a --key-file raw.key && $AESGPU encrypt -q p -o b --key-file hex.key && "
+                "cmp a b && openssl enc -d -aes-256-ecb -K " +
+                to_hex(raw) + " -in a | cmp - p");
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
+    write_file(file("p"), random_bytes(70000));
+    ASSERT_EQ(run("$AESGPU encrypt -q p -K " + kKey128).status, 0);
+    std::filesystem::remove(file("p"));
+    // The wrong key must fail the padding check; with OpenSSL as the judge of which keys do.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        const std::string wrong = to_hex(random_bytes(16));
+        if (run("openssl enc -d -aes-128-ecb -K " + wrong + " -in p.aes -out /dev/null").status == 0) continue;
+        Outcome r = run("$AESGPU decrypt p.aes -K " + wrong);
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find("aesgpu: error: bad decrypt (wrong key or corrupted input)"), std::string::npos) << r.err;
+        EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
+        return;
+    }
+    FAIL() << "no wrong key failed the padding check in 20 tries";
+}
+
+TEST_F(Cli, TruncatedCiphertextFails) {
+    write_file(file("p"), random_bytes(1000));
+    ASSERT_EQ(run("$AESGPU encrypt -q p -K " + kKey128).status, 0);
+    Outcome r = run("head -c 999 p.aes > t.aes && $AESGPU decrypt t.aes -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("t")));
+}
+
+TEST_F(Cli, MissingInputFails) {
+    Outcome r = run("$AESGPU encrypt -q nothing-here -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: error: cannot open 'nothing-here': No such file or directory\n");
+}
+
+TEST_F(Cli, ExistingOutputNeedsForce) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("p.aes"), {1, 2, 3});
+    Outcome r = run("$AESGPU encrypt -q p -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("already exists; use -f"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(file("p.aes")), Bytes({1, 2, 3}));
+    r = run("$AESGPU encrypt -q -f p -K " + kKey128);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(file("p.aes")).size(), 112u);
+}
+
+TEST_F(Cli, RefusesToWriteOverTheInput) {
+    write_file(file("p"), random_bytes(100));
+    for (const std::string how : {"p -o p -f", "p -o ./p -f", "p -c -f >> p"}) {
+        Outcome r = run("$AESGPU encrypt -q " + how + " -K " + kKey128);
+        EXPECT_EQ(r.status, 1) << how;
+        EXPECT_NE(r.err.find("it is the input file"), std::string::npos) << how << ": " << r.err;
+        EXPECT_EQ(read_file(file("p")).size(), 100u) << how;
+    }
+}
+
+TEST_F(Cli, StandardOutputFullIsAnError) {
+    write_file(file("p"), random_bytes(100000));
+    Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " > /dev/full");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: error: error writing standard output: No space left on device\n");
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+    write_file(file("p"), random_bytes(10));
+    const char *cases[] = {
+        "$AESGPU encrypt p -K 0001",                                            // short key
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0fff",               // 34 digits
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0z",                 // not hex
+        "$AESGPU encrypt p",                                                     // no key
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --bogus",         // unknown option
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f -o x -c",         // -o and -c
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --backend tpu",   // bad backend
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --chunk-size 17", // ragged chunk
+        "$AESGPU decrypt p -K 000102030405060708090a0b0c0d0e0f",                 // no .aes, no -o
+        "$AESGPU frobnicate",
+        "$AESGPU",
+    };
+    for (const char *command : cases) {
+        Outcome r = run(command);
+        EXPECT_EQ(r.status, 2) << command << "\n" << r.err;
+        EXPECT_FALSE(r.err.empty()) << command;
+        EXPECT_FALSE(std::filesystem::exists(file("p.aes"))) << command;
+    }
+    Outcome r = run("$AESGPU decrypt p -K " + kKey128);
+    EXPECT_NE(r.err.find("give one with -o OUT"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MessagesAreOneLineStartingWithTheToolName) {
+    Outcome r = run("$AESGPU encrypt missing -K 00");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.rfind("aesgpu: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(Cli, WarnsAboutEcbUnlessQuiet) {
+    write_file(file("p"), random_bytes(10));
+    Outcome loud = run("$AESGPU encrypt p -c -K " + kKey128 + " > /dev/null");
+    EXPECT_EQ(loud.status, 0);
+    EXPECT_NE(loud.err.find("aesgpu: warning: ECB mode"), std::string::npos) << loud.err;
+    Outcome quiet = run("$AESGPU encrypt p -c -q -K " + kKey128 + " > /dev/null");
+    EXPECT_EQ(quiet.status, 0);
+    EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(Cli, VerboseReportsBackendChunkThreadsAndThroughput) {
+    write_file(file("p"), random_bytes(1 << 20));
+    Outcome r = run("$AESGPU encrypt p -q -v -T 2 --chunk-size 64K --backend cpu -K " + kKey128);
+    // -q wins over -v: errors only.
+    EXPECT_EQ(r.err, "");
+    r = run("$AESGPU encrypt p -f -v -T 2 --chunk-size 64K --backend cpu -K " + kKey128);
+    EXPECT_EQ(r.status, 0) << r.err;
+    for (const char *expected : {"cpu (OpenSSL", "2 threads", "chunk 64 KiB", "GB/s"}) {
+        EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
+    }
+}
+
+TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
+    write_file(file("p"), random_bytes(10));
+    Outcome r = run("$AESGPU encrypt -q p --backend gpu -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("aesgpu: error: --backend gpu: ", 0), 0u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+}
+
+TEST_F(Cli, RefusesCiphertextOnATerminal) {
+    if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    Outcome r = run("script -qec '$AESGPU encrypt -q p -c -K " + kKey128 + "' /dev/null");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("refusing to write ciphertext to a terminal"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoAndVersion) {
+    Outcome info = run("$AESGPU info");
+    EXPECT_EQ(info.status, 0);
+    EXPECT_NE(info.out.find("CUDA support:"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("AES-NI"), std::string::npos) << info.out;
+    Outcome version = run("$AESGPU --version");
+    EXPECT_EQ(version.status, 0);
+    EXPECT_EQ(version.out.rfind("aesgpu ", 0), 0u) << version.out;
+    EXPECT_NE(version.out.find("OpenSSL"), std::string::npos) << version.out;
+    Outcome help = run("$AESGPU encrypt --help");
+    EXPECT_EQ(help.status, 0);
+    EXPECT_NE(help.out.find("Examples:"), std::string::npos) << help.out;
+}
+
+// Peak resident memory of one run of the binary (no shell in between).
+long peak_rss_kib(const std::vector<std::string> &arguments) {
+    std::vector<char *> argv;
+    std::string binary = AESGPU_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copies = arguments;
+    for (auto &argument : copies) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, binary.c_str(), nullptr, nullptr, argv.data(), environ) != 0) return -1;
+    int status = 0;
+    struct rusage usage {};
+    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    return usage.ru_maxrss;
+}
+
+TEST_F(Cli, MemoryDoesNotGrowWithTheInput) {
+    // Sparse files read as zeros without using disk. Both sizes fill every ring slot, so any
+    // difference in peak memory would be growth with the input.
+    std::ofstream(file("small")).close();
+    std::filesystem::resize_file(file("small"), 256u << 20);
+    std::ofstream(file("large")).close();
+    std::filesystem::resize_file(file("large"), std::uintmax_t{2} << 30);
+    const std::vector<std::string> common{"-q", "-K", kKey128, "-o", "/dev/null", "-T", "2"};
+    auto with_input = [&](const std::string &name) {
+        std::vector<std::string> arguments{"encrypt", file(name)};
+        arguments.insert(arguments.end(), common.begin(), common.end());
+        return arguments;
+    };
+    const long small = peak_rss_kib(with_input("small"));
+    const long large = peak_rss_kib(with_input("large"));
+    ASSERT_GT(small, 0);
+    ASSERT_GT(large, 0);
+    EXPECT_LT(large - small, 4 * 1024) << "peak RSS " << small << " KiB for 256 MiB, " << large << " KiB for 2 GiB";
+}
+
+} // namespace
+} // namespace aesgpu::test

@@ -1,0 +1,83 @@
+#include "app/key_input.hpp"
+#include "app/usage_error.hpp"
+#include "io/errors.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace aesgpu::test {
+namespace {
+
+Bytes key_bytes(const SecretBytes &key) { return Bytes(key.view().begin(), key.view().end()); }
+
+TEST(HexKey, AcceptsTheThreeAesKeyLengths) {
+    for (const std::size_t bytes : {16u, 24u, 32u}) {
+        const Bytes expected = random_bytes(bytes);
+        EXPECT_EQ(key_bytes(parse_hex_key(to_hex(expected))), expected);
+    }
+    EXPECT_EQ(key_bytes(parse_hex_key("000102030405060708090A0B0C0D0E0F")),
+              from_hex("000102030405060708090a0b0c0d0e0f"));
+}
+
+TEST(HexKey, RejectsOtherLengthsInsteadOfPaddingOrTruncating) {
+    for (const std::size_t digits : {0u, 2u, 30u, 31u, 33u, 34u, 40u, 47u, 63u, 65u, 128u}) {
+        EXPECT_THROW((void)parse_hex_key(std::string(digits, 'a')), UsageError) << digits;
+    }
+}
+
+TEST(HexKey, RejectsNonHexDigits) {
+    EXPECT_THROW((void)parse_hex_key("000102030405060708090a0b0c0d0e0g"), UsageError);
+    EXPECT_THROW((void)parse_hex_key("0x0102030405060708090a0b0c0d0e0f"), UsageError);
+    EXPECT_THROW((void)parse_hex_key("00010203040506070809 a0b0c0d0e0f"), UsageError);
+}
+
+TEST(KeyFile, ReadsRawKeys) {
+    TempDir dir;
+    for (const std::size_t bytes : {16u, 24u, 32u}) {
+        Bytes raw = random_bytes(bytes);
+        raw[0] = 0xff; // not a hex digit, so the file cannot read as hex
+        write_file(dir.file("key"), raw);
+        EXPECT_EQ(key_bytes(read_key_file(dir.file("key"))), raw);
+    }
+}
+
+TEST(KeyFile, ReadsHexKeysWithOptionalNewline) {
+    TempDir dir;
+    const Bytes key = random_bytes(32);
+    for (const std::string ending : {"", "\n", "\r\n"}) {
+        const std::string text = to_hex(key) + ending;
+        write_file(dir.file("key"), Bytes(text.begin(), text.end()));
+        EXPECT_EQ(key_bytes(read_key_file(dir.file("key"))), key) << "ending size " << ending.size();
+    }
+    // 32 hex digits are 32 bytes too: hex wins, giving AES-128.
+    const std::string hex128 = to_hex(random_bytes(16));
+    write_file(dir.file("key"), Bytes(hex128.begin(), hex128.end()));
+    EXPECT_EQ(read_key_file(dir.file("key")).size(), 16u);
+}
+
+TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
+    TempDir dir;
+    for (const std::size_t bytes : {0u, 15u, 17u, 31u, 33u, 100u}) {
+        Bytes raw = random_bytes(bytes);
+        if (!raw.empty()) raw[0] = 0xff;
+        write_file(dir.file("key"), raw);
+        EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError) << bytes;
+    }
+    const std::string two_newlines = to_hex(random_bytes(16)) + "\n\n";
+    write_file(dir.file("key"), Bytes(two_newlines.begin(), two_newlines.end()));
+    EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError);
+    EXPECT_THROW((void)read_key_file(dir.file("missing")), IoError);
+}
+
+TEST(SecretBytes, WipesOnRelease) {
+    SecretBytes secret(std::span<const std::uint8_t>(random_bytes(16)));
+    secret.wipe();
+    EXPECT_TRUE(secret.empty());
+    SecretBytes moved_from(Bytes(16, 7));
+    SecretBytes moved_to(std::move(moved_from));
+    EXPECT_EQ(moved_to.size(), 16u);
+    EXPECT_TRUE(moved_from.empty()); // NOLINT(bugprone-use-after-move): the contract under test
+}
+
+} // namespace
+} // namespace aesgpu::test

@@ -1,0 +1,254 @@
+// The streaming pipeline with the CPU backend, checked against one-shot OpenSSL: every size
+// around block and chunk boundaries, several chunk sizes and thread counts, files and pipes with
+// odd read/write sizes, and every way a run must fail.
+#include "aes_cpu/openssl_backend.hpp"
+#include "io/errors.hpp"
+#include "io/pipeline.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+namespace aesgpu::test {
+namespace {
+
+struct RunSpec {
+    Direction direction = Direction::encrypt;
+    bool padding = true;
+    std::size_t chunk = 4096;
+    unsigned threads = 2;
+    std::size_t slots = 4;
+};
+
+// File to file through the pipeline; returns the committed output.
+Bytes run_files(const Bytes &key, const Bytes &input, const RunSpec &spec) {
+    TempDir dir;
+    write_file(dir.file("in"), input);
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create(dir.file("out"), {});
+    OpenSslBackend backend(key, spec.direction, spec.threads);
+    const PipelineStats stats =
+        run_pipeline(source, sink, backend, {spec.direction, spec.padding, spec.chunk, spec.slots});
+    sink.commit();
+    Bytes output = read_file(dir.file("out"));
+    EXPECT_EQ(stats.bytes_read, input.size());
+    EXPECT_EQ(stats.bytes_written, output.size());
+    return output;
+}
+
+void expect_matches_openssl(const Bytes &key, std::size_t size, const RunSpec &spec) {
+    SCOPED_TRACE("key bits " + std::to_string(key.size() * 8) + ", size " + std::to_string(size) + ", chunk " +
+                 std::to_string(spec.chunk) + ", threads " + std::to_string(spec.threads) +
+                 (spec.padding ? "" : ", no padding"));
+    const Bytes plain = random_bytes(size);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, spec.padding, plain, expected));
+    RunSpec encrypt = spec;
+    encrypt.direction = Direction::encrypt;
+    const Bytes cipher = run_files(key, plain, encrypt);
+    ASSERT_EQ(cipher.size(), expected.size());
+    ASSERT_TRUE(cipher == expected);
+    RunSpec decrypt = spec;
+    decrypt.direction = Direction::decrypt;
+    ASSERT_TRUE(run_files(key, cipher, decrypt) == plain);
+}
+
+std::vector<std::size_t> boundary_sizes(std::size_t chunk) {
+    std::vector<std::size_t> sizes{0, 1, 15, 16, 17, 4095, 4096, chunk - 1, chunk, chunk + 1, 3 * chunk + 7};
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+}
+
+TEST(Pipeline, MatchesOpenSslAtBlockAndChunkBoundaries) {
+    for (const std::size_t chunk : {16u, 4096u, 65536u + 16u}) {
+        for (const unsigned threads : {1u, 2u, 5u}) {
+            for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+                const Bytes key = random_bytes(key_bytes);
+                for (const std::size_t size : boundary_sizes(chunk)) {
+                    expect_matches_openssl(key, size, {Direction::encrypt, true, chunk, threads, 4});
+                }
+            }
+        }
+    }
+}
+
+TEST(Pipeline, LargeChunksSplitAcrossWorkers) {
+    // 1 MiB + 16 chunks are cut into several pieces per worker job.
+    const Bytes key = random_bytes(32);
+    const std::size_t chunk = (1u << 20) + 16;
+    for (const std::size_t size : {chunk - 1, chunk, 5 * chunk + 7}) {
+        expect_matches_openssl(key, size, {Direction::encrypt, true, chunk, 3, 3});
+    }
+}
+
+TEST(Pipeline, NoPaddingMatchesOpenSslNoPad) {
+    const Bytes key = random_bytes(16);
+    for (const std::size_t size : {0u, 16u, 4096u, 4096u * 3 + 16u}) {
+        expect_matches_openssl(key, size, {Direction::encrypt, false, 4096, 2, 4});
+    }
+}
+
+TEST(Pipeline, NoPaddingRefusesRaggedInput) {
+    const Bytes key = random_bytes(16);
+    for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+        for (const std::size_t size : {1u, 17u, 4096u * 2 + 3u}) {
+            EXPECT_THROW(run_files(key, random_bytes(size), {direction, false, 4096, 2, 4}), FormatError) << size;
+        }
+    }
+}
+
+TEST(Pipeline, DecryptRejectsTruncatedAndEmptyCiphertext) {
+    const Bytes key = random_bytes(24);
+    const Bytes plain = random_bytes(10000);
+    Bytes cipher;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+    const RunSpec decrypt{Direction::decrypt, true, 4096, 2, 4};
+    for (const std::size_t cut : {1u, 15u}) {
+        const Bytes truncated(cipher.begin(), cipher.end() - static_cast<std::ptrdiff_t>(cut));
+        try {
+            run_files(key, truncated, decrypt);
+            ADD_FAILURE() << "truncated by " << cut << " decrypted";
+        } catch (const FormatError &e) {
+            EXPECT_NE(std::string(e.what()).find("not a multiple of 16"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(run_files(key, {}, decrypt), FormatError);
+}
+
+TEST(Pipeline, DecryptWithWrongKeyFailsThePaddingCheck) {
+    // A wrong key passes the padding check about once in 256 tries; pick a key and data that fail.
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(3 * 4096 + 5);
+    Bytes cipher;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+    int failures = 0;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        const Bytes wrong_key = random_bytes(16);
+        Bytes ignored;
+        const bool openssl_accepts = openssl_ecb(wrong_key, Direction::decrypt, true, cipher, ignored);
+        try {
+            run_files(wrong_key, cipher, {Direction::decrypt, true, 4096, 2, 4});
+            EXPECT_TRUE(openssl_accepts) << "we accepted what OpenSSL rejects";
+        } catch (const FormatError &e) {
+            EXPECT_FALSE(openssl_accepts) << "we rejected what OpenSSL accepts";
+            EXPECT_STREQ(e.what(), "bad decrypt (wrong key or corrupted input)");
+            ++failures;
+        }
+    }
+    EXPECT_GE(failures, 1);
+}
+
+TEST(Pipeline, PipesWithOddReadAndWriteSizes) {
+    // The feeder writes 113 bytes at a time and the drainer reads 157, as OpenSSL's own tests do,
+    // so every read and write of the pipeline is short and misaligned.
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(200000 + 3);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+
+    int input_pipe[2];
+    int output_pipe[2];
+    ASSERT_EQ(pipe(input_pipe), 0);
+    ASSERT_EQ(pipe(output_pipe), 0);
+    InputSource source = InputSource::open("/dev/fd/" + std::to_string(input_pipe[0]));
+    OutputSink sink = OutputSink::create("/dev/fd/" + std::to_string(output_pipe[1]), {});
+    close(input_pipe[0]);
+    close(output_pipe[1]);
+
+    std::thread feeder([&] {
+        for (std::size_t done = 0; done < plain.size();) {
+            const std::size_t step = std::min<std::size_t>(113, plain.size() - done);
+            const ssize_t wrote = write(input_pipe[1], plain.data() + done, step);
+            if (wrote <= 0) break;
+            done += static_cast<std::size_t>(wrote);
+        }
+        close(input_pipe[1]);
+    });
+    Bytes received;
+    std::thread drainer([&] {
+        std::uint8_t buffer[157];
+        for (ssize_t got; (got = read(output_pipe[0], buffer, sizeof buffer)) > 0;) {
+            received.insert(received.end(), buffer, buffer + got);
+        }
+        close(output_pipe[0]);
+    });
+    {
+        OpenSslBackend backend(key, Direction::encrypt, 2);
+        run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4});
+        sink.commit(); // closes the write end: the drainer sees end of file
+    }
+    feeder.join();
+    drainer.join();
+    EXPECT_TRUE(received == expected);
+}
+
+TEST(Pipeline, RejectsBadOptions) {
+    const Bytes key = random_bytes(16);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 0, 1, 4}), std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 100, 1, 4}), std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 4096, 1, 2}), std::invalid_argument);
+}
+
+// Passes blocks through unchanged, and fails on command, to test error paths of the pipeline.
+class FaultyBackend final : public CipherBackend {
+public:
+    enum class FailIn { submit, wait };
+    FaultyBackend(FailIn where, int nth) : where_(where), nth_(nth) {}
+
+    std::string describe() const override { return "faulty"; }
+    void configure_slots(std::size_t count, std::size_t bytes) override {
+        buffers_.assign(count, std::vector<std::byte>(bytes));
+    }
+    std::size_t slot_count() const override { return buffers_.size(); }
+    std::span<std::byte> slot_buffer(std::size_t slot) override { return buffers_.at(slot); }
+    void submit(std::size_t, std::size_t) override {
+        if (where_ == FailIn::submit && ++submits_ == nth_) throw std::runtime_error("injected submit failure");
+    }
+    void wait(std::size_t) override {
+        if (where_ == FailIn::wait && ++waits_ == nth_) throw std::runtime_error("injected wait failure");
+    }
+
+private:
+    FailIn where_;
+    int nth_;
+    int submits_ = 0;
+    int waits_ = 0;
+    std::vector<std::vector<std::byte>> buffers_;
+};
+
+TEST(Pipeline, BackendFailuresEndTheRunWithoutHanging) {
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(64 * 4096)); // far more chunks than ring slots
+    for (const auto where : {FaultyBackend::FailIn::submit, FaultyBackend::FailIn::wait}) {
+        for (const int nth : {1, 2, 7}) {
+            InputSource source = InputSource::open(dir.file("in"));
+            OutputSink sink = OutputSink::create(dir.file("out"), {true});
+            FaultyBackend backend(where, nth);
+            EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 3}), std::runtime_error);
+        }
+    }
+    // Nothing was committed, so no output and no temporary files remain.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+}
+
+TEST(Pipeline, WriteFailureIsReported) {
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(100000));
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create("/dev/full", {});
+    OpenSslBackend backend(random_bytes(16), Direction::encrypt, 2);
+    try {
+        run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4});
+        ADD_FAILURE() << "writing to /dev/full succeeded";
+    } catch (const IoError &e) {
+        EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test

@@ -1,0 +1,147 @@
+#include "test_support.hpp"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+namespace aesgpu::test {
+
+namespace {
+
+std::string trim(const std::string &text) {
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::mt19937_64 &generator() {
+    static std::mt19937_64 engine(test_seed());
+    return engine;
+}
+
+} // namespace
+
+std::uint64_t test_seed() {
+    static const std::uint64_t seed = []() -> std::uint64_t {
+        if (const char *fixed = std::getenv("AESGPU_TEST_SEED")) return std::uint64_t{std::strtoull(fixed, nullptr, 10)};
+        std::random_device device;
+        return (std::uint64_t{device()} << 32) ^ device();
+    }();
+    return seed;
+}
+
+Bytes from_hex(const std::string &hex) {
+    if (hex.size() % 2 != 0) throw std::invalid_argument("odd-length hex: " + hex);
+    Bytes bytes(hex.size() / 2);
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        bytes[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+    }
+    return bytes;
+}
+
+std::string to_hex(const std::vector<std::uint8_t> &bytes) {
+    static const char digits[] = "0123456789abcdef";
+    std::string hex;
+    for (const auto b : bytes) {
+        hex += digits[b >> 4];
+        hex += digits[b & 15];
+    }
+    return hex;
+}
+
+std::vector<KnownAnswer> load_known_answers(const std::string &file_name) {
+    const std::string path = std::string(AESGPU_TESTVECTORS_DIR) + "/" + file_name;
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open test vectors " + path);
+    std::vector<KnownAnswer> answers;
+    KnownAnswer current;
+    auto finish = [&] {
+        if (current.key.empty() && current.plaintext.empty() && current.ciphertext.empty()) return;
+        if (current.key.empty() || current.plaintext.empty() || current.plaintext.size() != current.ciphertext.size()) {
+            throw std::runtime_error("incomplete record in " + path);
+        }
+        current.name = file_name + " #" + std::to_string(answers.size() + 1);
+        answers.push_back(std::move(current));
+        current = {};
+    };
+    std::string line;
+    while (std::getline(in, line)) {
+        line = trim(line.substr(0, line.find('#')));
+        if (line.empty()) {
+            finish();
+            continue;
+        }
+        const auto equals = line.find('=');
+        if (equals == std::string::npos) throw std::runtime_error("bad line in " + path + ": " + line);
+        const std::string field = trim(line.substr(0, equals));
+        const Bytes value = from_hex(trim(line.substr(equals + 1)));
+        if (field == "KEY") current.key = value;
+        else if (field == "PLAINTEXT") current.plaintext = value;
+        else if (field == "CIPHERTEXT") current.ciphertext = value;
+        else throw std::runtime_error("unknown field in " + path + ": " + field);
+    }
+    finish();
+    return answers;
+}
+
+Bytes random_bytes(std::size_t count) {
+    Bytes bytes(count);
+    auto &engine = generator();
+    std::size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const std::uint64_t word = engine();
+        for (int j = 0; j < 8; ++j) bytes[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
+    }
+    for (; i < count; ++i) bytes[i] = static_cast<std::uint8_t>(engine());
+    return bytes;
+}
+
+bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, const Bytes &in, Bytes &out) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_ecb()
+                               : key.size() == 24 ? EVP_aes_192_ecb()
+                                                  : EVP_aes_256_ecb();
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+    const int encrypt = direction == Direction::encrypt ? 1 : 0;
+    if (!ctx || EVP_CipherInit_ex(ctx.get(), cipher, nullptr, key.data(), nullptr, encrypt) != 1) {
+        throw std::runtime_error("EVP init failed");
+    }
+    EVP_CIPHER_CTX_set_padding(ctx.get(), pkcs7_padding ? 1 : 0);
+    out.assign(in.size() + 16, 0);
+    int written = 0;
+    int final_written = 0;
+    // Test inputs stay far below 2 GiB, so one update call is enough.
+    if (EVP_CipherUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1) return false;
+    if (EVP_CipherFinal_ex(ctx.get(), out.data() + written, &final_written) != 1) return false;
+    out.resize(static_cast<std::size_t>(written + final_written));
+    return true;
+}
+
+TempDir::TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "aesgpu-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+void write_file(const std::string &path, const Bytes &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+Bytes read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+} // namespace aesgpu::test

@@ -1,0 +1,55 @@
+#pragma once
+// Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
+#include "io/cipher_backend.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace aesgpu::test {
+
+using Bytes = std::vector<std::uint8_t>;
+
+struct KnownAnswer {
+    std::string name; // file and record number, for failure messages
+    Bytes key;
+    Bytes plaintext;
+    Bytes ciphertext;
+};
+
+// Parses a testvectors/ file: blank-line separated records of "KEY = hex", "PLAINTEXT = hex",
+// "CIPHERTEXT = hex"; '#' starts a comment. Fails the test (throws) on malformed input.
+[[nodiscard]] std::vector<KnownAnswer> load_known_answers(const std::string &file_name);
+
+[[nodiscard]] Bytes from_hex(const std::string &hex);
+[[nodiscard]] std::string to_hex(const std::vector<std::uint8_t> &bytes);
+
+// Random bytes from a generator seeded once per process from std::random_device; the seed is
+// printed by the test main so a failure can be replayed with AESGPU_TEST_SEED=N.
+[[nodiscard]] Bytes random_bytes(std::size_t count);
+[[nodiscard]] std::uint64_t test_seed();
+
+// OpenSSL EVP one-shot AES-ECB with OpenSSL's own PKCS#7 handling: the independent reference the
+// project's output must match byte for byte. Returns false on a decrypt padding failure.
+bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, const Bytes &in, Bytes &out);
+
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    [[nodiscard]] const std::filesystem::path &path() const { return path_; }
+    [[nodiscard]] std::string file(const std::string &name) const { return (path_ / name).string(); }
+
+private:
+    std::filesystem::path path_;
+};
+
+void write_file(const std::string &path, const Bytes &bytes);
+[[nodiscard]] Bytes read_file(const std::string &path);
+
+} // namespace aesgpu::test
