@@ -10,8 +10,9 @@
 namespace aesgpu {
 
 namespace {
-// Pieces smaller than this cost more in hand-offs than they gain in parallelism.
-constexpr std::size_t kMinPieceBytes = std::size_t{256} << 10;
+// Pieces smaller than this cost more in hand-offs and wake-ups than they gain in parallelism; a
+// 1 MiB stream chunk stays whole and runs on the submitting thread alone.
+constexpr std::size_t kMinPieceBytes = std::size_t{1} << 20;
 } // namespace
 
 unsigned default_cpu_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -20,8 +21,9 @@ OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction dire
     const unsigned count = threads == 0 ? default_cpu_threads() : threads;
     ciphers_.reserve(count);
     for (unsigned i = 0; i < count; ++i) ciphers_.emplace_back(key, direction);
-    workers_.reserve(count);
-    for (auto &cipher : ciphers_) workers_.emplace_back([this, &cipher] { work(cipher); });
+    // The submitting thread works too (on ciphers_[0]), so `count` threads need count - 1 workers.
+    workers_.reserve(count - 1);
+    for (unsigned i = 1; i < count; ++i) workers_.emplace_back([this, i] { work(ciphers_[i]); });
 }
 
 OpenSslBackend::~OpenSslBackend() {
@@ -34,8 +36,8 @@ OpenSslBackend::~OpenSslBackend() {
 }
 
 std::string OpenSslBackend::describe() const {
-    return std::string("cpu (") + OpenSSL_version(OPENSSL_VERSION) + ", " + std::to_string(workers_.size()) +
-           (workers_.size() == 1 ? " thread)" : " threads)");
+    return std::string("cpu (") + OpenSSL_version(OPENSSL_VERSION) + ", " + std::to_string(threads()) +
+           (threads() == 1 ? " thread)" : " threads)");
 }
 
 void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
@@ -57,20 +59,27 @@ std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) { return chec
 
 void OpenSslBackend::submit(std::size_t slot, std::size_t bytes) {
     if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
+    std::span<std::byte> first_piece;
+    bool shared = false;
     {
         std::lock_guard lock(mutex_);
         Slot &target = checked_slot(slot);
         if (bytes > target.buffer.size()) throw std::invalid_argument("submit beyond the slot's buffer");
         if (target.pieces_left != 0) throw std::logic_error("slot submitted twice");
         target.error = nullptr;
-        const std::size_t share = (bytes / workers_.size() + kAesBlockBytes - 1) / kAesBlockBytes * kAesBlockBytes;
+        const std::size_t share = (bytes / threads() + kAesBlockBytes - 1) / kAesBlockBytes * kAesBlockBytes;
         const std::size_t piece = std::max(kMinPieceBytes, share);
-        for (std::size_t offset = 0; offset < bytes; offset += piece) {
+        first_piece = target.buffer.span().first(std::min(piece, bytes));
+        target.pieces_left = 1;
+        for (std::size_t offset = first_piece.size(); offset < bytes; offset += piece) {
             queue_.push_back({slot, offset, std::min(piece, bytes - offset)});
             ++target.pieces_left;
         }
+        shared = target.pieces_left > 1;
     }
-    work_ready_.notify_all();
+    if (shared) work_ready_.notify_all();
+    // The first piece runs here: no hand-off at all for jobs of one piece.
+    finish_piece(slot, run_piece(ciphers_[0], first_piece));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {
@@ -80,25 +89,35 @@ void OpenSslBackend::wait(std::size_t slot) {
     if (target.error) std::rethrow_exception(std::exchange(target.error, nullptr));
 }
 
+std::exception_ptr OpenSslBackend::run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept {
+    try {
+        cipher.transform(data, data);
+        return nullptr;
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
+void OpenSslBackend::finish_piece(std::size_t slot, std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    Slot &target = slots_[slot];
+    if (error && !target.error) target.error = error;
+    if (--target.pieces_left == 0) piece_done_.notify_all();
+}
+
 void OpenSslBackend::work(EvpEcbCipher &cipher) {
-    std::unique_lock lock(mutex_);
     for (;;) {
-        work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return; // stopping, and nothing left to finish
-        const Piece piece = queue_.front();
-        queue_.pop_front();
-        const auto data = slots_[piece.slot].buffer.span().subspan(piece.offset, piece.bytes);
-        lock.unlock();
-        std::exception_ptr error;
-        try {
-            cipher.transform(data, data);
-        } catch (...) {
-            error = std::current_exception();
+        Piece piece{};
+        std::span<std::byte> data;
+        {
+            std::unique_lock lock(mutex_);
+            work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return; // stopping, and nothing left to finish
+            piece = queue_.front();
+            queue_.pop_front();
+            data = slots_[piece.slot].buffer.span().subspan(piece.offset, piece.bytes);
         }
-        lock.lock();
-        Slot &slot = slots_[piece.slot];
-        if (error && !slot.error) slot.error = error;
-        if (--slot.pieces_left == 0) piece_done_.notify_all();
+        finish_piece(piece.slot, run_piece(cipher, data));
     }
 }
 

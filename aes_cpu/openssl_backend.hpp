@@ -1,6 +1,8 @@
 #pragma once
 // The CPU backend: OpenSSL EVP AES-ECB over a pool of worker threads, one EVP context each.
-// A submitted slot is cut into pieces so that all workers share even a single large chunk.
+// A submitted slot is cut into pieces so that all threads share even a single large chunk; the
+// submitting thread runs the first piece itself, so a small job never waits for a hand-off and
+// `threads` counts it: N threads are the caller plus N - 1 workers.
 #include "aes_cpu/aligned_buffer.hpp"
 #include "aes_cpu/evp_cipher.hpp"
 #include "io/cipher_backend.hpp"
@@ -32,7 +34,7 @@ public:
     void submit(std::size_t slot, std::size_t bytes) override;
     void wait(std::size_t slot) override;
 
-    [[nodiscard]] unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
+    [[nodiscard]] unsigned threads() const { return static_cast<unsigned>(ciphers_.size()); }
 
 private:
     struct Slot {
@@ -47,6 +49,8 @@ private:
     };
 
     void work(EvpEcbCipher &cipher);
+    static std::exception_ptr run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept;
+    void finish_piece(std::size_t slot, std::exception_ptr error);
     Slot &checked_slot(std::size_t slot);
 
     std::mutex mutex_;
@@ -55,7 +59,7 @@ private:
     std::deque<Piece> queue_;
     std::vector<Slot> slots_;
     bool stopping_ = false;
-    std::vector<EvpEcbCipher> ciphers_; // one per worker, built before the workers start
+    std::vector<EvpEcbCipher> ciphers_; // [0] for the submitting thread, one per worker after it
     std::vector<std::thread> workers_;
 };
 

@@ -63,7 +63,8 @@ void run_cipher_command(const CipherOptions &options) {
     }
 
     SelectedBackend selected = select_backend(options.backend, key.view(), options.direction, options.threads);
-    const PipelineOptions pipeline{options.direction, !options.no_pad, options.chunk_bytes, selected.ring_slots};
+    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk_bytes(source);
+    const PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
                  source.display_name(), sink.display_name(), selected.backend->describe(),
                  pipeline.chunk_bytes >> 10, pipeline.ring_slots);

@@ -26,7 +26,7 @@ struct CipherOptions {
     bool no_pad = false;
     BackendChoice backend = BackendChoice::automatic;
     unsigned threads = 0; // 0: all hardware threads
-    std::size_t chunk_bytes = kDefaultChunkBytes;
+    std::size_t chunk_bytes = 0; // 0: default_chunk_bytes() of the input
     LogOptions log;
 };
 

@@ -35,7 +35,8 @@ public:
     [[nodiscard]] virtual std::span<std::byte> slot_buffer(std::size_t slot) = 0;
 
     // Starts transforming the first `bytes` of the slot's buffer in place; `bytes` is a multiple
-    // of 16 (possibly 0). At most one job per slot may be in flight.
+    // of 16 (possibly 0). At most one job per slot may be in flight, and one thread at a time
+    // submits. A backend may do some or all of the work before returning; wait() tells when done.
     virtual void submit(std::size_t slot, std::size_t bytes) = 0;
 
     // Blocks until the slot's job has finished; rethrows the job's failure, if any.

@@ -12,13 +12,17 @@
 
 namespace aesgpu {
 
-inline constexpr std::size_t kDefaultChunkBytes = std::size_t{4} << 20;
+// Regular files are read in big chunks: fewer system calls, and the cipher gets big jobs.
+inline constexpr std::size_t kFileChunkBytes = std::size_t{4} << 20;
+// Pipes deliver at most a pipe buffer (1 MiB once enlarged) per read; a chunk of that size moves
+// on as soon as it arrives instead of stalling the next stage while a bigger one fills.
+inline constexpr std::size_t kStreamChunkBytes = std::size_t{1} << 20;
 inline constexpr std::size_t kMinRingSlots = 3; // one being read ahead, one in the cipher, one being written
 
 struct PipelineOptions {
     Direction direction = Direction::encrypt;
     bool pkcs7_padding = true;                    // false: --no-pad, whole blocks only
-    std::size_t chunk_bytes = kDefaultChunkBytes; // a positive multiple of 16
+    std::size_t chunk_bytes = kFileChunkBytes;    // a positive multiple of 16
     std::size_t ring_slots = 8;                   // at least kMinRingSlots
 };
 
@@ -27,6 +31,9 @@ struct PipelineStats {
     std::uint64_t bytes_written = 0;
     double seconds = 0;
 };
+
+// The chunk size that suits the input: kFileChunkBytes for regular files, else kStreamChunkBytes.
+[[nodiscard]] std::size_t default_chunk_bytes(const InputSource &source);
 
 // Streams `source` through `backend` into `sink`. Does not commit the sink. Throws IoError,
 // FormatError (ragged length, bad padding) or whatever the backend throws; all threads are

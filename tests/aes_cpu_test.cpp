@@ -61,8 +61,8 @@ TEST(OpenSslBackend, KnownAnswersBothDirections) {
 }
 
 TEST(OpenSslBackend, MatchesOpenSslAcrossThreadsAndPieceBoundaries) {
-    // 256 KiB is the smallest piece a job is cut into; sizes straddle one and several pieces.
-    const std::size_t sizes[] = {0, 16, 4096, (256u << 10) - 16, 256u << 10, (256u << 10) + 16, (3u << 20) + 48};
+    // 1 MiB is the smallest piece a job is cut into; sizes straddle one and several pieces.
+    const std::size_t sizes[] = {0, 16, 4096, (1u << 20) - 16, 1u << 20, (1u << 20) + 16, (3u << 20) + 48};
     for (const std::size_t key_bytes : {16u, 24u, 32u}) {
         const Bytes key = random_bytes(key_bytes);
         for (const unsigned threads : {1u, 2u, 3u, 8u}) {
