@@ -22,6 +22,8 @@ CpuAesFeatures detect_cpu_aes_features() {
     return features;
 }
 
-std::string openssl_version_text() { return OpenSSL_version(OPENSSL_VERSION); }
+std::string openssl_version_text() {
+    return OpenSSL_version(OPENSSL_VERSION);
+}
 
 } // namespace aesgpu

@@ -15,15 +15,19 @@ namespace {
 constexpr std::size_t kMinPieceBytes = std::size_t{1} << 20;
 } // namespace
 
-unsigned default_cpu_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned default_cpu_threads() {
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads) {
     const unsigned count = threads == 0 ? default_cpu_threads() : threads;
     ciphers_.reserve(count);
-    for (unsigned i = 0; i < count; ++i) ciphers_.emplace_back(key, direction);
+    for (unsigned i = 0; i < count; ++i)
+        ciphers_.emplace_back(key, direction);
     // The submitting thread works too (on ciphers_[0]), so `count` threads need count - 1 workers.
     workers_.reserve(count - 1);
-    for (unsigned i = 1; i < count; ++i) workers_.emplace_back([this, i] { work(ciphers_[i]); });
+    for (unsigned i = 1; i < count; ++i)
+        workers_.emplace_back([this, i] { work(ciphers_[i]); });
 }
 
 OpenSslBackend::~OpenSslBackend() {
@@ -32,7 +36,8 @@ OpenSslBackend::~OpenSslBackend() {
         stopping_ = true;
     }
     work_ready_.notify_all();
-    for (auto &worker : workers_) worker.join();
+    for (auto &worker : workers_)
+        worker.join();
 }
 
 std::string OpenSslBackend::describe() const {
@@ -47,7 +52,8 @@ void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_by
     }
     slots_.clear();
     slots_.reserve(slot_count);
-    for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
+    for (std::size_t i = 0; i < slot_count; ++i)
+        slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
 }
 
 OpenSslBackend::Slot &OpenSslBackend::checked_slot(std::size_t slot) {
@@ -55,7 +61,9 @@ OpenSslBackend::Slot &OpenSslBackend::checked_slot(std::size_t slot) {
     return slots_[slot];
 }
 
-std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) { return checked_slot(slot).buffer.span(); }
+std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
+    return checked_slot(slot).buffer.span();
+}
 
 void OpenSslBackend::submit(std::size_t slot, std::size_t bytes) {
     if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");

@@ -56,8 +56,8 @@ void run_cipher_command(const CipherOptions &options) {
 
     InputSource source = InputSource::open(options.input);
     const OutputPolicy policy{options.force, &source.status()};
-    OutputSink sink = output_path.empty() ? OutputSink::standard_output(&source.status())
-                                          : OutputSink::create(output_path, policy);
+    OutputSink sink =
+        output_path.empty() ? OutputSink::standard_output(&source.status()) : OutputSink::create(output_path, policy);
     if (encrypting && sink.is_terminal() && !options.force) {
         throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
     }
@@ -66,8 +66,8 @@ void run_cipher_command(const CipherOptions &options) {
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk_bytes(source);
     const PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
-                 source.display_name(), sink.display_name(), selected.backend->describe(),
-                 pipeline.chunk_bytes >> 10, pipeline.ring_slots);
+                 source.display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,
+                 pipeline.ring_slots);
 
     const PipelineStats stats = run_pipeline(source, sink, *selected.backend, pipeline);
     sink.commit();

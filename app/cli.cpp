@@ -32,23 +32,25 @@ constexpr const char *kExitCodes = "\nExit status: 0 success, 1 run-time failure
 
 void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_option("FILE", options.input, "Input file; '-' or absent: standard input")->type_name("");
-    auto *output = command.add_option("-o,--output", options.output,
-                                       "Output file, '-' for standard output. Default: FILE.aes when encrypting, "
-                                       "FILE less .aes when decrypting, standard output when reading standard input")
-                        ->option_text("OUT");
+    auto *output = command
+                       .add_option("-o,--output", options.output,
+                                   "Output file, '-' for standard output. Default: FILE.aes when encrypting, "
+                                   "FILE less .aes when decrypting, standard output when reading standard input")
+                       ->option_text("OUT");
     auto *to_stdout = command.add_flag("-c,--stdout", options.to_stdout, "Write to standard output");
     output->excludes(to_stdout);
-    command.add_flag("-f,--force", options.force,
-                     "Replace an existing output file; allow ciphertext on a terminal");
+    command.add_flag("-f,--force", options.force, "Replace an existing output file; allow ciphertext on a terminal");
 
-    auto *key = command.add_option("-K,--key", options.key_hex,
-                                   "Key as exactly 32, 48 or 64 hex digits (AES-128/192/256). Visible in `ps` "
-                                   "and shell history: prefer --key-file")
-                     ->option_text("HEX");
-    auto *key_file = command.add_option("--key-file", options.key_file,
-                                        "File holding the key: 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits "
-                                        "and an optional newline")
-                          ->option_text("PATH");
+    auto *key = command
+                    .add_option("-K,--key", options.key_hex,
+                                "Key as exactly 32, 48 or 64 hex digits (AES-128/192/256). Visible in `ps` "
+                                "and shell history: prefer --key-file")
+                    ->option_text("HEX");
+    auto *key_file = command
+                         .add_option("--key-file", options.key_file,
+                                     "File holding the key: 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits "
+                                     "and an optional newline")
+                         ->option_text("PATH");
     key->excludes(key_file);
 
     command.add_flag("--no-pad", options.no_pad,
@@ -76,7 +78,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
             },
             "SIZE", "multiple of 16"))
         ->option_text("SIZE");
-    command.add_flag("-v,--verbose", options.log.verbosity, "Log backend, chunk size, threads and throughput (-vv: more)");
+    command.add_flag("-v,--verbose", options.log.verbosity,
+                     "Log backend, chunk size, threads and throughput (-vv: more)");
     command.add_flag("-q,--quiet", options.log.quiet, "Only errors on stderr (silences the ECB warning)");
 }
 

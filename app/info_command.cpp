@@ -9,7 +9,9 @@
 namespace aesgpu {
 
 namespace {
-const char *yes_no(bool value) { return value ? "yes" : "no"; }
+const char *yes_no(bool value) {
+    return value ? "yes" : "no";
+}
 } // namespace
 
 void print_info(std::ostream &out) {

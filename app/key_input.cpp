@@ -15,7 +15,9 @@ namespace {
 
 constexpr std::size_t kMaxKeyFileBytes = 64 + 2; // 64 hex digits and "\r\n"
 
-bool is_valid_key_length(std::size_t bytes) { return bytes == 16 || bytes == 24 || bytes == 32; }
+bool is_valid_key_length(std::size_t bytes) {
+    return bytes == 16 || bytes == 24 || bytes == 32;
+}
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -73,9 +75,9 @@ SecretBytes read_key_file(const std::string &path) {
     if (is_valid_key_length(length)) {
         return SecretBytes(std::span(reinterpret_cast<const std::uint8_t *>(buffer.data()), length));
     }
-    throw UsageError("key file '" + path + "' must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
-                     (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") +
-                     ")");
+    throw UsageError(
+        "key file '" + path + "' must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
+        (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") + ")");
 }
 
 } // namespace aesgpu

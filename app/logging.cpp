@@ -13,9 +13,12 @@ void configure_logging(const LogOptions &options) {
         return created;
     }();
     auto level = spdlog::level::warn;
-    if (options.quiet) level = spdlog::level::err;
-    else if (options.verbosity == 1) level = spdlog::level::info;
-    else if (options.verbosity >= 2) level = spdlog::level::debug;
+    if (options.quiet)
+        level = spdlog::level::err;
+    else if (options.verbosity == 1)
+        level = spdlog::level::info;
+    else if (options.verbosity >= 2)
+        level = spdlog::level::debug;
     logger->set_level(level);
 }
 

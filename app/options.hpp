@@ -25,7 +25,7 @@ struct CipherOptions {
     std::string key_file;
     bool no_pad = false;
     BackendChoice backend = BackendChoice::automatic;
-    unsigned threads = 0; // 0: all hardware threads
+    unsigned threads = 0;        // 0: all hardware threads
     std::size_t chunk_bytes = 0; // 0: default_chunk_bytes() of the input
     LogOptions log;
 };

@@ -12,7 +12,9 @@ namespace aesgpu {
 namespace {
 constexpr int kPreferredPipeBytes = 1 << 20;
 
-std::string quoted(const std::string &path) { return "'" + path + "'"; }
+std::string quoted(const std::string &path) {
+    return "'" + path + "'";
+}
 } // namespace
 
 void enlarge_pipe_buffer(int fd) {

@@ -17,7 +17,9 @@ namespace aesgpu {
 
 namespace {
 
-std::string quoted(const std::string &path) { return "'" + path + "'"; }
+std::string quoted(const std::string &path) {
+    return "'" + path + "'";
+}
 
 mode_t default_file_mode() {
     // The mode a plain `> file` would give: 0666 less the umask. Read once, single-threaded.
@@ -41,7 +43,8 @@ void rename_into_place(const std::string &from, const std::string &to, bool over
     if (!overwrite) {
         if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
         if (errno == EEXIST) throw IoError(quoted(to) + " already exists; use -f to overwrite it");
-        if (errno != EINVAL && errno != ENOSYS) throw IoError(errno_message("cannot rename output to", quoted(to), errno));
+        if (errno != EINVAL && errno != ENOSYS)
+            throw IoError(errno_message("cannot rename output to", quoted(to), errno));
         // The file system cannot promise "no replace"; fall back to check-then-rename.
         struct stat st {};
         if (::lstat(to.c_str(), &st) == 0) throw IoError(quoted(to) + " already exists; use -f to overwrite it");
@@ -102,11 +105,15 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
 
     const std::filesystem::path target(path);
     const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
-    std::string pattern = (directory / ("." + target.filename().string() + ".aesgpu-XXXXXX")).string();
+    // A hidden name beside the target, so the final rename stays within one file system.
+    std::string hidden_name(".");
+    hidden_name.append(target.filename().string()).append(".aesgpu-XXXXXX");
+    const std::string pattern = (directory / hidden_name).string();
     std::vector<char> writable(pattern.begin(), pattern.end());
     writable.push_back('\0');
     UniqueFd fd(::mkostemp(writable.data(), O_CLOEXEC));
-    if (!fd.valid()) throw IoError(errno_message("cannot create a temporary file in", quoted(directory.string()), errno));
+    if (!fd.valid())
+        throw IoError(errno_message("cannot create a temporary file in", quoted(directory.string()), errno));
     const int raw = fd.get();
     OutputSink sink(std::move(fd), raw, name);
     sink.temporary_path_ = writable.data();
@@ -140,6 +147,8 @@ void OutputSink::commit() {
     }
 }
 
-bool OutputSink::is_terminal() const { return ::isatty(fd_) == 1; }
+bool OutputSink::is_terminal() const {
+    return ::isatty(fd_) == 1;
+}
 
 } // namespace aesgpu

@@ -39,7 +39,8 @@ public:
         const auto start = std::chrono::steady_clock::now();
         // One spare block per slot, so the padding of a full final chunk fits in place.
         backend_.configure_slots(options_.ring_slots, options_.chunk_bytes + kAesBlockBytes);
-        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
+        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot)
+            free_slots_.push(slot);
 
         std::exception_ptr reader_error;
         std::thread reader([&] {

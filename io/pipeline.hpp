@@ -21,9 +21,9 @@ inline constexpr std::size_t kMinRingSlots = 3; // one being read ahead, one in 
 
 struct PipelineOptions {
     Direction direction = Direction::encrypt;
-    bool pkcs7_padding = true;                    // false: --no-pad, whole blocks only
-    std::size_t chunk_bytes = kFileChunkBytes;    // a positive multiple of 16
-    std::size_t ring_slots = 8;                   // at least kMinRingSlots
+    bool pkcs7_padding = true;                 // false: --no-pad, whole blocks only
+    std::size_t chunk_bytes = kFileChunkBytes; // a positive multiple of 16
+    std::size_t ring_slots = 8;                // at least kMinRingSlots
 };
 
 struct PipelineStats {

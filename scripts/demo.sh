@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds aesgpu, then encrypts and decrypts a generated sample file
-# with a fresh random key and prints the throughput of each step.
+# (SIZE_MIB, default 1024) with a fresh random key and prints the throughput of each step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target aesgpu >/dev/null
+scripts/build.sh --target aesgpu >/dev/null
 
 size_mib=${SIZE_MIB:-1024}
 work=$(mktemp -d "${TMPDIR:-/tmp}/aesgpu-demo-XXXXXX")

@@ -46,7 +46,8 @@ protected:
 
     static std::string quote(const std::string &text) {
         std::string quoted = "'";
-        for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        for (const char c : text)
+            quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
         return quoted + "'";
     }
 
@@ -95,9 +96,9 @@ TEST_F(Cli, InteroperatesWithOpensslEncBothWays) {
             const std::string cipher = "-aes-" + std::to_string(key_bytes * 8) + "-ecb";
             write_file(file("p"), random_bytes(size));
             Outcome r = run("$AESGPU encrypt -q p -o ours -K " + key + " && openssl enc " + cipher + " -K " + key +
-                        " -in p -out theirs && cmp ours theirs && openssl enc -d " + cipher + " -K " + key +
-                        " -in ours -out back && cmp back p && $AESGPU decrypt theirs -o back2 -K " + key +
-                        " && cmp back2 p && rm -f ours theirs back back2");
+                            " -in p -out theirs && cmp ours theirs && openssl enc -d " + cipher + " -K " + key +
+                            " -in ours -out back && cmp back p && $AESGPU decrypt theirs -o back2 -K " + key +
+                            " && cmp back2 p && rm -f ours theirs back back2");
             EXPECT_EQ(r.status, 0) << r.err << r.out;
         }
     }
@@ -106,8 +107,8 @@ TEST_F(Cli, InteroperatesWithOpensslEncBothWays) {
 TEST_F(Cli, NoPadInteroperatesWithOpensslNopad) {
     write_file(file("p"), random_bytes(4096 * 5));
     Outcome r = run("$AESGPU encrypt -q --no-pad p -o ours -K " + kKey128 + " && openssl enc -aes-128-ecb -nopad -K " +
-                kKey128 + " -in p -out theirs && cmp ours theirs && $AESGPU decrypt --no-pad ours -o back -K " +
-                kKey128 + " && cmp back p");
+                    kKey128 + " -in p -out theirs && cmp ours theirs && $AESGPU decrypt --no-pad ours -o back -K " +
+                    kKey128 + " && cmp back p");
     EXPECT_EQ(r.status, 0) << r.err;
     write_file(file("ragged"), random_bytes(4097));
     r = run("$AESGPU encrypt -q --no-pad ragged -K " + kKey128);
@@ -133,8 +134,8 @@ TEST_F(Cli, KeyFileRawAndHex) {
     const std::string hex = to_hex(raw) + "\n";
     write_file(file("hex.key"), Bytes(hex.begin(), hex.end()));
     Outcome r = run("$AESGPU encrypt -q p -o a --key-file raw.key && $AESGPU encrypt -q p -o b --key-file hex.key && "
-                "cmp a b && openssl enc -d -aes-256-ecb -K " +
-                to_hex(raw) + " -in a | cmp - p");
+                    "cmp a b && openssl enc -d -aes-256-ecb -K " +
+                    to_hex(raw) + " -in a | cmp - p");
     EXPECT_EQ(r.status, 0) << r.err;
 }
 
@@ -202,7 +203,7 @@ TEST_F(Cli, StandardOutputFullIsAnError) {
 TEST_F(Cli, UsageErrorsExitTwo) {
     write_file(file("p"), random_bytes(10));
     const char *cases[] = {
-        "$AESGPU encrypt p -K 0001",                                            // short key
+        "$AESGPU encrypt p -K 0001",                                             // short key
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0fff",               // 34 digits
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0z",                 // not hex
         "$AESGPU encrypt p",                                                     // no key
@@ -289,7 +290,8 @@ long peak_rss_kib(const std::vector<std::string> &arguments) {
     std::string binary = AESGPU_BINARY;
     argv.push_back(binary.data());
     std::vector<std::string> copies = arguments;
-    for (auto &argument : copies) argv.push_back(argument.data());
+    for (auto &argument : copies)
+        argv.push_back(argument.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
     if (posix_spawn(&pid, binary.c_str(), nullptr, nullptr, argv.data(), environ) != 0) return -1;

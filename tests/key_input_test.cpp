@@ -8,7 +8,9 @@
 namespace aesgpu::test {
 namespace {
 
-Bytes key_bytes(const SecretBytes &key) { return Bytes(key.view().begin(), key.view().end()); }
+Bytes key_bytes(const SecretBytes &key) {
+    return Bytes(key.view().begin(), key.view().end());
+}
 
 TEST(HexKey, AcceptsTheThreeAesKeyLengths) {
     for (const std::size_t bytes : {16u, 24u, 32u}) {

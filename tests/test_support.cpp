@@ -28,7 +28,8 @@ std::mt19937_64 &generator() {
 
 std::uint64_t test_seed() {
     static const std::uint64_t seed = []() -> std::uint64_t {
-        if (const char *fixed = std::getenv("AESGPU_TEST_SEED")) return std::uint64_t{std::strtoull(fixed, nullptr, 10)};
+        if (const char *fixed = std::getenv("AESGPU_TEST_SEED"))
+            return std::uint64_t{std::strtoull(fixed, nullptr, 10)};
         std::random_device device;
         return (std::uint64_t{device()} << 32) ^ device();
     }();
@@ -80,10 +81,14 @@ std::vector<KnownAnswer> load_known_answers(const std::string &file_name) {
         if (equals == std::string::npos) throw std::runtime_error("bad line in " + path + ": " + line);
         const std::string field = trim(line.substr(0, equals));
         const Bytes value = from_hex(trim(line.substr(equals + 1)));
-        if (field == "KEY") current.key = value;
-        else if (field == "PLAINTEXT") current.plaintext = value;
-        else if (field == "CIPHERTEXT") current.ciphertext = value;
-        else throw std::runtime_error("unknown field in " + path + ": " + field);
+        if (field == "KEY")
+            current.key = value;
+        else if (field == "PLAINTEXT")
+            current.plaintext = value;
+        else if (field == "CIPHERTEXT")
+            current.ciphertext = value;
+        else
+            throw std::runtime_error("unknown field in " + path + ": " + field);
     }
     finish();
     return answers;
@@ -95,9 +100,11 @@ Bytes random_bytes(std::size_t count) {
     std::size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         const std::uint64_t word = engine();
-        for (int j = 0; j < 8; ++j) bytes[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
+        for (int j = 0; j < 8; ++j)
+            bytes[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
     }
-    for (; i < count; ++i) bytes[i] = static_cast<std::uint8_t>(engine());
+    for (; i < count; ++i)
+        bytes[i] = static_cast<std::uint8_t>(engine());
     return bytes;
 }
 
