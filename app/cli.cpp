@@ -100,20 +100,16 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
 
     auto *encrypt = app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES-ECB, PKCS#7 padding");
-    add_cipher_options(*encrypt, parsed.cipher);
+    parsed.encrypt_options.direction = Direction::encrypt;
+    add_cipher_options(*encrypt, parsed.encrypt_options);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
-    encrypt->callback([&parsed] {
-        parsed.command = Command::encrypt;
-        parsed.cipher.direction = Direction::encrypt;
-    });
+    encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
     auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input), checking the padding");
-    add_cipher_options(*decrypt, parsed.cipher);
+    parsed.decrypt_options.direction = Direction::decrypt;
+    add_cipher_options(*decrypt, parsed.decrypt_options);
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
-    decrypt->callback([&parsed] {
-        parsed.command = Command::decrypt;
-        parsed.cipher.direction = Direction::decrypt;
-    });
+    decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 
     auto *info = app.add_subcommand("info", "Show the build, CPU AES support, OpenSSL and CUDA devices");
     info->callback([&parsed] { parsed.command = Command::info; });

@@ -12,7 +12,14 @@ enum class Command { none, encrypt, decrypt, info };
 
 struct CommandLine {
     Command command = Command::none;
-    CipherOptions cipher;
+    // One set per subcommand: CLI11 versions differ in what they write into the variables of a
+    // subcommand that was not given, so the two never share storage.
+    CipherOptions encrypt_options; // direction set by define_command_line()
+    CipherOptions decrypt_options;
+
+    [[nodiscard]] const CipherOptions &cipher() const {
+        return command == Command::decrypt ? decrypt_options : encrypt_options;
+    }
 };
 
 // Declares every subcommand and option of `app`, bound to `parsed`. After app.parse(),

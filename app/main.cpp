@@ -42,8 +42,8 @@ int main(int argc, char **argv) {
         switch (parsed.command) {
         case Command::encrypt:
         case Command::decrypt:
-            configure_logging(parsed.cipher.log);
-            run_cipher_command(parsed.cipher);
+            configure_logging(parsed.cipher().log);
+            run_cipher_command(parsed.cipher());
             break;
         case Command::info: print_info(std::cout); break;
         case Command::none: return kExitUsage;
