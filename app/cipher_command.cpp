@@ -8,6 +8,7 @@
 #include "io/output_sink.hpp"
 #include "io/pipeline.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <string_view>

@@ -284,6 +284,22 @@ TEST_F(Cli, InfoAndVersion) {
     EXPECT_NE(help.out.find("Examples:"), std::string::npos) << help.out;
 }
 
+TEST_F(Cli, InputsBeyondFourGibibytes) {
+    // A sparse file of 4 GiB + 7 zero bytes: every ciphertext block but the last is E(0), and the
+    // last pads 7 zero bytes, so the tail must equal the tail of OpenSSL's output for 23 zeros.
+    const std::uintmax_t size = (std::uintmax_t{4} << 30) + 7;
+    std::ofstream(file("big")).close();
+    std::filesystem::resize_file(file("big"), size);
+    Outcome ours =
+        run("$AESGPU encrypt -q big -c -K " + kKey128 + " | tee >(wc -c > count) | tail -c 32 | od -An -tx1");
+    ASSERT_EQ(ours.status, 0) << ours.err;
+    Outcome theirs =
+        run("head -c 23 /dev/zero | openssl enc -aes-128-ecb -K " + kKey128 + " | tail -c 32 | od -An -tx1");
+    ASSERT_EQ(theirs.status, 0) << theirs.err;
+    EXPECT_EQ(ours.out, theirs.out);
+    EXPECT_EQ(std::stoull(slurp(file("count"))), size + 9);
+}
+
 // Peak resident memory of one run of the binary (no shell in between).
 long peak_rss_kib(const std::vector<std::string> &arguments) {
     std::vector<char *> argv;
