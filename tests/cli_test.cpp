@@ -290,8 +290,9 @@ TEST_F(Cli, InputsBeyondFourGibibytes) {
     const std::uintmax_t size = (std::uintmax_t{4} << 30) + 7;
     std::ofstream(file("big")).close();
     std::filesystem::resize_file(file("big"), size);
-    Outcome ours =
-        run("$AESGPU encrypt -q big -c -K " + kKey128 + " | tee >(wc -c > count) | tail -c 32 | od -An -tx1");
+    // pipefail: aesgpu's own status counts; `wait $!` lets the byte count finish before it is read.
+    Outcome ours = run("set -o pipefail; $AESGPU encrypt -q big -c -K " + kKey128 +
+                       " | tee >(wc -c > count) | tail -c 32 | od -An -tx1; status=$?; wait $!; exit $status");
     ASSERT_EQ(ours.status, 0) << ours.err;
     Outcome theirs =
         run("head -c 23 /dev/zero | openssl enc -aes-128-ecb -K " + kKey128 + " | tail -c 32 | od -An -tx1");
