@@ -55,42 +55,44 @@ std::string to_hex(const std::vector<std::uint8_t> &bytes) {
     return hex;
 }
 
-std::vector<KnownAnswer> load_known_answers(const std::string &file_name) {
+std::vector<Record> load_records(const std::string &file_name) {
     const std::string path = std::string(AESGPU_TESTVECTORS_DIR) + "/" + file_name;
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open test vectors " + path);
-    std::vector<KnownAnswer> answers;
-    KnownAnswer current;
-    auto finish = [&] {
-        if (current.key.empty() && current.plaintext.empty() && current.ciphertext.empty()) return;
-        if (current.key.empty() || current.plaintext.empty() || current.plaintext.size() != current.ciphertext.size()) {
-            throw std::runtime_error("incomplete record in " + path);
-        }
-        current.name = file_name + " #" + std::to_string(answers.size() + 1);
-        answers.push_back(std::move(current));
-        current = {};
-    };
+    std::vector<Record> records(1);
     std::string line;
     while (std::getline(in, line)) {
         line = trim(line.substr(0, line.find('#')));
         if (line.empty()) {
-            finish();
+            if (!records.back().empty()) records.emplace_back();
             continue;
         }
         const auto equals = line.find('=');
         if (equals == std::string::npos) throw std::runtime_error("bad line in " + path + ": " + line);
-        const std::string field = trim(line.substr(0, equals));
-        const Bytes value = from_hex(trim(line.substr(equals + 1)));
-        if (field == "KEY")
-            current.key = value;
-        else if (field == "PLAINTEXT")
-            current.plaintext = value;
-        else if (field == "CIPHERTEXT")
-            current.ciphertext = value;
-        else
-            throw std::runtime_error("unknown field in " + path + ": " + field);
+        records.back()[trim(line.substr(0, equals))] = from_hex(trim(line.substr(equals + 1)));
     }
-    finish();
+    if (records.back().empty()) records.pop_back();
+    return records;
+}
+
+std::vector<KnownAnswer> load_known_answers(const std::string &file_name) {
+    std::vector<KnownAnswer> answers;
+    for (Record &record : load_records(file_name)) {
+        KnownAnswer answer{file_name + " #" + std::to_string(answers.size() + 1), std::move(record["KEY"]),
+                           std::move(record["PLAINTEXT"]), std::move(record["CIPHERTEXT"])};
+        if (answer.key.empty() || answer.plaintext.empty() || answer.plaintext.size() != answer.ciphertext.size() ||
+            record.size() != 3) {
+            throw std::runtime_error("record " + answer.name + " needs exactly KEY, PLAINTEXT and CIPHERTEXT");
+        }
+        answers.push_back(std::move(answer));
+    }
+    return answers;
+}
+
+std::vector<KnownAnswer> all_known_answers() {
+    auto answers = load_known_answers("fips197_appendix_c.txt");
+    for (auto &answer : load_known_answers("sp800_38a_ecb.txt"))
+        answers.push_back(std::move(answer));
     return answers;
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,9 +21,18 @@ struct KnownAnswer {
     Bytes ciphertext;
 };
 
-// Parses a testvectors/ file: blank-line separated records of "KEY = hex", "PLAINTEXT = hex",
-// "CIPHERTEXT = hex"; '#' starts a comment. Fails the test (throws) on malformed input.
+// One record of a testvectors/ file: FIELD -> bytes.
+using Record = std::map<std::string, Bytes>;
+
+// Parses a testvectors/ file: blank-line separated records of "FIELD = hex" lines; '#' starts a
+// comment. Throws on malformed input.
+[[nodiscard]] std::vector<Record> load_records(const std::string &file_name);
+
+// Records of KEY, PLAINTEXT and CIPHERTEXT (same length), e.g. the FIPS-197 and SP 800-38A files.
 [[nodiscard]] std::vector<KnownAnswer> load_known_answers(const std::string &file_name);
+
+// FIPS-197 Appendix C and SP 800-38A F.1 together: every key size, both directions.
+[[nodiscard]] std::vector<KnownAnswer> all_known_answers();
 
 [[nodiscard]] Bytes from_hex(const std::string &hex);
 [[nodiscard]] std::string to_hex(const std::vector<std::uint8_t> &bytes);

@@ -1,0 +1,114 @@
+// The GPU's round logic and key schedule, run on the host (no GPU needed): the same
+// __host__ __device__ code the kernels execute, checked against FIPS-197 and SP 800-38A.
+#include "aes_gpu/aes_block.cuh"
+#include "aes_gpu/aes_tables.hpp"
+#include "aes_gpu/key_schedule.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace aesgpu::test {
+namespace {
+
+block::State load(const std::uint8_t *bytes) {
+    std::uint32_t w[4];
+    std::memcpy(w, bytes, 16); // little-endian columns, as the GPU loads them
+    return {w[0], w[1], w[2], w[3]};
+}
+
+void store(const block::State &s, std::uint8_t *bytes) {
+    const std::uint32_t w[4] = {s.c0, s.c1, s.c2, s.c3};
+    std::memcpy(bytes, w, 16);
+}
+
+template <int Rounds> block::State run_rounds(Direction direction, block::State s, const RoundKeys &keys) {
+    auto te0 = [](std::uint32_t i) { return tables::kTe0[i]; };
+    auto td0 = [](std::uint32_t i) { return tables::kTd0[i]; };
+    auto inverse_sbox = [](std::uint32_t i) { return std::uint32_t{tables::kInverseSbox[i]}; };
+    return direction == Direction::encrypt ? block::encrypt<Rounds>(s, keys.words, te0)
+                                           : block::decrypt<Rounds>(s, keys.words, td0, inverse_sbox);
+}
+
+Bytes host_ecb(const Bytes &key, Direction direction, const Bytes &in) {
+    const RoundKeys keys = direction == Direction::encrypt ? expand_encryption_key(key) : expand_decryption_key(key);
+    Bytes out(in.size());
+    for (std::size_t offset = 0; offset < in.size(); offset += 16) {
+        const block::State s = load(in.data() + offset);
+        const block::State r = keys.rounds == 10   ? run_rounds<10>(direction, s, keys)
+                               : keys.rounds == 12 ? run_rounds<12>(direction, s, keys)
+                                                   : run_rounds<14>(direction, s, keys);
+        store(r, out.data() + offset);
+    }
+    return out;
+}
+
+TEST(KeySchedule, MatchesFips197AppendixA) {
+    const auto records = load_records("fips197_appendix_a_key_expansion.txt");
+    ASSERT_EQ(records.size(), 3u);
+    for (const auto &record : records) {
+        const Bytes &key = record.at("KEY");
+        const Bytes &words = record.at("WORDS");
+        SCOPED_TRACE("key bits " + std::to_string(key.size() * 8));
+        const RoundKeys keys = expand_encryption_key(key);
+        EXPECT_EQ(keys.rounds, static_cast<int>(key.size() / 4 + 6));
+        ASSERT_EQ(words.size(), 16u * static_cast<std::size_t>(keys.rounds + 1));
+        for (std::size_t i = 0; i < words.size() / 4; ++i) {
+            const std::uint32_t expected = std::uint32_t{words[4 * i]} << 24 | std::uint32_t{words[4 * i + 1]} << 16 |
+                                           std::uint32_t{words[4 * i + 2]} << 8 | words[4 * i + 3];
+            EXPECT_EQ(fips_word(keys.words[i]), expected) << "w[" << i << "]";
+        }
+    }
+}
+
+TEST(KeySchedule, DecryptionScheduleReversesTheEncryptionOne) {
+    const Bytes key = random_bytes(32);
+    const RoundKeys encryption = expand_encryption_key(key);
+    const RoundKeys decryption = expand_decryption_key(key);
+    ASSERT_EQ(decryption.rounds, 14);
+    for (int column = 0; column < 4; ++column) {
+        EXPECT_EQ(decryption.words[column], encryption.words[4 * 14 + column]);
+        EXPECT_EQ(decryption.words[4 * 14 + column], encryption.words[column]);
+    }
+}
+
+TEST(KeySchedule, RejectsBadKeyLengthsAndWipes) {
+    for (const std::size_t bytes : {0u, 8u, 15u, 17u, 33u}) {
+        EXPECT_THROW((void)expand_encryption_key(Bytes(bytes, 1)), std::invalid_argument) << bytes;
+    }
+    RoundKeys keys = expand_encryption_key(random_bytes(16));
+    keys.wipe();
+    for (const std::uint32_t word : keys.words)
+        EXPECT_EQ(word, 0u);
+}
+
+TEST(GpuRoundLogicOnHost, KnownAnswersBothDirections) {
+    for (const auto &answer : all_known_answers()) {
+        SCOPED_TRACE(answer.name);
+        EXPECT_EQ(to_hex(host_ecb(answer.key, Direction::encrypt, answer.plaintext)), to_hex(answer.ciphertext));
+        EXPECT_EQ(to_hex(host_ecb(answer.key, Direction::decrypt, answer.ciphertext)), to_hex(answer.plaintext));
+    }
+}
+
+TEST(GpuRoundLogicOnHost, MatchesOpenSslOnRandomBlocks) {
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        const Bytes plain = random_bytes(16 * 1000);
+        Bytes expected;
+        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+        EXPECT_TRUE(host_ecb(key, Direction::encrypt, plain) == expected) << key_bytes;
+        EXPECT_TRUE(host_ecb(key, Direction::decrypt, expected) == plain) << key_bytes;
+    }
+}
+
+TEST(AesTables, TablesAgreeWithTheSbox) {
+    for (unsigned x = 0; x < 256; ++x) {
+        EXPECT_EQ((tables::kTe0[x] >> 8) & 0xff, tables::kSbox[x]);
+        EXPECT_EQ((tables::kTe0[x] >> 16) & 0xff, tables::kSbox[x]);
+        EXPECT_EQ(tables::kInverseSbox[tables::kSbox[x]], x);
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test
