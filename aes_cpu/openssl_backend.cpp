@@ -22,22 +22,29 @@ unsigned default_cpu_threads() {
 OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads) {
     const unsigned count = threads == 0 ? default_cpu_threads() : threads;
     ciphers_.reserve(count);
-    for (unsigned i = 0; i < count; ++i)
-        ciphers_.emplace_back(key, direction);
+    for (unsigned i = 0; i < count; ++i) ciphers_.emplace_back(key, direction);
     // The submitting thread works too (on ciphers_[0]), so `count` threads need count - 1 workers.
     workers_.reserve(count - 1);
-    for (unsigned i = 1; i < count; ++i)
-        workers_.emplace_back([this, i] { work(ciphers_[i]); });
+    try {
+        for (unsigned i = 1; i < count; ++i) workers_.emplace_back([this, i] { work(ciphers_[i]); });
+    } catch (...) {
+        stop_workers(); // threads already started must be joined before the exception leaves
+        throw;
+    }
 }
 
 OpenSslBackend::~OpenSslBackend() {
+    stop_workers();
+}
+
+void OpenSslBackend::stop_workers() noexcept {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     work_ready_.notify_all();
-    for (auto &worker : workers_)
-        worker.join();
+    for (auto &worker : workers_) worker.join();
+    workers_.clear();
 }
 
 std::string OpenSslBackend::describe() const {
@@ -52,8 +59,7 @@ void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_by
     }
     slots_.clear();
     slots_.reserve(slot_count);
-    for (std::size_t i = 0; i < slot_count; ++i)
-        slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
+    for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
 }
 
 OpenSslBackend::Slot &OpenSslBackend::checked_slot(std::size_t slot) {

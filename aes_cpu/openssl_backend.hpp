@@ -49,6 +49,7 @@ private:
     };
 
     void work(EvpEcbCipher &cipher);
+    void stop_workers() noexcept;
     static std::exception_ptr run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept;
     void finish_piece(std::size_t slot, std::exception_ptr error);
     Slot &checked_slot(std::size_t slot);

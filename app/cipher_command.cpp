@@ -21,6 +21,9 @@ constexpr std::string_view kEncryptedSuffix = ".aes";
 
 SecretBytes load_key(const CipherOptions &options) {
     if (!options.key_hex.empty()) return parse_hex_key(options.key_hex);
+    if (options.key_file == "-" && options.input == "-") {
+        throw UsageError("--key-file - and the data cannot both come from standard input");
+    }
     if (!options.key_file.empty()) return read_key_file(options.key_file);
     throw UsageError("a key is required: -K HEX or --key-file PATH");
 }
@@ -56,6 +59,9 @@ void run_cipher_command(const CipherOptions &options) {
     }
 
     InputSource source = InputSource::open(options.input);
+    // The backend before the output: if it cannot start, no temporary file is ever created.
+    SelectedBackend selected = select_backend(options.backend, key.view(), options.direction, options.threads);
+    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk_bytes(source);
     const OutputPolicy policy{options.force, &source.status()};
     OutputSink sink =
         output_path.empty() ? OutputSink::standard_output(&source.status()) : OutputSink::create(output_path, policy);
@@ -63,8 +69,6 @@ void run_cipher_command(const CipherOptions &options) {
         throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
     }
 
-    SelectedBackend selected = select_backend(options.backend, key.view(), options.direction, options.threads);
-    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk_bytes(source);
     const PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
                  source.display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,

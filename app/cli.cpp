@@ -3,6 +3,8 @@
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <map>
 
 namespace aesgpu {
@@ -70,8 +72,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Validator(
             [](std::string &value) -> std::string {
-                const auto bytes = std::stoull(value);
-                if (bytes < 16 || bytes % 16 != 0 || bytes > (std::size_t{1} << 30)) {
+                std::uint64_t bytes = 0;
+                const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+                if (error != std::errc{} || end != value.data() + value.size() || bytes < 16 || bytes % 16 != 0 ||
+                    bytes > (std::uint64_t{1} << 30)) {
                     return "chunk size must be a multiple of 16 bytes between 16 and 1G";
                 }
                 return {};

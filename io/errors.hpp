@@ -18,6 +18,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Not enough memory of some kind (pinned host, device) for the buffers asked for; smaller ones
+// may still fit.
+class ResourceExhausted : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 [[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
 

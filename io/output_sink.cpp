@@ -62,7 +62,8 @@ OutputSink::OutputSink(UniqueFd owned, int fd, std::string display_name)
 OutputSink::OutputSink(OutputSink &&other) noexcept
     : owned_fd_(std::move(other.owned_fd_)), fd_(std::exchange(other.fd_, -1)),
       display_name_(std::move(other.display_name_)), final_path_(std::move(other.final_path_)),
-      temporary_path_(std::exchange(other.temporary_path_, {})), overwrite_(other.overwrite_) {}
+      temporary_path_(std::exchange(other.temporary_path_, {})), final_mode_(other.final_mode_),
+      overwrite_(other.overwrite_) {}
 
 OutputSink::~OutputSink() {
     if (!temporary_path_.empty()) {
@@ -86,10 +87,15 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     if (path == "-") return standard_output(policy.input_status);
     const std::string name = quoted(path);
 
+    std::string final_path = path;
+    mode_t final_mode = default_file_mode();
     struct stat existing {};
     if (::stat(path.c_str(), &existing) == 0) {
         refuse_same_file(existing, policy, name);
         if (S_ISDIR(existing.st_mode)) throw IoError("cannot write " + name + ": it is a directory");
+        if (S_ISBLK(existing.st_mode) && !policy.overwrite) {
+            throw IoError("refusing to write to block device " + name + " without -f");
+        }
         if (!S_ISREG(existing.st_mode)) {
             // A FIFO or a device: nothing to replace atomically, so write straight into it.
             UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
@@ -99,29 +105,32 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
             return OutputSink(std::move(fd), raw, name);
         }
         if (!policy.overwrite) throw IoError(name + " already exists; use -f to overwrite it");
+        // -f replaces the contents the way `> file` would: through a symbolic link, keeping the mode.
+        final_path = std::filesystem::canonical(path).string();
+        final_mode = existing.st_mode & 07777;
     } else if (errno != ENOENT) {
         throw IoError(errno_message("cannot use", name, errno));
     }
 
-    const std::filesystem::path target(path);
+    const std::filesystem::path target(final_path);
     const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
-    // A hidden name beside the target, so the final rename stays within one file system.
+    // A hidden name beside the target, so the final rename stays within one file system; cut so
+    // that it stays within NAME_MAX however long the target's name is.
     std::string hidden_name(".");
-    hidden_name.append(target.filename().string()).append(".aesgpu-XXXXXX");
+    hidden_name.append(target.filename().string().substr(0, 200)).append(".aesgpu-XXXXXX");
     const std::string pattern = (directory / hidden_name).string();
     std::vector<char> writable(pattern.begin(), pattern.end());
     writable.push_back('\0');
+    // mkostemp creates the file 0600: partial output is private until commit() sets final_mode.
     UniqueFd fd(::mkostemp(writable.data(), O_CLOEXEC));
     if (!fd.valid())
         throw IoError(errno_message("cannot create a temporary file in", quoted(directory.string()), errno));
     const int raw = fd.get();
     OutputSink sink(std::move(fd), raw, name);
     sink.temporary_path_ = writable.data();
-    sink.final_path_ = path;
+    sink.final_path_ = final_path;
+    sink.final_mode_ = final_mode;
     sink.overwrite_ = policy.overwrite;
-    if (::fchmod(raw, default_file_mode()) != 0) {
-        throw IoError(errno_message("cannot set permissions of", name, errno));
-    }
     return sink;
 }
 
@@ -138,6 +147,9 @@ void OutputSink::write_all(std::span<const std::byte> bytes) {
 }
 
 void OutputSink::commit() {
+    if (!temporary_path_.empty() && ::fchmod(owned_fd_.get(), final_mode_) != 0) {
+        throw IoError(errno_message("cannot set permissions of", display_name_, errno));
+    }
     if (owned_fd_.valid() && owned_fd_.close() != 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }

@@ -46,6 +46,7 @@ private:
     std::string display_name_;
     std::string final_path_;     // set when writing through a temporary file
     std::string temporary_path_; // removed by the destructor unless committed
+    mode_t final_mode_ = 0600;   // given at commit: 0666 & ~umask, or the replaced file's mode
     bool overwrite_ = false;
 };
 

@@ -33,14 +33,12 @@ void validate(const PipelineOptions &options) {
 class Pipeline {
 public:
     Pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend, const PipelineOptions &options)
-        : source_(source), sink_(sink), backend_(backend), options_(options) {}
+        : source_(source), sink_(sink), backend_(backend), options_(options), chunk_bytes_(options.chunk_bytes) {}
 
     PipelineStats run() {
         const auto start = std::chrono::steady_clock::now();
-        // One spare block per slot, so the padding of a full final chunk fits in place.
-        backend_.configure_slots(options_.ring_slots, options_.chunk_bytes + kAesBlockBytes);
-        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot)
-            free_slots_.push(slot);
+        configure_ring();
+        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
 
         std::exception_ptr reader_error;
         std::thread reader([&] {
@@ -72,10 +70,25 @@ public:
         if (writer_error) std::rethrow_exception(writer_error);
 
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats_.chunk_bytes = chunk_bytes_;
         return stats_;
     }
 
 private:
+    // Nothing has been read yet, so a smaller chunk is a safe retry when memory is short.
+    void configure_ring() {
+        for (;;) {
+            try {
+                // One spare block per slot, so the padding of a full final chunk fits in place.
+                backend_.configure_slots(options_.ring_slots, chunk_bytes_ + kAesBlockBytes);
+                return;
+            } catch (const ResourceExhausted &) {
+                if (chunk_bytes_ / 2 < kMinRetryChunkBytes) throw;
+                chunk_bytes_ = chunk_bytes_ / 2 / kAesBlockBytes * kAesBlockBytes;
+            }
+        }
+    }
+
     // Reader thread. Reads one chunk ahead so that it knows which chunk is the last one, since
     // only the last chunk gets padding (encrypt) or a padding check (decrypt).
     void read_all() {
@@ -83,7 +96,7 @@ private:
         if (!slot) return;
         std::size_t length = read_chunk(*slot);
         for (;;) {
-            bool final = length < options_.chunk_bytes;
+            bool final = length < chunk_bytes_;
             std::optional<std::size_t> next;
             std::size_t next_length = 0;
             if (!final) {
@@ -102,7 +115,7 @@ private:
     }
 
     std::size_t read_chunk(std::size_t slot) {
-        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(options_.chunk_bytes));
+        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(chunk_bytes_));
         stats_.bytes_read += got;
         return got;
     }
@@ -149,6 +162,7 @@ private:
     OutputSink &sink_;
     CipherBackend &backend_;
     const PipelineOptions &options_;
+    std::size_t chunk_bytes_;
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
     PipelineStats stats_; // bytes_read: reader thread; bytes_written: calling thread

@@ -17,7 +17,10 @@ inline constexpr std::size_t kFileChunkBytes = std::size_t{4} << 20;
 // Pipes deliver at most a pipe buffer (1 MiB once enlarged) per read; a chunk of that size moves
 // on as soon as it arrives instead of stalling the next stage while a bigger one fills.
 inline constexpr std::size_t kStreamChunkBytes = std::size_t{1} << 20;
-inline constexpr std::size_t kMinRingSlots = 3; // one being read ahead, one in the cipher, one being written
+// Two slots suffice: the writer frees one while the reader holds the other (read ahead).
+inline constexpr std::size_t kMinRingSlots = 2;
+// When the backend cannot allocate the ring, the chunk is halved down to this before giving up.
+inline constexpr std::size_t kMinRetryChunkBytes = std::size_t{64} << 10;
 
 struct PipelineOptions {
     Direction direction = Direction::encrypt;
@@ -30,14 +33,16 @@ struct PipelineStats {
     std::uint64_t bytes_read = 0;
     std::uint64_t bytes_written = 0;
     double seconds = 0;
+    std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
 };
 
 // The chunk size that suits the input: kFileChunkBytes for regular files, else kStreamChunkBytes.
 [[nodiscard]] std::size_t default_chunk_bytes(const InputSource &source);
 
-// Streams `source` through `backend` into `sink`. Does not commit the sink. Throws IoError,
-// FormatError (ragged length, bad padding) or whatever the backend throws; all threads are
-// joined and all backend jobs finished before it returns or throws.
+// Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
+// allocate the ring (ResourceExhausted), retries with half the chunk size, down to
+// kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
+// backend throws; all threads are joined and all backend jobs finished before it returns or throws.
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options);
 

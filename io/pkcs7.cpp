@@ -21,8 +21,7 @@ std::optional<std::size_t> pkcs7_unpadded_length(std::span<const std::byte> plai
     const auto tail = plaintext.last(pad);
     // Check every byte (no early exit), as OpenSSL does, so timing does not reveal where it failed.
     unsigned mismatch = 0;
-    for (const std::byte b : tail)
-        mismatch |= static_cast<unsigned>(b ^ plaintext.back());
+    for (const std::byte b : tail) mismatch |= static_cast<unsigned>(b ^ plaintext.back());
     if (mismatch != 0) return std::nullopt;
     return plaintext.size() - pad;
 }

@@ -13,8 +13,7 @@ namespace {
 
 std::vector<KnownAnswer> all_known_answers() {
     auto answers = load_known_answers("fips197_appendix_c.txt");
-    for (auto &answer : load_known_answers("sp800_38a_ecb.txt"))
-        answers.push_back(std::move(answer));
+    for (auto &answer : load_known_answers("sp800_38a_ecb.txt")) answers.push_back(std::move(answer));
     return answers;
 }
 
@@ -32,8 +31,7 @@ TEST(KnownAnswers, VectorFilesHoldAllKeySizes) {
     const auto answers = all_known_answers();
     ASSERT_EQ(answers.size(), 6u);
     int sizes[3] = {0, 0, 0};
-    for (const auto &answer : answers)
-        ++sizes[(answer.key.size() - 16) / 8];
+    for (const auto &answer : answers) ++sizes[(answer.key.size() - 16) / 8];
     EXPECT_EQ(sizes[0], 2);
     EXPECT_EQ(sizes[1], 2);
     EXPECT_EQ(sizes[2], 2);

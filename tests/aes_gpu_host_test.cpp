@@ -79,8 +79,7 @@ TEST(KeySchedule, RejectsBadKeyLengthsAndWipes) {
     }
     RoundKeys keys = expand_encryption_key(random_bytes(16));
     keys.wipe();
-    for (const std::uint32_t word : keys.words)
-        EXPECT_EQ(word, 0u);
+    for (const std::uint32_t word : keys.words) EXPECT_EQ(word, 0u);
 }
 
 TEST(GpuRoundLogicOnHost, KnownAnswersBothDirections) {

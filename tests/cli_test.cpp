@@ -46,8 +46,7 @@ protected:
 
     static std::string quote(const std::string &text) {
         std::string quoted = "'";
-        for (const char c : text)
-            quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
         return quoted + "'";
     }
 
@@ -211,7 +210,9 @@ TEST_F(Cli, UsageErrorsExitTwo) {
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f -o x -c",         // -o and -c
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --backend tpu",   // bad backend
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --chunk-size 17", // ragged chunk
-        "$AESGPU decrypt p -K 000102030405060708090a0b0c0d0e0f",                 // no .aes, no -o
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --chunk-size 99999999999999999999999",
+        "$AESGPU encrypt --key-file - < p",                      // key and data on stdin
+        "$AESGPU decrypt p -K 000102030405060708090a0b0c0d0e0f", // no .aes, no -o
         "$AESGPU frobnicate",
         "$AESGPU",
     };
@@ -307,8 +308,7 @@ long peak_rss_kib(const std::vector<std::string> &arguments) {
     std::string binary = AESGPU_BINARY;
     argv.push_back(binary.data());
     std::vector<std::string> copies = arguments;
-    for (auto &argument : copies)
-        argv.push_back(argument.data());
+    for (auto &argument : copies) argv.push_back(argument.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
     if (posix_spawn(&pid, binary.c_str(), nullptr, nullptr, argv.data(), environ) != 0) return -1;

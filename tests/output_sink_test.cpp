@@ -69,6 +69,45 @@ TEST(OutputSink, RefusesToReplaceAnExistingFileWithoutOverwrite) {
     EXPECT_EQ(read_file(dir.file("out")), Bytes({'n', 'e', 'w'}));
 }
 
+TEST(OutputSink, PartialOutputIsPrivateAndReplacingKeepsTheMode) {
+    TempDir dir;
+    write_file(dir.file("secret"), {1});
+    ASSERT_EQ(chmod(dir.file("secret").c_str(), 0600), 0);
+    OutputSink sink = OutputSink::create(dir.file("secret"), {true});
+    for (const auto &entry : std::filesystem::directory_iterator(dir.path())) {
+        struct stat st {};
+        ASSERT_EQ(stat(entry.path().c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 077, 0u) << entry.path() << " is readable by others";
+    }
+    write_text(sink, "x");
+    sink.commit();
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("secret").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(OutputSink, ReplacingThroughASymlinkWritesItsTarget) {
+    TempDir dir;
+    write_file(dir.file("real"), {1});
+    std::filesystem::create_symlink("real", dir.file("link"));
+    {
+        OutputSink sink = OutputSink::create(dir.file("link"), {true});
+        write_text(sink, "new");
+        sink.commit();
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link")));
+    EXPECT_EQ(read_file(dir.file("real")), Bytes({'n', 'e', 'w'}));
+}
+
+TEST(OutputSink, HandlesNamesAtTheFileSystemLimit) {
+    TempDir dir;
+    const std::string name(255, 'n');
+    OutputSink sink = OutputSink::create(dir.file(name), {});
+    write_text(sink, "long");
+    sink.commit();
+    EXPECT_EQ(read_file(dir.file(name)).size(), 4u);
+}
+
 TEST(OutputSink, CommitDoesNotReplaceAFileThatAppearedMeanwhile) {
     TempDir dir;
     OutputSink sink = OutputSink::create(dir.file("out"), {});

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 
@@ -83,6 +84,13 @@ TEST(Pipeline, LargeChunksSplitAcrossWorkers) {
     const std::size_t chunk = (1u << 20) + 16;
     for (const std::size_t size : {chunk - 1, chunk, 5 * chunk + 7}) {
         expect_matches_openssl(key, size, {Direction::encrypt, true, chunk, 3, 3});
+    }
+}
+
+TEST(Pipeline, TwoSlotRingsAreEnough) {
+    const Bytes key = random_bytes(16);
+    for (const std::size_t size : {0u, 4095u, 4096u, 4096u * 9 + 5u}) {
+        expect_matches_openssl(key, size, {Direction::encrypt, true, 4096, 2, 2});
     }
 }
 
@@ -191,17 +199,19 @@ TEST(Pipeline, RejectsBadOptions) {
     const Bytes key = random_bytes(16);
     EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 0, 1, 4}), std::invalid_argument);
     EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 100, 1, 4}), std::invalid_argument);
-    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 4096, 1, 2}), std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 4096, 1, 1}), std::invalid_argument);
 }
 
 // Passes blocks through unchanged, and fails on command, to test error paths of the pipeline.
 class FaultyBackend final : public CipherBackend {
 public:
-    enum class FailIn { submit, wait };
-    FaultyBackend(FailIn where, int nth) : where_(where), nth_(nth) {}
+    enum class FailIn { submit, wait, configure };
+    FaultyBackend(FailIn where, int nth, std::size_t max_slot_bytes = SIZE_MAX)
+        : where_(where), nth_(nth), max_slot_bytes_(max_slot_bytes) {}
 
     std::string describe() const override { return "faulty"; }
     void configure_slots(std::size_t count, std::size_t bytes) override {
+        if (where_ == FailIn::configure && bytes > max_slot_bytes_) throw ResourceExhausted("injected: too big");
         buffers_.assign(count, std::vector<std::byte>(bytes));
     }
     std::size_t slot_count() const override { return buffers_.size(); }
@@ -216,6 +226,7 @@ public:
 private:
     FailIn where_;
     int nth_;
+    std::size_t max_slot_bytes_;
     int submits_ = 0;
     int waits_ = 0;
     std::vector<std::vector<std::byte>> buffers_;
@@ -234,6 +245,26 @@ TEST(Pipeline, BackendFailuresEndTheRunWithoutHanging) {
     }
     // Nothing was committed, so no output and no temporary files remain.
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+}
+
+TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {
+    TempDir dir;
+    const Bytes plain = random_bytes(1000000);
+    write_file(dir.file("in"), plain);
+    {
+        InputSource source = InputSource::open(dir.file("in"));
+        OutputSink sink = OutputSink::create(dir.file("out"), {});
+        // Identity "cipher" that cannot allocate slots above 100 KiB: 1 MiB -> 512 KiB -> ... -> 64 KiB.
+        FaultyBackend backend(FaultyBackend::FailIn::configure, 0, 100u << 10);
+        const PipelineStats stats = run_pipeline(source, sink, backend, {Direction::encrypt, false, 1u << 20, 3});
+        EXPECT_EQ(stats.chunk_bytes, 64u << 10);
+        sink.commit();
+    }
+    EXPECT_TRUE(read_file(dir.file("out")) == plain);
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create(dir.file("out2"), {});
+    FaultyBackend hopeless(FaultyBackend::FailIn::configure, 0, 1000);
+    EXPECT_THROW(run_pipeline(source, sink, hopeless, {Direction::encrypt, false, 1u << 20, 3}), ResourceExhausted);
 }
 
 TEST(Pipeline, WriteFailureIsReported) {

@@ -14,8 +14,7 @@ TEST(Pkcs7, PadsEveryLengthToTheNextBlock) {
         const std::size_t padded = pkcs7_pad(buffer, length);
         const std::size_t pad = 16 - length % 16;
         ASSERT_EQ(padded, length + pad) << length;
-        for (std::size_t i = length; i < padded; ++i)
-            EXPECT_EQ(buffer[i], std::byte(pad)) << length;
+        for (std::size_t i = length; i < padded; ++i) EXPECT_EQ(buffer[i], std::byte(pad)) << length;
         ASSERT_EQ(pkcs7_unpadded_length(std::span(buffer).first(padded)), length);
     }
 }

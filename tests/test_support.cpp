@@ -91,8 +91,7 @@ std::vector<KnownAnswer> load_known_answers(const std::string &file_name) {
 
 std::vector<KnownAnswer> all_known_answers() {
     auto answers = load_known_answers("fips197_appendix_c.txt");
-    for (auto &answer : load_known_answers("sp800_38a_ecb.txt"))
-        answers.push_back(std::move(answer));
+    for (auto &answer : load_known_answers("sp800_38a_ecb.txt")) answers.push_back(std::move(answer));
     return answers;
 }
 
@@ -102,11 +101,9 @@ Bytes random_bytes(std::size_t count) {
     std::size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         const std::uint64_t word = engine();
-        for (int j = 0; j < 8; ++j)
-            bytes[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
+        for (int j = 0; j < 8; ++j) bytes[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
     }
-    for (; i < count; ++i)
-        bytes[i] = static_cast<std::uint8_t>(engine());
+    for (; i < count; ++i) bytes[i] = static_cast<std::uint8_t>(engine());
     return bytes;
 }
 
