@@ -47,8 +47,7 @@ inline constexpr std::array<std::uint8_t, 256> kSbox = make_sbox();
 
 constexpr std::array<std::uint8_t, 256> make_inverse_sbox() {
     std::array<std::uint8_t, 256> inverse{};
-    for (unsigned x = 0; x < 256; ++x)
-        inverse[kSbox[x]] = static_cast<std::uint8_t>(x);
+    for (unsigned x = 0; x < 256; ++x) inverse[kSbox[x]] = static_cast<std::uint8_t>(x);
     return inverse;
 }
 

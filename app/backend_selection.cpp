@@ -2,6 +2,7 @@
 
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,29 +13,43 @@ namespace aesgpu {
 
 namespace {
 
-// The kernels and the pinned pipeline are not in this build yet; the probe still tells the user
-// what hardware it sees, so that `auto` can explain itself.
-std::string why_no_gpu_backend() {
-    const GpuProbe probe = probe_gpus();
-    if (!probe.usable()) return "no usable CUDA device: " + probe.unavailable_reason;
-    return "the GPU backend is not implemented in this version";
+SelectedBackend cpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    auto backend = std::make_unique<OpenSslBackend>(key, options.direction, options.threads);
+    // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
+    // keep every thread busy while pieces of a chunk finish unevenly.
+    const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, backend->threads() / 2 + 4);
+    return {std::move(backend), slots, kFileChunkBytes};
 }
 
-std::size_t cpu_ring_slots(unsigned threads) {
-    // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
-    // keep every worker busy while pieces of a chunk finish unevenly.
-    return std::max<std::size_t>(kMinRingSlots + 1, threads / 2 + 4);
+SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    const GpuProbe probe = probe_gpus();
+    if (!probe.usable()) throw GpuUnavailable(probe.unavailable_reason);
+    return {make_gpu_backend(key, options.direction, {0, options.streams}), gpu_ring_slots(options.streams),
+            kGpuFileChunkBytes};
 }
 
 } // namespace
 
-SelectedBackend select_backend(BackendChoice choice, std::span<const std::uint8_t> key, Direction direction,
-                               unsigned threads) {
-    if (choice == BackendChoice::gpu) throw std::runtime_error("--backend gpu: " + why_no_gpu_backend());
-    if (choice == BackendChoice::automatic) spdlog::info("backend auto: using the CPU ({})", why_no_gpu_backend());
-    auto backend = std::make_unique<OpenSslBackend>(key, direction, threads);
-    const std::size_t slots = cpu_ring_slots(backend->threads());
-    return {std::move(backend), slots};
+SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    switch (options.backend) {
+    case BackendChoice::cpu: return cpu_backend(options, key);
+    case BackendChoice::gpu:
+        try {
+            return gpu_backend(options, key);
+        } catch (const GpuUnavailable &e) {
+            throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
+        }
+    case BackendChoice::automatic:
+        try {
+            SelectedBackend selected = gpu_backend(options, key);
+            spdlog::info("backend auto: using {}", selected.backend->describe());
+            return selected;
+        } catch (const std::exception &e) {
+            spdlog::info("backend auto: using the CPU (no usable CUDA device: {})", e.what());
+            return cpu_backend(options, key);
+        }
+    }
+    throw std::logic_error("unknown backend choice");
 }
 
 } // namespace aesgpu

@@ -1,8 +1,10 @@
 #pragma once
-// Turns --backend auto|cpu|gpu into a working cipher backend, and says why it chose it.
+// Turns --backend auto|cpu|gpu into a working cipher backend, with the ring and chunk sizes that
+// suit it, and says why it chose it.
 #include "app/options.hpp"
 #include "io/cipher_backend.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -12,10 +14,11 @@ namespace aesgpu {
 struct SelectedBackend {
     std::unique_ptr<CipherBackend> backend;
     std::size_t ring_slots;
+    std::size_t file_chunk_bytes; // default chunk for regular-file input
 };
 
-// Throws std::runtime_error (exit 1) when `gpu` is asked for and no GPU backend can run.
-[[nodiscard]] SelectedBackend select_backend(BackendChoice choice, std::span<const std::uint8_t> key,
-                                             Direction direction, unsigned threads);
+// `gpu` with no usable GPU throws std::runtime_error ("no usable CUDA device: <reason>", exit 1);
+// `auto` then falls back to the CPU and logs why at info level.
+[[nodiscard]] SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key);
 
 } // namespace aesgpu

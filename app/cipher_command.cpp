@@ -60,8 +60,9 @@ void run_cipher_command(const CipherOptions &options) {
 
     InputSource source = InputSource::open(options.input);
     // The backend before the output: if it cannot start, no temporary file is ever created.
-    SelectedBackend selected = select_backend(options.backend, key.view(), options.direction, options.threads);
-    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk_bytes(source);
+    SelectedBackend selected = select_backend(options, key.view());
+    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
+    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
     const OutputPolicy policy{options.force, &source.status()};
     OutputSink sink =
         output_path.empty() ? OutputSink::standard_output(&source.status()) : OutputSink::create(output_path, policy);
@@ -75,6 +76,9 @@ void run_cipher_command(const CipherOptions &options) {
                  pipeline.ring_slots);
 
     const PipelineStats stats = run_pipeline(source, sink, *selected.backend, pipeline);
+    if (stats.chunk_bytes != pipeline.chunk_bytes) {
+        spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
+    }
     sink.commit();
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
                  stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),

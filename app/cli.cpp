@@ -62,13 +62,16 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_option("--backend", options.backend, "auto (GPU when usable, else CPU), cpu, or gpu")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
         ->option_text("auto|cpu|gpu");
+    command.add_option("--streams", options.streams, "GPU backend: CUDA streams that overlap copies and kernels (default 4)")
+        ->check(CLI::Range(1u, 64u))
+        ->option_text("N");
     command.add_option("-T,--threads", options.threads, "CPU backend worker threads (default: all hardware threads)")
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N");
     command
         .add_option("--chunk-size", options.chunk_bytes,
                     "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default 4M for files, 1M for "
-                    "pipes). Memory use is a few chunks, whatever the input size")
+                    "pipes, 16M for files on the GPU). Memory use is a few chunks, whatever the input size")
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Validator(
             [](std::string &value) -> std::string {

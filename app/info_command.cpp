@@ -35,7 +35,7 @@ void print_info(std::ostream &out) {
                            device.compute_major, device.compute_minor);
     }
     if (!gpu.usable()) out << fmt::format("GPU:            unavailable ({})\n", gpu.unavailable_reason);
-    out << "GPU backend:    not implemented yet; encrypt/decrypt use the CPU\n";
+    out << fmt::format("Backend auto:   {}\n", gpu.usable() ? "gpu" : "cpu");
 }
 
 } // namespace aesgpu

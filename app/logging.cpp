@@ -1,24 +1,45 @@
 #include "app/logging.hpp"
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <string_view>
+
 namespace aesgpu {
+
+namespace {
+
+// "warning: " and "debug: " mark those levels; errors and info read as plain sentences, the way
+// Unix tools report ("aesgpu: cannot open 'x': No such file or directory").
+class LevelPrefix final : public spdlog::custom_flag_formatter {
+public:
+    void format(const spdlog::details::log_msg &message, const std::tm &, spdlog::memory_buf_t &dest) override {
+        std::string_view prefix;
+        if (message.level == spdlog::level::warn) prefix = "warning: ";
+        else if (message.level <= spdlog::level::debug) prefix = "debug: ";
+        dest.append(prefix.data(), prefix.data() + prefix.size());
+    }
+    [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<LevelPrefix>();
+    }
+};
+
+} // namespace
 
 void configure_logging(const LogOptions &options) {
     static const auto logger = [] {
         auto created = spdlog::stderr_color_mt("aesgpu");
-        created->set_pattern("aesgpu: %^%l%$: %v");
+        auto formatter = std::make_unique<spdlog::pattern_formatter>();
+        formatter->add_flag<LevelPrefix>('*').set_pattern("aesgpu: %^%*%$%v");
+        created->set_formatter(std::move(formatter));
         spdlog::set_default_logger(created);
         return created;
     }();
     auto level = spdlog::level::warn;
-    if (options.quiet)
-        level = spdlog::level::err;
-    else if (options.verbosity == 1)
-        level = spdlog::level::info;
-    else if (options.verbosity >= 2)
-        level = spdlog::level::debug;
+    if (options.quiet) level = spdlog::level::err;
+    else if (options.verbosity == 1) level = spdlog::level::info;
+    else if (options.verbosity >= 2) level = spdlog::level::debug;
     logger->set_level(level);
 }
 

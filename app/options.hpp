@@ -26,7 +26,8 @@ struct CipherOptions {
     bool no_pad = false;
     BackendChoice backend = BackendChoice::automatic;
     unsigned threads = 0;        // 0: all hardware threads
-    std::size_t chunk_bytes = 0; // 0: default_chunk_bytes() of the input
+    unsigned streams = 4;        // CUDA streams of the GPU backend
+    std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     LogOptions log;
 };
 

@@ -170,10 +170,6 @@ private:
 
 } // namespace
 
-std::size_t default_chunk_bytes(const InputSource &source) {
-    return source.size() ? kFileChunkBytes : kStreamChunkBytes;
-}
-
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options) {
     validate(options);

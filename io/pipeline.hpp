@@ -36,9 +36,6 @@ struct PipelineStats {
     std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
 };
 
-// The chunk size that suits the input: kFileChunkBytes for regular files, else kStreamChunkBytes.
-[[nodiscard]] std::size_t default_chunk_bytes(const InputSource &source);
-
 // Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
 // allocate the ring (ResourceExhausted), retries with half the chunk size, down to
 // kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the

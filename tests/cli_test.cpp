@@ -59,6 +59,15 @@ protected:
     TempDir capture;
 };
 
+// True where `aesgpu info` says --backend auto would pick the GPU.
+bool gpu_available() {
+    static const bool available = [] {
+        const std::string command = std::string(AESGPU_BINARY) + " info | grep -q '^Backend auto: *gpu'";
+        return std::system(command.c_str()) == 0;
+    }();
+    return available;
+}
+
 TEST_F(Cli, FileRoundTripForEveryKeySizeNamesOutputsByConvention) {
     const Bytes plain = random_bytes(100003);
     for (const std::size_t key_bytes : {16u, 24u, 32u}) {
@@ -148,7 +157,7 @@ TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
         if (run("openssl enc -d -aes-128-ecb -K " + wrong + " -in p.aes -out /dev/null").status == 0) continue;
         Outcome r = run("$AESGPU decrypt p.aes -K " + wrong);
         EXPECT_EQ(r.status, 1);
-        EXPECT_NE(r.err.find("aesgpu: error: bad decrypt (wrong key or corrupted input)"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("aesgpu: bad decrypt (wrong key or corrupted input)"), std::string::npos) << r.err;
         EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
         return;
     }
@@ -167,7 +176,7 @@ TEST_F(Cli, TruncatedCiphertextFails) {
 TEST_F(Cli, MissingInputFails) {
     Outcome r = run("$AESGPU encrypt -q nothing-here -K " + kKey128);
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err, "aesgpu: error: cannot open 'nothing-here': No such file or directory\n");
+    EXPECT_EQ(r.err, "aesgpu: cannot open 'nothing-here': No such file or directory\n");
 }
 
 TEST_F(Cli, ExistingOutputNeedsForce) {
@@ -196,7 +205,7 @@ TEST_F(Cli, StandardOutputFullIsAnError) {
     write_file(file("p"), random_bytes(100000));
     Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " > /dev/full");
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err, "aesgpu: error: error writing standard output: No space left on device\n");
+    EXPECT_EQ(r.err, "aesgpu: error writing standard output: No space left on device\n");
 }
 
 TEST_F(Cli, UsageErrorsExitTwo) {
@@ -255,11 +264,32 @@ TEST_F(Cli, VerboseReportsBackendChunkThreadsAndThroughput) {
     }
 }
 
+TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
+    if (!gpu_available()) GTEST_SKIP() << "no usable CUDA device";
+    for (const std::size_t size : {0u, 1u, 1048579u, 20971525u}) {
+        for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+            SCOPED_TRACE("size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
+            const std::string key = to_hex(random_bytes(key_bytes));
+            write_file(file("p"), random_bytes(size));
+            Outcome r = run("$AESGPU encrypt -q p -o c.gpu --backend gpu -K " + key +
+                            " && $AESGPU encrypt -q p -o c.cpu "
+                            "--backend cpu -K " +
+                            key +
+                            " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu "
+                            "--backend gpu -K " +
+                            key + " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt --backend gpu -K " + key +
+                            " | cmp - p && rm -f c.gpu c.cpu p.gpu");
+            EXPECT_EQ(r.status, 0) << r.err;
+        }
+    }
+}
+
 TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
+    if (gpu_available()) GTEST_SKIP() << "a CUDA device is usable here";
     write_file(file("p"), random_bytes(10));
     Outcome r = run("$AESGPU encrypt -q p --backend gpu -K " + kKey128);
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err.rfind("aesgpu: error: --backend gpu: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
     EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
 }
 
@@ -292,14 +322,18 @@ TEST_F(Cli, InputsBeyondFourGibibytes) {
     std::ofstream(file("big")).close();
     std::filesystem::resize_file(file("big"), size);
     // pipefail: aesgpu's own status counts; `wait $!` lets the byte count finish before it is read.
-    Outcome ours = run("set -o pipefail; $AESGPU encrypt -q big -c -K " + kKey128 +
-                       " | tee >(wc -c > count) | tail -c 32 | od -An -tx1; status=$?; wait $!; exit $status");
-    ASSERT_EQ(ours.status, 0) << ours.err;
-    Outcome theirs =
-        run("head -c 23 /dev/zero | openssl enc -aes-128-ecb -K " + kKey128 + " | tail -c 32 | od -An -tx1");
-    ASSERT_EQ(theirs.status, 0) << theirs.err;
-    EXPECT_EQ(ours.out, theirs.out);
-    EXPECT_EQ(std::stoull(slurp(file("count"))), size + 9);
+    for (const std::string backend : {"cpu", "gpu"}) {
+        if (backend == "gpu" && !gpu_available()) continue;
+        SCOPED_TRACE(backend);
+        Outcome ours = run("set -o pipefail; $AESGPU encrypt -q big -c --backend " + backend + " -K " + kKey128 +
+                           " | tee >(wc -c > count) | tail -c 32 | od -An -tx1; status=$?; wait $!; exit $status");
+        ASSERT_EQ(ours.status, 0) << ours.err;
+        Outcome theirs =
+            run("head -c 23 /dev/zero | openssl enc -aes-128-ecb -K " + kKey128 + " | tail -c 32 | od -An -tx1");
+        ASSERT_EQ(theirs.status, 0) << theirs.err;
+        EXPECT_EQ(ours.out, theirs.out);
+        EXPECT_EQ(std::stoull(slurp(file("count"))), size + 9);
+    }
 }
 
 // Peak resident memory of one run of the binary (no shell in between).

@@ -25,20 +25,9 @@ struct RunSpec {
     std::size_t slots = 4;
 };
 
-// File to file through the pipeline; returns the committed output.
 Bytes run_files(const Bytes &key, const Bytes &input, const RunSpec &spec) {
-    TempDir dir;
-    write_file(dir.file("in"), input);
-    InputSource source = InputSource::open(dir.file("in"));
-    OutputSink sink = OutputSink::create(dir.file("out"), {});
     OpenSslBackend backend(key, spec.direction, spec.threads);
-    const PipelineStats stats =
-        run_pipeline(source, sink, backend, {spec.direction, spec.padding, spec.chunk, spec.slots});
-    sink.commit();
-    Bytes output = read_file(dir.file("out"));
-    EXPECT_EQ(stats.bytes_read, input.size());
-    EXPECT_EQ(stats.bytes_written, output.size());
-    return output;
+    return run_pipeline_on_files(backend, input, {spec.direction, spec.padding, spec.chunk, spec.slots});
 }
 
 void expect_matches_openssl(const Bytes &key, std::size_t size, const RunSpec &spec) {

@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <openssl/evp.h>
 
 #include <cstdlib>
@@ -125,6 +126,19 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
     if (EVP_CipherFinal_ex(ctx.get(), out.data() + written, &final_written) != 1) return false;
     out.resize(static_cast<std::size_t>(written + final_written));
     return true;
+}
+
+Bytes run_pipeline_on_files(CipherBackend &backend, const Bytes &input, const PipelineOptions &options) {
+    TempDir dir;
+    write_file(dir.file("in"), input);
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create(dir.file("out"), {});
+    const PipelineStats stats = run_pipeline(source, sink, backend, options);
+    sink.commit();
+    Bytes output = read_file(dir.file("out"));
+    EXPECT_EQ(stats.bytes_read, input.size());
+    EXPECT_EQ(stats.bytes_written, output.size());
+    return output;
 }
 
 TempDir::TempDir() {

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
 #include "io/cipher_backend.hpp"
+#include "io/pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -45,6 +46,10 @@ using Record = std::map<std::string, Bytes>;
 // OpenSSL EVP one-shot AES-ECB with OpenSSL's own PKCS#7 handling: the independent reference the
 // project's output must match byte for byte. Returns false on a decrypt padding failure.
 bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, const Bytes &in, Bytes &out);
+
+// File to file through the streaming pipeline with `backend`; returns the committed output and
+// checks the byte counts the pipeline reports.
+[[nodiscard]] Bytes run_pipeline_on_files(CipherBackend &backend, const Bytes &input, const PipelineOptions &options);
 
 class TempDir {
 public:

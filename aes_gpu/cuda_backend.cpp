@@ -1,0 +1,134 @@
+#include "aes_gpu/cuda_backend.hpp"
+
+#include "aes_gpu/aes_tables.hpp"
+#include "io/errors.hpp"
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace aesgpu {
+
+namespace {
+
+EcbKernelParams make_params(std::span<const std::uint8_t> key, Direction direction) {
+    EcbKernelParams params{};
+    params.decrypt = direction == Direction::decrypt;
+    RoundKeys keys = params.decrypt ? expand_decryption_key(key) : expand_encryption_key(key);
+    std::copy(std::begin(keys.words), std::end(keys.words), params.round_keys);
+    params.rounds = keys.rounds;
+    keys.wipe();
+    const auto &table = params.decrypt ? tables::kTd0 : tables::kTe0;
+    std::copy(table.begin(), table.end(), params.round_table);
+    if (params.decrypt) std::copy(tables::kInverseSbox.begin(), tables::kInverseSbox.end(), params.inverse_sbox);
+    return params;
+}
+
+} // namespace
+
+CudaBackend::CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options)
+    : device_(options.device), params_(make_params(key, direction)) {
+    if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
+    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    cudaDeviceProp properties{};
+    AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, device_));
+    device_name_ = properties.name;
+    // Fails here, not mid-run, when the binary has no kernel image the device can run.
+    if (const cudaError_t status = prepare_ecb_launch(params_, shape_); status != cudaSuccess) {
+        throw GpuUnavailable(std::string("cannot run the AES kernels on ") + device_name_ + ": " +
+                             cudaGetErrorString(status));
+    }
+    for (unsigned i = 0; i < options.streams; ++i) streams_.push_back(CudaStream::create());
+}
+
+CudaBackend::~CudaBackend() {
+    // Jobs still in flight use the buffers; let them finish before anything is freed.
+    cuda_check_noexcept(cudaSetDevice(device_), "cudaSetDevice");
+    for (const auto &stream : streams_)
+        cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    release_slots();
+    OPENSSL_cleanse(&params_, sizeof params_);
+}
+
+std::string CudaBackend::describe() const {
+    return "gpu (" + device_name_ + ", " + std::to_string(streams_.size()) +
+           (streams_.size() == 1 ? " stream)" : " streams)");
+}
+
+void CudaBackend::release_slots() noexcept {
+    // Device buffers held plaintext or ciphertext of the run: clear them before they are freed.
+    for (auto &slot : slots_) {
+        if (slot.device.get()) cuda_check_noexcept(cudaMemset(slot.device.get(), 0, slot.device.size()), "cudaMemset");
+    }
+    slots_.clear();
+}
+
+void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
+    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    release_slots();
+    try {
+        slots_.reserve(slot_count);
+        for (std::size_t i = 0; i < slot_count; ++i) {
+            slots_.push_back(Slot{PinnedBuffer(slot_bytes), DeviceBuffer(slot_bytes), CudaEvent::create()});
+        }
+    } catch (const CudaError &error) {
+        release_slots();
+        if (error.code() == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError(); // clear the sticky-free error so a smaller retry can succeed
+            throw ResourceExhausted("not enough pinned host or GPU memory for " + std::to_string(slot_count) +
+                                    " buffers of " + std::to_string(slot_bytes >> 10) + " KiB");
+        }
+        throw;
+    }
+}
+
+CudaBackend::Slot &CudaBackend::checked_slot(std::size_t slot) {
+    if (slot >= slots_.size()) throw std::out_of_range("no such ring slot");
+    return slots_[slot];
+}
+
+std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
+    return checked_slot(slot).host.span();
+}
+
+void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
+    Slot &target = checked_slot(slot);
+    if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
+    if (bytes > target.host.size()) throw std::invalid_argument("submit beyond the slot's buffer");
+    // The current device is per host thread, and the pipeline submits from its reader thread.
+    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    const cudaStream_t stream = streams_[slot % streams_.size()].get();
+    if (bytes > 0) {
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), target.host.get(), bytes, cudaMemcpyHostToDevice, stream));
+        run_kernel(target.device.get(), bytes / kAesBlockBytes, stream);
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.host.get(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
+    }
+    AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
+}
+
+void CudaBackend::wait(std::size_t slot) {
+    Slot &target = checked_slot(slot);
+    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    AESGPU_CUDA_TRY(cudaEventSynchronize(target.done.get()));
+}
+
+void CudaBackend::run_kernel(void *device_data, std::size_t blocks, cudaStream_t stream) const {
+    AESGPU_CUDA_TRY(launch_ecb(params_, shape_, device_data, blocks, stream));
+}
+
+std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
+                                                const GpuBackendOptions &options) {
+    int count = 0;
+    if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw GpuUnavailable(cudaGetErrorString(status));
+    }
+    if (options.device < 0 || options.device >= count) {
+        throw GpuUnavailable("no CUDA device " + std::to_string(options.device) + " (found " + std::to_string(count) +
+                             ")");
+    }
+    return std::make_unique<CudaBackend>(key, direction, options);
+}
+
+} // namespace aesgpu

@@ -1,0 +1,47 @@
+#pragma once
+// The CUDA backend: each ring slot owns a pinned host buffer, a device buffer and an event; slots
+// take turns over a few non-blocking streams, so while chunk i is in the kernel, chunk i+1 is on
+// its way in and chunk i-1 on its way out. A slot's host buffer is handed back to the pipeline
+// only after the event recorded behind its device-to-host copy has completed.
+#include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/ecb_kernels.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+
+#include <string>
+#include <vector>
+
+namespace aesgpu {
+
+class CudaBackend final : public CipherBackend {
+public:
+    CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options);
+    ~CudaBackend() override;
+
+    [[nodiscard]] std::string describe() const override;
+    void configure_slots(std::size_t slot_count, std::size_t slot_bytes) override;
+    [[nodiscard]] std::size_t slot_count() const override { return slots_.size(); }
+    [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
+    void submit(std::size_t slot, std::size_t bytes) override;
+    void wait(std::size_t slot) override;
+
+    // For benchmarks: transforms `blocks` blocks of device memory in place on `stream`.
+    void run_kernel(void *device_data, std::size_t blocks, cudaStream_t stream) const;
+
+private:
+    struct Slot {
+        PinnedBuffer host;
+        DeviceBuffer device;
+        CudaEvent done;
+    };
+    Slot &checked_slot(std::size_t slot);
+    void release_slots() noexcept;
+
+    int device_;
+    std::string device_name_;
+    EcbKernelParams params_{};
+    EcbLaunchShape shape_{};
+    std::vector<CudaStream> streams_;
+    std::vector<Slot> slots_;
+};
+
+} // namespace aesgpu

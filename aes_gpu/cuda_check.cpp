@@ -1,0 +1,28 @@
+#include "aes_gpu/cuda_check.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+namespace aesgpu {
+
+namespace {
+std::string describe(cudaError_t code, const char *call, const char *file, int line) {
+    return std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in " + call +
+           " at " + file + ":" + std::to_string(line);
+}
+} // namespace
+
+CudaError::CudaError(cudaError_t code, const char *call, const char *file, int line)
+    : std::runtime_error(describe(code, call, file, line)), code_(code) {}
+
+void cuda_check_noexcept(cudaError_t status, const char *call) noexcept {
+    if (status == cudaSuccess || status == cudaErrorCudartUnloading) return;
+    try {
+        spdlog::warn("{} failed during clean-up: {}", call, cudaGetErrorName(status));
+    } catch (...) {
+        // Logging must not throw out of a destructor.
+    }
+}
+
+} // namespace aesgpu

@@ -1,0 +1,97 @@
+#pragma once
+// Move-only owners of CUDA resources: streams (non-blocking), events (no timing unless asked),
+// device memory and pinned host memory. Creation throws CudaError; destruction never throws.
+#include "aes_gpu/cuda_check.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace aesgpu {
+
+template <typename Handle, cudaError_t (*Release)(Handle), const char *ReleaseName> class CudaOwner {
+public:
+    CudaOwner() = default;
+    explicit CudaOwner(Handle handle) : handle_(handle) {}
+    ~CudaOwner() { reset(); }
+    CudaOwner(CudaOwner &&other) noexcept : handle_(std::exchange(other.handle_, Handle{})) {}
+    CudaOwner &operator=(CudaOwner &&other) noexcept {
+        if (this != &other) {
+            reset();
+            handle_ = std::exchange(other.handle_, Handle{});
+        }
+        return *this;
+    }
+    CudaOwner(const CudaOwner &) = delete;
+    CudaOwner &operator=(const CudaOwner &) = delete;
+
+    [[nodiscard]] Handle get() const { return handle_; }
+    void reset() noexcept {
+        if (handle_) cuda_check_noexcept(Release(std::exchange(handle_, Handle{})), ReleaseName);
+    }
+
+private:
+    Handle handle_{};
+};
+
+namespace detail {
+inline constexpr char kStreamDestroy[] = "cudaStreamDestroy";
+inline constexpr char kEventDestroy[] = "cudaEventDestroy";
+inline constexpr char kFree[] = "cudaFree";
+inline constexpr char kFreeHost[] = "cudaFreeHost";
+} // namespace detail
+
+class CudaStream : public CudaOwner<cudaStream_t, cudaStreamDestroy, detail::kStreamDestroy> {
+public:
+    // Non-blocking: no implicit synchronisation with the legacy default stream.
+    static CudaStream create() {
+        cudaStream_t stream{};
+        AESGPU_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        return CudaStream(stream);
+    }
+    using CudaOwner::CudaOwner;
+};
+
+class CudaEvent : public CudaOwner<cudaEvent_t, cudaEventDestroy, detail::kEventDestroy> {
+public:
+    static CudaEvent create(bool timing = false) {
+        cudaEvent_t event{};
+        AESGPU_CUDA_TRY(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming));
+        return CudaEvent(event);
+    }
+    using CudaOwner::CudaOwner;
+};
+
+template <bool Pinned>
+using CudaBytesOwner = std::conditional_t<Pinned, CudaOwner<void *, cudaFreeHost, detail::kFreeHost>,
+                                          CudaOwner<void *, cudaFree, detail::kFree>>;
+
+// Device or pinned host bytes; `Pinned` picks cudaHostAlloc/cudaFreeHost over cudaMalloc/cudaFree.
+template <bool Pinned>
+class CudaBytes : public CudaBytesOwner<Pinned> {
+public:
+    CudaBytes() = default;
+    explicit CudaBytes(std::size_t bytes) : CudaBytesOwner<Pinned>(allocate(bytes)), size_(bytes) {}
+    [[nodiscard]] std::span<std::byte> span() const { return {static_cast<std::byte *>(this->get()), size_}; }
+    [[nodiscard]] std::size_t size() const { return size_; }
+
+private:
+    static void *allocate(std::size_t bytes) {
+        void *pointer = nullptr;
+        if constexpr (Pinned) {
+            AESGPU_CUDA_TRY(cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault));
+        } else {
+            AESGPU_CUDA_TRY(cudaMalloc(&pointer, bytes));
+        }
+        return pointer;
+    }
+    std::size_t size_ = 0;
+};
+
+using DeviceBuffer = CudaBytes<false>;
+using PinnedBuffer = CudaBytes<true>;
+
+} // namespace aesgpu

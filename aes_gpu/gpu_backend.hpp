@@ -1,0 +1,40 @@
+#pragma once
+// The CUDA backend as the rest of the program sees it: a factory with no CUDA types in sight, so
+// app/ builds the same with and without the CUDA toolkit.
+#include "io/cipher_backend.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+
+namespace aesgpu {
+
+inline constexpr unsigned kDefaultGpuStreams = 4;
+// Regular files go through the GPU in 16 MiB chunks: large enough that PCIe copies run at full
+// rate and launches are rare, small enough that the first chunk starts moving quickly.
+inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{16} << 20;
+
+struct GpuBackendOptions {
+    int device = 0;
+    unsigned streams = kDefaultGpuStreams; // CUDA streams the ring slots are spread over
+};
+
+// No GPU can serve: no device or driver, no CUDA in this build, no kernel image for the device.
+class GpuUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws GpuUnavailable (with the reason) or CudaError.
+[[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
+                                                              const GpuBackendOptions &options = {});
+
+// Ring slots that keep `streams` streams busy: one in flight per stream, plus two held by the
+// reader (one read ahead) and one by the writer.
+[[nodiscard]] inline std::size_t gpu_ring_slots(unsigned streams) {
+    return std::size_t{streams} + 3;
+}
+
+} // namespace aesgpu

@@ -1,0 +1,10 @@
+// The GPU backend of a build without the CUDA toolkit: there is none, and it says so.
+#include "aes_gpu/gpu_backend.hpp"
+
+namespace aesgpu {
+
+std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, Direction, const GpuBackendOptions &) {
+    throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+} // namespace aesgpu
