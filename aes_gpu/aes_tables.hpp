@@ -3,7 +3,7 @@
 //
 // Words are little-endian columns: byte r of a word is row r of the AES state, exactly as a
 // 16-byte block loads into four 32-bit words on x86 and on the GPU, so no byte swapping is needed.
-// One round table per direction is enough: the other three are byte rotations of it.
+// The other round tables are byte rotations of Te0 and Td0.
 #include <array>
 #include <cstdint>
 
@@ -81,6 +81,16 @@ constexpr std::array<std::uint32_t, 256> make_td0() {
 
 inline constexpr std::array<std::uint32_t, 256> kTe0 = make_te0();
 inline constexpr std::array<std::uint32_t, 256> kTd0 = make_td0();
+
+// Te2 = Te0 rotated left by 16 bits: the table for row 2, stored so that two of the three
+// rotations per column disappear (Te3 is Te2 rotated by 8).
+constexpr std::array<std::uint32_t, 256> make_te2() {
+    std::array<std::uint32_t, 256> table{};
+    for (unsigned x = 0; x < 256; ++x) table[x] = kTe0[x] << 16 | kTe0[x] >> 16;
+    return table;
+}
+
+inline constexpr std::array<std::uint32_t, 256> kTe2 = make_te2();
 
 // Spot checks against FIPS-197 Figure 7 and Figure 14, so a wrong generator fails to compile.
 static_assert(kSbox[0x00] == 0x63 && kSbox[0x53] == 0xed && kSbox[0xff] == 0x16);

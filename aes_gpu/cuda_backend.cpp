@@ -19,9 +19,13 @@ EcbKernelParams make_params(std::span<const std::uint8_t> key, Direction directi
     std::copy(std::begin(keys.words), std::end(keys.words), params.round_keys);
     params.rounds = keys.rounds;
     keys.wipe();
-    const auto &table = params.decrypt ? tables::kTd0 : tables::kTe0;
-    std::copy(table.begin(), table.end(), params.round_table);
-    if (params.decrypt) std::copy(tables::kInverseSbox.begin(), tables::kInverseSbox.end(), params.inverse_sbox);
+    const auto &primary = params.decrypt ? tables::kTd0 : tables::kTe0;
+    std::copy(primary.begin(), primary.end(), params.primary_table);
+    if (params.decrypt) {
+        std::copy(tables::kInverseSbox.begin(), tables::kInverseSbox.end(), params.secondary_table);
+    } else {
+        std::copy(tables::kTe2.begin(), tables::kTe2.end(), params.secondary_table);
+    }
     return params;
 }
 

@@ -12,7 +12,8 @@
 
 namespace aesgpu {
 
-template <typename Handle, cudaError_t (*Release)(Handle), const char *ReleaseName> class CudaOwner {
+template <typename Handle, cudaError_t (*Release)(Handle), const char *ReleaseName>
+class CudaOwner {
 public:
     CudaOwner() = default;
     explicit CudaOwner(Handle handle) : handle_(handle) {}

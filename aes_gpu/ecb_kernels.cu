@@ -1,6 +1,6 @@
 // AES-ECB kernels: one 16-byte block per thread per step of a grid-stride loop over a persistent
-// grid, 16-byte coalesced loads and stores, round tables in shared memory replicated once per
-// bank so the 32 lanes of a warp never conflict (and timing does not depend on the data).
+// grid, 16-byte coalesced loads and stores, T-tables in shared memory replicated once per bank so
+// the 32 lanes of a warp never conflict (and timing does not depend on the data).
 #include "aes_gpu/aes_block.cuh"
 #include "aes_gpu/ecb_kernels.hpp"
 
@@ -9,32 +9,53 @@ namespace aesgpu {
 namespace {
 
 constexpr unsigned kLanes = 32;
-constexpr unsigned kThreadsPerBlock = 256;
-constexpr unsigned kTableWords = 256 * kLanes; // one table, [value][lane]
+constexpr unsigned kThreadsPerBlock = 1024;
+// Shared memory holds 256 rows of 64 words: the primary table replicated for lanes 0..31, then
+// the secondary table likewise. Row x starts at byte x * 256, and lane l reads word l (bank l) of
+// its half, so the byte address of an entry is (x << 8) | (l << 2) (+ 128 for the secondary).
+constexpr unsigned kRowWords = 2 * kLanes;
+constexpr unsigned kTableWords = 256 * kRowWords;
+constexpr std::size_t kSharedBytes = kTableWords * sizeof(std::uint32_t); // 64 KiB
+
+struct SharedTables {
+    const char *base;
+    std::uint32_t lane_offset; // l << 2
+
+    // One PRMT builds the byte offset (x << 8) | (l << 2) from byte `Byte` of w and the lane offset
+    // (selector nibbles, low to high: lane byte, w's byte, zero, zero).
+    template <int Byte>
+    __device__ __forceinline__ std::uint32_t offset(std::uint32_t w) const {
+        return __byte_perm(w, lane_offset, 0x5504 | (Byte << 4));
+    }
+    template <int Byte>
+    __device__ __forceinline__ std::uint32_t primary(std::uint32_t w) const {
+        return *reinterpret_cast<const std::uint32_t *>(base + offset<Byte>(w));
+    }
+    template <int Byte>
+    __device__ __forceinline__ std::uint32_t secondary(std::uint32_t w) const {
+        return *reinterpret_cast<const std::uint32_t *>(base + kLanes * sizeof(std::uint32_t) + offset<Byte>(w));
+    }
+};
 
 template <int Rounds, bool Decrypt>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     ecb_kernel(const __grid_constant__ EcbKernelParams params, uint4 *data, std::size_t blocks) {
-    extern __shared__ std::uint32_t shared[]; // round table, then (decrypt) the inverse S-box
+    extern __shared__ std::uint32_t shared[];
     for (unsigned i = threadIdx.x; i < kTableWords; i += blockDim.x) {
-        shared[i] = params.round_table[i / kLanes];
-        if constexpr (Decrypt) shared[kTableWords + i] = params.inverse_sbox[i / kLanes];
+        const unsigned x = i / kRowWords;
+        shared[i] = i % kRowWords < kLanes ? params.primary_table[x] : params.secondary_table[x];
     }
     __syncthreads();
-
-    // Lane l reads column l of each table: word x * 32 + l sits in bank l.
-    const std::uint32_t *table = shared + threadIdx.x % kLanes;
-    const auto round_table = [table](std::uint32_t x) { return table[x * kLanes]; };
-    const auto inverse_sbox = [table](std::uint32_t x) { return table[kTableWords + x * kLanes]; };
+    const SharedTables tables{reinterpret_cast<const char *>(shared), (threadIdx.x % kLanes) * 4};
 
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < blocks; i += stride) {
         const uint4 in = data[i];
         block::State s{in.x, in.y, in.z, in.w};
         if constexpr (Decrypt) {
-            s = block::decrypt<Rounds>(s, params.round_keys, round_table, inverse_sbox);
+            s = block::decrypt<Rounds>(s, params.round_keys, tables);
         } else {
-            s = block::encrypt<Rounds>(s, params.round_keys, round_table);
+            s = block::encrypt<Rounds>(s, params.round_keys, tables);
         }
         data[i] = make_uint4(s.c0, s.c1, s.c2, s.c3);
     }
@@ -56,9 +77,8 @@ Kernel pick_kernel(const EcbKernelParams &params) {
 cudaError_t prepare_ecb_launch(const EcbKernelParams &params, EcbLaunchShape &shape) {
     const Kernel kernel = pick_kernel(params);
     if (!kernel) return cudaErrorInvalidValue;
-    const std::size_t shared_bytes = (params.decrypt ? 2 : 1) * kTableWords * sizeof(std::uint32_t);
     cudaError_t status =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes));
     if (status != cudaSuccess) return status;
     int device = 0;
     int multiprocessors = 0;
@@ -66,13 +86,13 @@ cudaError_t prepare_ecb_launch(const EcbKernelParams &params, EcbLaunchShape &sh
     if ((status = cudaGetDevice(&device)) != cudaSuccess ||
         (status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
         (status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor, kernel, kThreadsPerBlock,
-                                                                shared_bytes)) != cudaSuccess) {
+                                                                kSharedBytes)) != cudaSuccess) {
         return status;
     }
     if (blocks_per_multiprocessor == 0) return cudaErrorInvalidConfiguration;
     shape.grid = static_cast<unsigned>(multiprocessors * blocks_per_multiprocessor);
     shape.block = kThreadsPerBlock;
-    shape.shared_bytes = shared_bytes;
+    shape.shared_bytes = kSharedBytes;
     return cudaSuccess;
 }
 
@@ -81,7 +101,7 @@ cudaError_t launch_ecb(const EcbKernelParams &params, const EcbLaunchShape &shap
     const Kernel kernel = pick_kernel(params);
     if (!kernel) return cudaErrorInvalidValue;
     if (blocks == 0) return cudaSuccess;
-    // No more blocks than there is work for: small chunks then pay no table set-up for idle blocks.
+    // No more thread blocks than there is work for: small chunks then pay no table set-up for idle blocks.
     const std::size_t needed = (blocks + shape.block - 1) / shape.block;
     const unsigned grid = static_cast<unsigned>(needed < shape.grid ? needed : shape.grid);
     kernel<<<grid, shape.block, shape.shared_bytes, stream>>>(params, static_cast<uint4 *>(data), blocks);

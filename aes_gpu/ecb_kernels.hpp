@@ -15,9 +15,9 @@ namespace aesgpu {
 // into shared memory once, so no device allocation or symbol copy is needed per key.
 struct EcbKernelParams {
     std::uint32_t round_keys[kMaxRoundKeyWords];
-    std::uint32_t round_table[256];  // Te0 (encrypt) or Td0 (decrypt)
-    std::uint32_t inverse_sbox[256]; // decrypt only: the last round's bytes, one per word
-    int rounds;                      // 10, 12 or 14
+    std::uint32_t primary_table[256];   // Te0 (encrypt) or Td0 (decrypt): aes_block.cuh
+    std::uint32_t secondary_table[256]; // Te2 (encrypt) or the inverse S-box (decrypt)
+    int rounds;                         // 10, 12 or 14
     bool decrypt;
 };
 

@@ -33,9 +33,7 @@ SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::u
 SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
     switch (options.backend) {
     case BackendChoice::cpu: return cpu_backend(options, key);
-    case BackendChoice::gpu:
-        try {
-            return gpu_backend(options, key);
+    case BackendChoice::gpu: try { return gpu_backend(options, key);
         } catch (const GpuUnavailable &e) {
             throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
         }

@@ -62,7 +62,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_option("--backend", options.backend, "auto (GPU when usable, else CPU), cpu, or gpu")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
         ->option_text("auto|cpu|gpu");
-    command.add_option("--streams", options.streams, "GPU backend: CUDA streams that overlap copies and kernels (default 4)")
+    command
+        .add_option("--streams", options.streams,
+                    "GPU backend: CUDA streams that overlap copies and kernels (default 4)")
         ->check(CLI::Range(1u, 64u))
         ->option_text("N");
     command.add_option("-T,--threads", options.threads, "CPU backend worker threads (default: all hardware threads)")

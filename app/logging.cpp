@@ -16,8 +16,10 @@ class LevelPrefix final : public spdlog::custom_flag_formatter {
 public:
     void format(const spdlog::details::log_msg &message, const std::tm &, spdlog::memory_buf_t &dest) override {
         std::string_view prefix;
-        if (message.level == spdlog::level::warn) prefix = "warning: ";
-        else if (message.level <= spdlog::level::debug) prefix = "debug: ";
+        if (message.level == spdlog::level::warn)
+            prefix = "warning: ";
+        else if (message.level <= spdlog::level::debug)
+            prefix = "debug: ";
         dest.append(prefix.data(), prefix.data() + prefix.size());
     }
     [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override {
@@ -37,9 +39,12 @@ void configure_logging(const LogOptions &options) {
         return created;
     }();
     auto level = spdlog::level::warn;
-    if (options.quiet) level = spdlog::level::err;
-    else if (options.verbosity == 1) level = spdlog::level::info;
-    else if (options.verbosity >= 2) level = spdlog::level::debug;
+    if (options.quiet)
+        level = spdlog::level::err;
+    else if (options.verbosity == 1)
+        level = spdlog::level::info;
+    else if (options.verbosity >= 2)
+        level = spdlog::level::debug;
     logger->set_level(level);
 }
 

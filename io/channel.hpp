@@ -7,7 +7,8 @@
 
 namespace aesgpu {
 
-template <typename T> class Channel {
+template <typename T>
+class Channel {
 public:
     // Returns false when the channel is closed (the value is dropped).
     bool push(T value) {
