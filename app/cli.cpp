@@ -73,7 +73,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option("--chunk-size", options.chunk_bytes,
                     "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default 4M for files, 1M for "
-                    "pipes, 16M for files on the GPU). Memory use is a few chunks, whatever the input size")
+                    "pipes). Memory use is a few chunks, whatever the input size")
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Validator(
             [](std::string &value) -> std::string {
