@@ -285,12 +285,21 @@ TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
 }
 
 TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
-    if (gpu_available()) GTEST_SKIP() << "a CUDA device is usable here";
+    // CUDA_VISIBLE_DEVICES= hides every GPU, so this runs the same on machines with and without one.
     write_file(file("p"), random_bytes(10));
-    Outcome r = run("$AESGPU encrypt -q p --backend gpu -K " + kKey128);
+    Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt -q p --backend gpu -K " + kKey128);
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+}
+
+TEST_F(Cli, AutoFallsBackToTheCpuAndSaysWhy) {
+    write_file(file("p"), random_bytes(1000));
+    Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt p -v -K " + kKey128);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("aesgpu: backend auto: using the CPU (no usable CUDA device: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("with cpu (OpenSSL"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, RefusesCiphertextOnATerminal) {
