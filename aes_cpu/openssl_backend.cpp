@@ -62,23 +62,17 @@ void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_by
     for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
 }
 
-OpenSslBackend::Slot &OpenSslBackend::checked_slot(std::size_t slot) {
-    if (slot >= slots_.size()) throw std::out_of_range("no such ring slot");
-    return slots_[slot];
-}
-
 std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
-    return checked_slot(slot).buffer.span();
+    return ring_slot(slots_, slot).buffer.span();
 }
 
 void OpenSslBackend::submit(std::size_t slot, std::size_t bytes) {
-    if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
     std::span<std::byte> first_piece;
     bool shared = false;
     {
         std::lock_guard lock(mutex_);
-        Slot &target = checked_slot(slot);
-        if (bytes > target.buffer.size()) throw std::invalid_argument("submit beyond the slot's buffer");
+        Slot &target = ring_slot(slots_, slot);
+        check_job_size(bytes, target.buffer.size());
         if (target.pieces_left != 0) throw std::logic_error("slot submitted twice");
         target.error = nullptr;
         const std::size_t share = (bytes / threads() + kAesBlockBytes - 1) / kAesBlockBytes * kAesBlockBytes;
@@ -98,7 +92,7 @@ void OpenSslBackend::submit(std::size_t slot, std::size_t bytes) {
 
 void OpenSslBackend::wait(std::size_t slot) {
     std::unique_lock lock(mutex_);
-    Slot &target = checked_slot(slot);
+    Slot &target = ring_slot(slots_, slot);
     piece_done_.wait(lock, [&] { return target.pieces_left == 0; });
     if (target.error) std::rethrow_exception(std::exchange(target.error, nullptr));
 }

@@ -52,7 +52,6 @@ private:
     void stop_workers() noexcept;
     static std::exception_ptr run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept;
     void finish_piece(std::size_t slot, std::exception_ptr error);
-    Slot &checked_slot(std::size_t slot);
 
     std::mutex mutex_;
     std::condition_variable work_ready_;

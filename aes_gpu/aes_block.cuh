@@ -28,7 +28,7 @@ struct State {
     std::uint32_t c0, c1, c2, c3;
 };
 
-// Encrypt round, output column from columns (a, b, c, d) = (c, c+1, c+2, c+3) (ShiftRows):
+// Encrypt round, output column from columns (a, b, c, d) = (c, c+1, c+2, c+3):
 // Te0[a0] ^ Te1[b1] ^ Te2[c2] ^ Te3[d3], with Te1 = Te0 rotl 8, Te2 = secondary, Te3 = Te2 rotl 8.
 template <typename Tables>
 AESGPU_HOST_DEVICE std::uint32_t encrypt_column(const Tables &t, std::uint32_t a, std::uint32_t b, std::uint32_t c,
@@ -64,39 +64,43 @@ AESGPU_HOST_DEVICE State add_round_key(State s, const std::uint32_t *k) {
     return {s.c0 ^ k[0], s.c1 ^ k[1], s.c2 ^ k[2], s.c3 ^ k[3]};
 }
 
-template <int Rounds, typename Tables>
-AESGPU_HOST_DEVICE State encrypt(State s, const std::uint32_t *rk, const Tables &t) {
+// One round's four columns. Output column c reads row r from column c + r (ShiftRows) or, when
+// Inverse, c - r (InvShiftRows); `column` combines those four words with round key word k[c].
+template <bool Inverse, typename Column>
+AESGPU_HOST_DEVICE State shifted_columns(const State &s, const std::uint32_t *k, const Column &column) {
+    if constexpr (Inverse) {
+        return {column(s.c0, s.c3, s.c2, s.c1, k[0]), column(s.c1, s.c0, s.c3, s.c2, k[1]),
+                column(s.c2, s.c1, s.c0, s.c3, k[2]), column(s.c3, s.c2, s.c1, s.c0, k[3])};
+    } else {
+        return {column(s.c0, s.c1, s.c2, s.c3, k[0]), column(s.c1, s.c2, s.c3, s.c0, k[1]),
+                column(s.c2, s.c3, s.c0, s.c1, k[2]), column(s.c3, s.c0, s.c1, s.c2, k[3])};
+    }
+}
+
+// The cipher's skeleton: whitening key, Rounds - 1 table rounds, a last round without MixColumns.
+template <int Rounds, bool Inverse, typename Column, typename LastColumn>
+AESGPU_HOST_DEVICE State rounds(State s, const std::uint32_t *rk, const Column &column, const LastColumn &last) {
     s = add_round_key(s, rk);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int round = 1; round < Rounds; ++round) {
-        const std::uint32_t *k = rk + 4 * round;
-        s = State{encrypt_column(t, s.c0, s.c1, s.c2, s.c3, k[0]), encrypt_column(t, s.c1, s.c2, s.c3, s.c0, k[1]),
-                  encrypt_column(t, s.c2, s.c3, s.c0, s.c1, k[2]), encrypt_column(t, s.c3, s.c0, s.c1, s.c2, k[3])};
-    }
-    const std::uint32_t *k = rk + 4 * Rounds;
-    return State{
-        encrypt_last_column(t, s.c0, s.c1, s.c2, s.c3, k[0]), encrypt_last_column(t, s.c1, s.c2, s.c3, s.c0, k[1]),
-        encrypt_last_column(t, s.c2, s.c3, s.c0, s.c1, k[2]), encrypt_last_column(t, s.c3, s.c0, s.c1, s.c2, k[3])};
+    for (int round = 1; round < Rounds; ++round) s = shifted_columns<Inverse>(s, rk + 4 * round, column);
+    return shifted_columns<Inverse>(s, rk + 4 * Rounds, last);
+}
+
+template <int Rounds, typename Tables>
+AESGPU_HOST_DEVICE State encrypt(State s, const std::uint32_t *rk, const Tables &t) {
+    return rounds<Rounds, false>(
+        s, rk, [&t](auto... words) { return encrypt_column(t, words...); },
+        [&t](auto... words) { return encrypt_last_column(t, words...); });
 }
 
 // `rk` is the decryption schedule (key_schedule.hpp).
 template <int Rounds, typename Tables>
 AESGPU_HOST_DEVICE State decrypt(State s, const std::uint32_t *rk, const Tables &t) {
-    s = add_round_key(s, rk);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int round = 1; round < Rounds; ++round) {
-        const std::uint32_t *k = rk + 4 * round;
-        s = State{decrypt_column(t, s.c0, s.c3, s.c2, s.c1, k[0]), decrypt_column(t, s.c1, s.c0, s.c3, s.c2, k[1]),
-                  decrypt_column(t, s.c2, s.c1, s.c0, s.c3, k[2]), decrypt_column(t, s.c3, s.c2, s.c1, s.c0, k[3])};
-    }
-    const std::uint32_t *k = rk + 4 * Rounds;
-    return State{
-        decrypt_last_column(t, s.c0, s.c3, s.c2, s.c1, k[0]), decrypt_last_column(t, s.c1, s.c0, s.c3, s.c2, k[1]),
-        decrypt_last_column(t, s.c2, s.c1, s.c0, s.c3, k[2]), decrypt_last_column(t, s.c3, s.c2, s.c1, s.c0, k[3])};
+    return rounds<Rounds, true>(
+        s, rk, [&t](auto... words) { return decrypt_column(t, words...); },
+        [&t](auto... words) { return decrypt_last_column(t, words...); });
 }
 
 } // namespace aesgpu::block

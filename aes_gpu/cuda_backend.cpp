@@ -87,19 +87,13 @@ void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes
     }
 }
 
-CudaBackend::Slot &CudaBackend::checked_slot(std::size_t slot) {
-    if (slot >= slots_.size()) throw std::out_of_range("no such ring slot");
-    return slots_[slot];
-}
-
 std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
-    return checked_slot(slot).host.span();
+    return ring_slot(slots_, slot).host.span();
 }
 
 void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
-    Slot &target = checked_slot(slot);
-    if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
-    if (bytes > target.host.size()) throw std::invalid_argument("submit beyond the slot's buffer");
+    Slot &target = ring_slot(slots_, slot);
+    check_job_size(bytes, target.host.size());
     // The current device is per host thread, and the pipeline submits from its reader thread.
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     const cudaStream_t stream = streams_[slot % streams_.size()].get();
@@ -112,7 +106,7 @@ void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
 }
 
 void CudaBackend::wait(std::size_t slot) {
-    Slot &target = checked_slot(slot);
+    Slot &target = ring_slot(slots_, slot);
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     AESGPU_CUDA_TRY(cudaEventSynchronize(target.done.get()));
 }

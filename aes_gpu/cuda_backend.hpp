@@ -33,7 +33,6 @@ private:
         DeviceBuffer device;
         CudaEvent done;
     };
-    Slot &checked_slot(std::size_t slot);
     void release_slots() noexcept;
 
     int device_;

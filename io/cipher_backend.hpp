@@ -7,7 +7,9 @@
 // it. io/ owns byte order, padding and files; backends own only blocks.
 #include <cstddef>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -42,5 +44,18 @@ public:
     // Blocks until the slot's job has finished; rethrows the job's failure, if any.
     virtual void wait(std::size_t slot) = 0;
 };
+
+// Argument checks every backend's slot_buffer()/submit() makes: the slot exists, and the job is
+// whole blocks that fit its buffer.
+template <typename Slot>
+Slot &ring_slot(std::vector<Slot> &slots, std::size_t slot) {
+    if (slot >= slots.size()) throw std::out_of_range("no such ring slot");
+    return slots[slot];
+}
+
+inline void check_job_size(std::size_t bytes, std::size_t slot_bytes) {
+    if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
+    if (bytes > slot_bytes) throw std::invalid_argument("submit beyond the slot's buffer");
+}
 
 } // namespace aesgpu
