@@ -28,24 +28,33 @@ SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::u
             kGpuFileChunkBytes};
 }
 
+// --backend gpu never falls back: any failure to start the GPU backend is reported as the reason.
+SelectedBackend required_gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    try {
+        return gpu_backend(options, key);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
+    }
+}
+
+SelectedBackend automatic_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    try {
+        SelectedBackend selected = gpu_backend(options, key);
+        spdlog::info("backend auto: using {}", selected.backend->describe());
+        return selected;
+    } catch (const std::runtime_error &e) {
+        spdlog::info("backend auto: using the CPU (no usable CUDA device: {})", e.what());
+        return cpu_backend(options, key);
+    }
+}
+
 } // namespace
 
 SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
     switch (options.backend) {
     case BackendChoice::cpu: return cpu_backend(options, key);
-    case BackendChoice::gpu: try { return gpu_backend(options, key);
-        } catch (const GpuUnavailable &e) {
-            throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
-        }
-    case BackendChoice::automatic:
-        try {
-            SelectedBackend selected = gpu_backend(options, key);
-            spdlog::info("backend auto: using {}", selected.backend->describe());
-            return selected;
-        } catch (const std::exception &e) {
-            spdlog::info("backend auto: using the CPU (no usable CUDA device: {})", e.what());
-            return cpu_backend(options, key);
-        }
+    case BackendChoice::gpu: return required_gpu_backend(options, key);
+    case BackendChoice::automatic: return automatic_backend(options, key);
     }
     throw std::logic_error("unknown backend choice");
 }
