@@ -2,15 +2,22 @@
 
 #include "app/backend_selection.hpp"
 #include "app/key_input.hpp"
+#include "app/passphrase.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 #include "io/pipeline.hpp"
+#include "io/salted_header.hpp"
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <iostream>
+#include <optional>
 #include <string_view>
 
 namespace aesgpu {
@@ -19,13 +26,57 @@ namespace {
 
 constexpr std::string_view kEncryptedSuffix = ".aes";
 
-SecretBytes load_key(const CipherOptions &options) {
+bool uses_raw_key(const CipherOptions &options) {
+    return !options.key_hex.empty() || !options.key_file.empty();
+}
+
+SecretBytes load_raw_key(const CipherOptions &options) {
     if (!options.key_hex.empty()) return parse_hex_key(options.key_hex);
     if (options.key_file == "-" && options.input == "-") {
         throw UsageError("--key-file - and the data cannot both come from standard input");
     }
-    if (!options.key_file.empty()) return read_key_file(options.key_file);
-    throw UsageError("a key is required: -K HEX or --key-file PATH");
+    return read_key_file(options.key_file);
+}
+
+std::string upper_hex(std::span<const std::uint8_t> bytes) {
+    std::string hex;
+    for (const std::uint8_t b : bytes) hex += fmt::format("{:02X}", b);
+    return hex;
+}
+
+// True when a regular-file input starts with "Salted__" (read with pread: nothing is consumed).
+bool starts_with_salted_header(const InputSource &source, int fd) {
+    if (!source.size()) return false;
+    std::array<std::byte, kSaltedHeaderBytes> header{};
+    return ::pread(fd, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()) &&
+           parse_salted_header(header).has_value();
+}
+
+// Everything passphrase mode decides before the data flows.
+struct PassphraseKey {
+    SecretBytes key;
+    Salt salt;
+};
+
+PassphraseKey passphrase_key(const CipherOptions &options, InputSource *source) {
+    const bool encrypting = options.direction == Direction::encrypt;
+    const std::string cipher = "AES-" + std::to_string(options.key_bits) + "-ECB";
+    const SecretBytes passphrase = options.pass_spec.empty() ? prompt_passphrase(cipher, encrypting)
+                                                             : read_passphrase(options.pass_spec, options.input == "-");
+    Salt salt{};
+    if (encrypting) {
+        salt = random_salt();
+    } else {
+        std::array<std::byte, kSaltedHeaderBytes> header{};
+        const auto salt_read = parse_salted_header(std::span(header).first(source->read_full(header)));
+        if (!salt_read) {
+            throw FormatError(
+                source->display_name() +
+                " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
+        }
+        salt = *salt_read;
+    }
+    return {derive_key(passphrase, salt, options.iterations, options.key_bits / 8), salt};
 }
 
 // Empty result: standard output.
@@ -51,31 +102,59 @@ std::string gigabytes_per_second(double bytes, double seconds) {
 
 void run_cipher_command(const CipherOptions &options) {
     const bool encrypting = options.direction == Direction::encrypt;
-    const SecretBytes key = load_key(options);
-    const std::string output_path = resolve_output_path(options);
-    if (encrypting) {
+    const bool passphrase_mode = !uses_raw_key(options);
+    SecretBytes key = passphrase_mode ? SecretBytes() : load_raw_key(options);
+    if (options.print_key && !passphrase_mode) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
+    if (passphrase_mode && options.pass_spec.empty() && !can_prompt()) {
+        throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
+    }
+    const std::string output_path = options.print_key ? std::string() : resolve_output_path(options);
+    if (encrypting && !options.print_key) {
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
                      "stay visible, and nothing detects tampering (-q silences this)");
     }
 
-    InputSource source = InputSource::open(options.input);
+    std::optional<InputSource> source;
+    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(options.input));
+    if (!passphrase_mode && !encrypting && starts_with_salted_header(*source, source->fd())) {
+        throw UsageError(source->display_name() +
+                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
+    }
+    std::optional<Salt> salt;
+    if (passphrase_mode) {
+        PassphraseKey derived = passphrase_key(options, source ? &*source : nullptr);
+        key = std::move(derived.key);
+        salt = derived.salt;
+        if (options.print_key) {
+            std::cerr << "salt=" << upper_hex(*salt) << "\nkey=" << upper_hex(key.view()) << "\n";
+            return;
+        }
+    }
+
     // The backend before the output: if it cannot start, no temporary file is ever created.
     SelectedBackend selected = select_backend(options, key.view());
-    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
+    const std::size_t default_chunk = source->size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
-    const OutputPolicy policy{options.force, &source.status()};
+    const OutputPolicy policy{options.force, &source->status()};
     OutputSink sink =
-        output_path.empty() ? OutputSink::standard_output(&source.status()) : OutputSink::create(output_path, policy);
+        output_path.empty() ? OutputSink::standard_output(&source->status()) : OutputSink::create(output_path, policy);
     if (encrypting && sink.is_terminal() && !options.force) {
         throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
     }
 
     const PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
-                 source.display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,
+                 source->display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,
                  pipeline.ring_slots);
+    if (salt && encrypting) sink.write_all(make_salted_header(*salt));
 
-    const PipelineStats stats = run_pipeline(source, sink, *selected.backend, pipeline);
+    PipelineStats stats;
+    try {
+        stats = run_pipeline(*source, sink, *selected.backend, pipeline);
+    } catch (const BadPadding &) {
+        if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
+        throw;
+    }
     if (stats.chunk_bytes != pipeline.chunk_bytes) {
         spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
     }

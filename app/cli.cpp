@@ -21,12 +21,16 @@ constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt -K 000102030405060708090a0b0c0d0e0f < in.bin > out.aes
   tar c photos/ | aesgpu encrypt --key-file my.key -o photos.tar.aes
   head -c 32 /dev/urandom > my.key                  a new random AES-256 key
-Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it.)";
+  aesgpu encrypt notes.txt                          asks for a passphrase (AES-256, PBKDF2)
+  aesgpu encrypt -p env:BACKUP_PASS db.dump         passphrase from a variable, not from `ps`
+Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
+for passphrase files, openssl enc -d -aes-256-ecb -pbkdf2 -pass ... does.)";
 
 constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt report.pdf.aes --key-file my.key   writes report.pdf
   aesgpu decrypt -c photos.tar.aes --key-file my.key | tar x
   aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
+  aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
 A wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves no
 output file; ECB has no authentication, so a tampered file can decrypt to garbage undetected.)";
 
@@ -53,7 +57,22 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
                                      "File holding the key: 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits "
                                      "and an optional newline")
                          ->option_text("PATH");
+    auto *pass = command
+                     .add_option("-p,--pass", options.pass_spec,
+                                 "Passphrase, as openssl's -pass: pass:TEXT, env:VAR, file:PATH, fd:N or stdin. "
+                                 "Output is `openssl enc -pbkdf2` format (Salted__ header, PBKDF2-HMAC-SHA256). "
+                                 "With no key at all, aesgpu asks on the terminal")
+                     ->option_text("SPEC");
     key->excludes(key_file);
+    pass->excludes(key)->excludes(key_file);
+    command.add_option("--iter", options.iterations, "PBKDF2 iterations in passphrase mode (default 10000)")
+        ->check(CLI::Range(1u, 100000000u))
+        ->option_text("N");
+    command.add_option("--key-bits", options.key_bits, "AES key size in passphrase mode: 128, 192 or 256 (default)")
+        ->check(CLI::IsMember({128u, 192u, 256u}))
+        ->option_text("BITS");
+    command.add_flag("-P,--print-key", options.print_key,
+                     "Passphrase mode: print salt= and key= (as openssl enc -P) to stderr and stop");
 
     command.add_flag("--no-pad", options.no_pad,
                      "No PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");

@@ -23,6 +23,10 @@ struct CipherOptions {
     bool force = false;
     std::string key_hex;
     std::string key_file;
+    std::string pass_spec;       // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
+    unsigned iterations = 10000; // --iter: PBKDF2 iterations
+    unsigned key_bits = 256;     // --key-bits: AES key size in passphrase mode
+    bool print_key = false;      // -P: print salt and key, then stop
     bool no_pad = false;
     BackendChoice backend = BackendChoice::automatic;
     unsigned threads = 0;        // 0: all hardware threads

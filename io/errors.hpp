@@ -18,6 +18,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Decryption finished but the padding is wrong: almost always the wrong key or passphrase.
+class BadPadding : public FormatError {
+public:
+    using FormatError::FormatError;
+};
+
 // Not enough memory of some kind (pinned host, device) for the buffers asked for; smaller ones
 // may still fit.
 class ResourceExhausted : public std::runtime_error {

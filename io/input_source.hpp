@@ -28,6 +28,7 @@ public:
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] const struct stat &status() const { return status_; }
     [[nodiscard]] bool is_standard_input() const { return is_stdin_; }
+    [[nodiscard]] int fd() const { return fd_; }
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin);

@@ -149,7 +149,7 @@ private:
             auto bytes = backend_.slot_buffer(chunk->slot).first(chunk->bytes);
             if (chunk->final && options_.pkcs7_padding && options_.direction == Direction::decrypt) {
                 const auto unpadded = pkcs7_unpadded_length(bytes);
-                if (!unpadded) throw FormatError("bad decrypt (wrong key or corrupted input)");
+                if (!unpadded) throw BadPadding("bad decrypt (wrong key or corrupted input)");
                 bytes = bytes.first(*unpadded);
             }
             sink_.write_all(bytes);

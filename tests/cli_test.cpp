@@ -147,6 +147,84 @@ TEST_F(Cli, KeyFileRawAndHex) {
     EXPECT_EQ(r.status, 0) << r.err;
 }
 
+TEST_F(Cli, PassphrasesInteroperateWithOpensslPbkdf2BothWays) {
+    write_file(file("p"), random_bytes(70001));
+    for (const unsigned bits : {128u, 192u, 256u}) {
+        for (const unsigned iterations : {1000u, 10000u}) {
+            SCOPED_TRACE("AES-" + std::to_string(bits) + " iter " + std::to_string(iterations));
+            const std::string ours = " --key-bits " + std::to_string(bits) + " --iter " + std::to_string(iterations);
+            const std::string theirs =
+                " -aes-" + std::to_string(bits) + "-ecb -pbkdf2 -iter " + std::to_string(iterations);
+            Outcome r = run("$AESGPU encrypt -q p -o ours.enc -p pass:s3cret" + ours + " && openssl enc -d" + theirs +
+                            " -pass pass:s3cret -in ours.enc | cmp - p && openssl enc" + theirs +
+                            " -pass pass:s3cret -in p -out theirs.enc && $AESGPU decrypt theirs.enc -o back -p "
+                            "pass:s3cret" +
+                            ours + " && cmp back p && rm -f ours.enc theirs.enc back");
+            EXPECT_EQ(r.status, 0) << r.err;
+        }
+    }
+}
+
+TEST_F(Cli, PassphraseSourcesAndPrintKey) {
+    write_file(file("p"), random_bytes(5000));
+    const std::string pw = "correct horse\n";
+    write_file(file("pw.txt"), Bytes(pw.begin(), pw.end()));
+    Outcome r = run("openssl enc -aes-256-ecb -pbkdf2 -pass 'pass:correct horse' -in p -out t.enc && "
+                    "PW='correct horse' $AESGPU decrypt t.enc -o a -p env:PW && cmp a p && "
+                    "$AESGPU decrypt t.enc -o b -p file:pw.txt && cmp b p && "
+                    "$AESGPU decrypt t.enc -o c -p fd:3 3< pw.txt && cmp c p && "
+                    "$AESGPU decrypt t.enc -o d -p stdin < pw.txt && cmp d p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    // -P prints what `openssl enc -P` prints for the same file and passphrase, and writes nothing.
+    Outcome ours = run("$AESGPU decrypt t.enc -P -p file:pw.txt");
+    Outcome theirs = run("openssl enc -d -aes-256-ecb -pbkdf2 -pass 'pass:correct horse' -in t.enc -P");
+    ASSERT_EQ(ours.status, 0) << ours.err;
+    EXPECT_EQ(ours.err, theirs.out);
+    EXPECT_FALSE(std::filesystem::exists(file("t")));
+    Outcome fresh = run("$AESGPU encrypt -P -p pass:x");
+    EXPECT_EQ(fresh.status, 0) << fresh.err;
+    EXPECT_EQ(fresh.err.size(), std::string("salt=\nkey=\n").size() + 16 + 64) << fresh.err;
+}
+
+TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
+    write_file(file("p"), random_bytes(30000));
+    ASSERT_EQ(run("$AESGPU encrypt -q p -p pass:right").status, 0);
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        const std::string wrong = "pass:wrong" + std::to_string(attempt);
+        if (run("openssl enc -d -aes-256-ecb -pbkdf2 -pass " + wrong + " -in p.aes -out /dev/null").status == 0)
+            continue;
+        Outcome r = run("$AESGPU decrypt p.aes -o out -p " + wrong);
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.err, "aesgpu: bad decrypt (wrong passphrase or corrupted input)\n");
+        EXPECT_FALSE(std::filesystem::exists(file("out")));
+        break;
+    }
+    Outcome raw = run("$AESGPU decrypt p.aes -o out -K " + kKey128);
+    EXPECT_EQ(raw.status, 2);
+    EXPECT_NE(raw.err.find("encrypted with a passphrase; give it with -p/--pass"), std::string::npos) << raw.err;
+    Outcome none = run("$AESGPU decrypt p.aes -o out");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("-p/--pass"), std::string::npos) << none.err;
+    Outcome unsalted =
+        run("$AESGPU encrypt -q p -o raw.aes -K " + kKey128 + " && $AESGPU decrypt raw.aes -o x -p pass:a");
+    EXPECT_EQ(unsalted.status, 1);
+    EXPECT_NE(unsalted.err.find("no 'Salted__' header"), std::string::npos) << unsalted.err;
+}
+
+TEST_F(Cli, PromptsForThePassphraseOnATerminal) {
+    if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(1000));
+    // script gives aesgpu a terminal and types what it reads from its standard input.
+    Outcome r = run("(sleep 0.5; printf 'tty pw\\n'; sleep 0.5; printf 'tty pw\\n') | "
+                    "script -qec '$AESGPU encrypt -q p -o p.enc' /dev/null >/dev/null && "
+                    "openssl enc -d -aes-256-ecb -pbkdf2 -pass 'pass:tty pw' -in p.enc | cmp - p");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    Outcome mismatch = run("(sleep 0.5; printf 'one\\n'; sleep 0.5; printf 'two\\n') | "
+                           "script -qec '$AESGPU encrypt -q p -o q.enc' /dev/null");
+    EXPECT_NE(mismatch.out.find("do not match"), std::string::npos) << mismatch.out;
+    EXPECT_FALSE(std::filesystem::exists(file("q.enc")));
+}
+
 TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
     write_file(file("p"), random_bytes(70000));
     ASSERT_EQ(run("$AESGPU encrypt -q p -K " + kKey128).status, 0);
@@ -214,7 +292,12 @@ TEST_F(Cli, UsageErrorsExitTwo) {
         "$AESGPU encrypt p -K 0001",                                             // short key
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0fff",               // 34 digits
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0z",                 // not hex
-        "$AESGPU encrypt p",                                                     // no key
+        "$AESGPU encrypt p",                                                     // no key, no terminal
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f -p pass:x",       // two keys
+        "$AESGPU encrypt p -p pass:x --key-bits 100",                            // bad key size
+        "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f -P",              // -P without passphrase
+        "$AESGPU encrypt p -p bogus:x",                                          // bad SPEC
+        "$AESGPU encrypt -p stdin < p",                                          // passphrase and data on stdin
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --bogus",         // unknown option
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f -o x -c",         // -o and -c
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --backend tpu",   // bad backend
