@@ -34,7 +34,8 @@ constexpr const char *kDecryptExamples = R"(Examples:
 A wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves no
 output file; ECB has no authentication, so a tampered file can decrypt to garbage undetected.)";
 
-constexpr const char *kExitCodes = "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error.";
+constexpr const char *kExitCodes =
+    "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 130 Ctrl-C, 143 SIGTERM.";
 
 void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_option("FILE", options.input, "Input file; '-' or absent: standard input")->type_name("");

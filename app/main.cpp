@@ -2,6 +2,7 @@
 #include "app/cipher_command.hpp"
 #include "app/cli.hpp"
 #include "app/info_command.hpp"
+#include "app/interrupts.hpp"
 #include "app/logging.hpp"
 #include "app/usage_error.hpp"
 
@@ -17,6 +18,7 @@ constexpr int kExitUsage = 2;
 
 int main(int argc, char **argv) {
     using namespace aesgpu;
+    install_interrupt_handlers();
     configure_logging({});
     CommandLine parsed;
     CLI::App app;

@@ -1,5 +1,6 @@
 #include "app/passphrase.hpp"
 
+#include "app/interrupts.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
 #include "io/unique_fd.hpp"
@@ -52,11 +53,13 @@ public:
         if (::tcgetattr(fd_, &saved_) == 0) {
             termios quiet = saved_;
             quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+            arm_terminal_restore(fd_, saved_); // Ctrl-C at the prompt must not leave echo off
             active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0;
         }
     }
     ~EchoOff() {
         if (active_) (void)::tcsetattr(fd_, TCSAFLUSH, &saved_);
+        disarm_terminal_restore();
     }
     EchoOff(const EchoOff &) = delete;
     EchoOff &operator=(const EchoOff &) = delete;

@@ -2,6 +2,7 @@
 
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
+#include "io/interrupt_cleanup.hpp"
 
 #include <fcntl.h>
 #include <stdio.h> // renameat2
@@ -69,6 +70,7 @@ OutputSink::~OutputSink() {
     if (!temporary_path_.empty()) {
         owned_fd_.reset();
         ::unlink(temporary_path_.c_str());
+        disarm_temporary_file();
     }
 }
 
@@ -128,6 +130,7 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     const int raw = fd.get();
     OutputSink sink(std::move(fd), raw, name);
     sink.temporary_path_ = writable.data();
+    arm_temporary_file(sink.temporary_path_);
     sink.final_path_ = final_path;
     sink.final_mode_ = final_mode;
     sink.overwrite_ = policy.overwrite;
@@ -155,6 +158,7 @@ void OutputSink::commit() {
     }
     if (!temporary_path_.empty()) {
         rename_into_place(temporary_path_, final_path_, overwrite_);
+        disarm_temporary_file();
         temporary_path_.clear();
     }
 }

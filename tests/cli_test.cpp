@@ -279,6 +279,23 @@ TEST_F(Cli, RefusesToWriteOverTheInput) {
     }
 }
 
+TEST_F(Cli, SignalsRemoveThePartialOutputAndSetTheExitStatus) {
+    // aesgpu reads a FIFO that stays open (fd 3) after 3 MB, so it is mid-run when the signal
+    // comes. set -m gives the background job its own process group, so SIGINT is not pre-ignored.
+    ASSERT_EQ(run("mkfifo in.fifo").status, 0);
+    for (const auto &[signal, status] : {std::pair{"INT", 130}, std::pair{"TERM", 143}, std::pair{"HUP", 129}}) {
+        Outcome r = run(std::string("set -m; $AESGPU encrypt -q in.fifo -o out -K ") + kKey128 +
+                        " & pid=$!; exec 3>in.fifo; head -c 3000000 /dev/urandom >&3; sleep 1; "
+                        "ls -A | grep -c aesgpu-; kill -" +
+                        signal + " $pid; wait $pid; echo status=$?; exec 3>&-; ls -A");
+        EXPECT_NE(r.out.find("1\nstatus=" + std::to_string(status) + "\n"), std::string::npos)
+            << signal << ": the partial file should exist mid-run and the status be " << status << "\n"
+            << r.out << r.err;
+        EXPECT_EQ(r.out.find("aesgpu-", r.out.find("status=")), std::string::npos) << signal << " left:\n" << r.out;
+        EXPECT_FALSE(std::filesystem::exists(file("out"))) << signal;
+    }
+}
+
 TEST_F(Cli, StandardOutputFullIsAnError) {
     write_file(file("p"), random_bytes(100000));
     Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " > /dev/full");
