@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <optional>
@@ -30,9 +31,13 @@ bool uses_raw_key(const CipherOptions &options) {
     return !options.key_hex.empty() || !options.key_file.empty();
 }
 
+bool reads_standard_input(const CipherOptions &options) {
+    return std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
+}
+
 SecretBytes load_raw_key(const CipherOptions &options) {
     if (!options.key_hex.empty()) return parse_hex_key(options.key_hex);
-    if (options.key_file == "-" && options.input == "-") {
+    if (options.key_file == "-" && reads_standard_input(options)) {
         throw UsageError("--key-file - and the data cannot both come from standard input");
     }
     return read_key_file(options.key_file);
@@ -52,44 +57,64 @@ bool starts_with_salted_header(const InputSource &source, int fd) {
            parse_salted_header(header).has_value();
 }
 
-// Everything passphrase mode decides before the data flows.
-struct PassphraseKey {
-    SecretBytes key;
-    Salt salt;
+// Where keys come from, settled once for all inputs: the prompt or a fd: passphrase is read once.
+struct KeySource {
+    bool passphrase_mode = false;
+    SecretBytes raw_key;
+    SecretBytes passphrase;
 };
 
-PassphraseKey passphrase_key(const CipherOptions &options, InputSource *source) {
-    const bool encrypting = options.direction == Direction::encrypt;
-    const std::string cipher = "AES-" + std::to_string(options.key_bits) + "-ECB";
-    const SecretBytes passphrase = options.pass_spec.empty() ? prompt_passphrase(cipher, encrypting)
-                                                             : read_passphrase(options.pass_spec, options.input == "-");
-    Salt salt{};
-    if (encrypting) {
-        salt = random_salt();
-    } else {
-        std::array<std::byte, kSaltedHeaderBytes> header{};
-        const auto salt_read = parse_salted_header(std::span(header).first(source->read_full(header)));
-        if (!salt_read) {
-            throw FormatError(
-                source->display_name() +
-                " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
-        }
-        salt = *salt_read;
+KeySource settle_key_source(const CipherOptions &options) {
+    KeySource keys;
+    keys.passphrase_mode = !uses_raw_key(options);
+    if (!keys.passphrase_mode) {
+        if (options.print_key) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
+        keys.raw_key = load_raw_key(options);
+        return keys;
     }
-    return {derive_key(passphrase, salt, options.iterations, options.key_bits / 8), salt};
+    if (options.pass_spec.empty()) {
+        if (!can_prompt()) {
+            throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
+        }
+        const std::string cipher = "AES-" + std::to_string(options.key_bits) + "-ECB";
+        keys.passphrase = prompt_passphrase(cipher, options.direction == Direction::encrypt);
+    } else {
+        keys.passphrase = read_passphrase(options.pass_spec, reads_standard_input(options));
+    }
+    return keys;
+}
+
+// Passphrase mode: a fresh salt when encrypting, the input's Salted__ header when decrypting.
+Salt salt_for(const CipherOptions &options, InputSource *source) {
+    if (options.direction == Direction::encrypt) return random_salt();
+    std::array<std::byte, kSaltedHeaderBytes> header{};
+    const auto salt = parse_salted_header(std::span(header).first(source->read_full(header)));
+    if (!salt) {
+        throw FormatError(source->display_name() +
+                          " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
+    }
+    return *salt;
+}
+
+void check_inputs(const CipherOptions &options) {
+    if (options.inputs.size() < 2) return;
+    if (!options.output.empty() || options.to_stdout) {
+        throw UsageError("with several input files each gets its own output: drop -o/-c");
+    }
+    if (reads_standard_input(options)) throw UsageError("'-' (standard input) cannot be one of several inputs");
+    if (options.print_key) throw UsageError("-P/--print-key takes one input");
 }
 
 // Empty result: standard output.
-std::string resolve_output_path(const CipherOptions &options) {
+std::string resolve_output_path(const CipherOptions &options, const std::string &input) {
     if (options.to_stdout || options.output == "-") return {};
     if (!options.output.empty()) return options.output;
-    if (options.input == "-") return {};
-    if (options.direction == Direction::encrypt) return options.input + std::string(kEncryptedSuffix);
-    const std::string_view input = options.input;
-    if (input.size() > kEncryptedSuffix.size() && input.ends_with(kEncryptedSuffix)) {
-        return std::string(input.substr(0, input.size() - kEncryptedSuffix.size()));
+    if (input == "-") return {};
+    if (options.direction == Direction::encrypt) return input + std::string(kEncryptedSuffix);
+    if (input.size() > kEncryptedSuffix.size() && std::string_view(input).ends_with(kEncryptedSuffix)) {
+        return input.substr(0, input.size() - kEncryptedSuffix.size());
     }
-    throw UsageError("cannot name the output for '" + options.input +
+    throw UsageError("cannot name the output for '" + input +
                      "' (it does not end in .aes); give one with -o OUT, or -c for standard output");
 }
 
@@ -98,33 +123,23 @@ std::string gigabytes_per_second(double bytes, double seconds) {
     return fmt::format("{:.2f} GB/s", bytes / seconds / 1e9);
 }
 
-} // namespace
-
-void run_cipher_command(const CipherOptions &options) {
+// One input to its output. Throws on failure; the output is committed only on success.
+void run_one(const CipherOptions &options, const std::string &input, const KeySource &keys) {
     const bool encrypting = options.direction == Direction::encrypt;
-    const bool passphrase_mode = !uses_raw_key(options);
-    SecretBytes key = passphrase_mode ? SecretBytes() : load_raw_key(options);
-    if (options.print_key && !passphrase_mode) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
-    if (passphrase_mode && options.pass_spec.empty() && !can_prompt()) {
-        throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
-    }
-    const std::string output_path = options.print_key ? std::string() : resolve_output_path(options);
-    if (encrypting && !options.print_key) {
-        spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
-                     "stay visible, and nothing detects tampering (-q silences this)");
-    }
+    const bool passphrase_mode = keys.passphrase_mode;
+    SecretBytes key = passphrase_mode ? SecretBytes() : SecretBytes(keys.raw_key.view());
+    const std::string output_path = options.print_key ? std::string() : resolve_output_path(options, input);
 
     std::optional<InputSource> source;
-    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(options.input));
+    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(input));
     if (!passphrase_mode && !encrypting && starts_with_salted_header(*source, source->fd())) {
         throw UsageError(source->display_name() +
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
     }
     std::optional<Salt> salt;
     if (passphrase_mode) {
-        PassphraseKey derived = passphrase_key(options, source ? &*source : nullptr);
-        key = std::move(derived.key);
-        salt = derived.salt;
+        salt = salt_for(options, source ? &*source : nullptr);
+        key = derive_key(keys.passphrase, *salt, options.iterations, options.key_bits / 8);
         if (options.print_key) {
             std::cerr << "salt=" << upper_hex(*salt) << "\nkey=" << upper_hex(key.view()) << "\n";
             return;
@@ -162,6 +177,46 @@ void run_cipher_command(const CipherOptions &options) {
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
                  stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),
                  stats.bytes_written);
+}
+
+} // namespace
+
+int run_cipher_command(const CipherOptions &given) {
+    CipherOptions options = given;
+    if (options.inputs.empty()) options.inputs = {"-"};
+    check_inputs(options);
+    const KeySource keys = settle_key_source(options);
+    const bool encrypting = options.direction == Direction::encrypt;
+    if (encrypting && !options.print_key) {
+        spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
+                     "stay visible, and nothing detects tampering (-q silences this)");
+    }
+    if (options.inputs.size() == 1) {
+        run_one(options, options.inputs.front(), keys); // failures reach main() as they are
+        return 0;
+    }
+    // Several files: each on its own; one failure does not stop the others.
+    int status = 0;
+    std::size_t failed = 0;
+    for (const std::string &input : options.inputs) {
+        try {
+            run_one(options, input, keys);
+        } catch (const UsageError &e) {
+            spdlog::error("{}", e.what());
+            status = 2;
+            ++failed;
+        } catch (const std::exception &e) {
+            spdlog::error("{}", e.what());
+            status = std::max(status, 1);
+            ++failed;
+        }
+    }
+    if (!options.log.quiet) {
+        std::cerr << fmt::format("aesgpu: {} {} of {} files{}\n", encrypting ? "encrypted" : "decrypted",
+                                 options.inputs.size() - failed, options.inputs.size(),
+                                 failed ? fmt::format(", {} failed", failed) : "");
+    }
+    return status;
 }
 
 } // namespace aesgpu

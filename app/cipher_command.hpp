@@ -3,8 +3,10 @@
 
 namespace aesgpu {
 
-// `aesgpu encrypt` / `aesgpu decrypt`: resolves input, output and key, runs the pipeline, and
-// commits the output only on success. Throws UsageError (exit 2) or std::exception (exit 1).
-void run_cipher_command(const CipherOptions &options);
+// `aesgpu encrypt` / `aesgpu decrypt`: resolves inputs, outputs and key, runs the pipeline, and
+// commits each output only on success. With one input, throws UsageError (exit 2) or
+// std::exception (exit 1); with several, reports each failure, goes on, prints a summary and
+// returns the exit status (2 if any usage error, else 1 if any failure, else 0).
+[[nodiscard]] int run_cipher_command(const CipherOptions &given);
 
 } // namespace aesgpu

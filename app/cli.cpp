@@ -38,7 +38,8 @@ constexpr const char *kExitCodes =
     "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 130 Ctrl-C, 143 SIGTERM.";
 
 void add_cipher_options(CLI::App &command, CipherOptions &options) {
-    command.add_option("FILE", options.input, "Input file; '-' or absent: standard input")->type_name("");
+    command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
+        ->type_name("");
     auto *output = command
                        .add_option("-o,--output", options.output,
                                    "Output file, '-' for standard output. Default: FILE.aes when encrypting, "

@@ -43,10 +43,7 @@ int main(int argc, char **argv) {
     try {
         switch (parsed.command) {
         case Command::encrypt:
-        case Command::decrypt:
-            configure_logging(parsed.cipher().log);
-            run_cipher_command(parsed.cipher());
-            break;
+        case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
         case Command::info: print_info(std::cout); break;
         case Command::none: return kExitUsage;
         }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -17,9 +18,9 @@ struct LogOptions {
 
 struct CipherOptions {
     Direction direction = Direction::encrypt;
-    std::string input = "-";
-    std::string output;     // empty: derive from the input name
-    bool to_stdout = false; // -c
+    std::vector<std::string> inputs; // empty: standard input
+    std::string output;              // empty: derive from the input name
+    bool to_stdout = false;          // -c
     bool force = false;
     std::string key_hex;
     std::string key_file;

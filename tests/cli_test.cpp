@@ -225,6 +225,25 @@ TEST_F(Cli, PromptsForThePassphraseOnATerminal) {
     EXPECT_FALSE(std::filesystem::exists(file("q.enc")));
 }
 
+TEST_F(Cli, SeveralInputsEachGetTheirOwnOutputAndOneFailureDoesNotStopTheOthers) {
+    write_file(file("a"), random_bytes(1000));
+    write_file(file("b"), random_bytes(5000));
+    Outcome r = run("$AESGPU encrypt a missing b -K " + kKey128);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("aesgpu: cannot open 'missing'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("aesgpu: encrypted 2 of 3 files, 1 failed\n"), std::string::npos) << r.err;
+    for (const char *name : {"a", "b"}) {
+        Bytes expected;
+        ASSERT_TRUE(openssl_ecb(from_hex(kKey128), Direction::encrypt, true, read_file(file(name)), expected));
+        EXPECT_TRUE(read_file(file(std::string(name) + ".aes")) == expected) << name;
+    }
+    Outcome back = run("mkdir d && mv a.aes b.aes d/ && $AESGPU decrypt -q d/a.aes d/b.aes -K " + kKey128 +
+                       " && cmp d/a a && cmp d/b b");
+    EXPECT_EQ(back.status, 0) << back.err;
+    EXPECT_EQ(run("$AESGPU encrypt -q a b -o out -K " + kKey128).status, 2);
+    EXPECT_EQ(run("$AESGPU encrypt -q a - -K " + kKey128).status, 2);
+}
+
 TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
     write_file(file("p"), random_bytes(70000));
     ASSERT_EQ(run("$AESGPU encrypt -q p -K " + kKey128).status, 0);
