@@ -3,6 +3,7 @@
 #include "app/backend_selection.hpp"
 #include "app/key_input.hpp"
 #include "app/passphrase.hpp"
+#include "app/progress.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
@@ -157,19 +158,28 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
         throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
     }
 
-    const PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
+    PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
                  source->display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,
                  pipeline.ring_slots);
     if (salt && encrypting) sink.write_all(make_salted_header(*salt));
 
+    const bool show_progress =
+        options.progress == ProgressChoice::always ||
+        (options.progress == ProgressChoice::automatic && !options.log.quiet && ::isatty(STDERR_FILENO) == 1);
+    const std::string backend_name = selected.backend->describe();
+    ProgressBar progress(show_progress, source->size(), backend_name.substr(0, backend_name.find(" (")));
+    pipeline.on_progress = [&progress](std::uint64_t done) { progress.update(done); };
+
     PipelineStats stats;
     try {
         stats = run_pipeline(*source, sink, *selected.backend, pipeline);
     } catch (const BadPadding &) {
+        progress.finish();
         if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
         throw;
     }
+    progress.finish();
     if (stats.chunk_bytes != pipeline.chunk_bytes) {
         spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
     }

@@ -108,6 +108,13 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
             },
             "SIZE", "multiple of 16"))
         ->option_text("SIZE");
+    auto *progress = command.add_flag_callback(
+        "--progress", [&options] { options.progress = ProgressChoice::always; },
+        "Show the progress line on stderr even when it is not a terminal");
+    auto *no_progress = command.add_flag_callback(
+        "--no-progress", [&options] { options.progress = ProgressChoice::never; },
+        "Never show the progress line (default: shown on a terminal for jobs over 0.3 s)");
+    progress->excludes(no_progress);
     command.add_flag("-v,--verbose", options.log.verbosity,
                      "Log backend, chunk size, threads and throughput (-vv: more)");
     command.add_flag("-q,--quiet", options.log.quiet, "Only errors on stderr (silences the ECB warning)");

@@ -10,6 +10,7 @@
 namespace aesgpu {
 
 enum class BackendChoice { automatic, cpu, gpu };
+enum class ProgressChoice { automatic, always, never }; // automatic: when stderr is a terminal
 
 struct LogOptions {
     int verbosity = 0; // -v count
@@ -33,6 +34,7 @@ struct CipherOptions {
     unsigned threads = 0;        // 0: all hardware threads
     unsigned streams = 4;        // CUDA streams of the GPU backend
     std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
+    ProgressChoice progress = ProgressChoice::automatic;
     LogOptions log;
 };
 

@@ -19,6 +19,7 @@ struct FilledChunk {
     std::size_t slot;
     std::size_t bytes; // whole blocks submitted to the backend
     bool final;
+    std::size_t input_bytes; // read from the input for this chunk (before padding)
 };
 
 void validate(const PipelineOptions &options) {
@@ -107,7 +108,7 @@ private:
             }
             const std::size_t blocks = seal_chunk(*slot, length, final);
             backend_.submit(*slot, blocks);
-            filled_.push({*slot, blocks, final});
+            filled_.push({*slot, blocks, final, length});
             if (final) return;
             slot = next;
             length = next_length;
@@ -154,6 +155,8 @@ private:
             }
             sink_.write_all(bytes);
             stats_.bytes_written += bytes.size();
+            input_done_ += chunk->input_bytes;
+            if (options_.on_progress) options_.on_progress(input_done_);
             free_slots_.push(chunk->slot);
         }
     }
@@ -165,7 +168,8 @@ private:
     std::size_t chunk_bytes_;
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
-    PipelineStats stats_; // bytes_read: reader thread; bytes_written: calling thread
+    PipelineStats stats_;          // bytes_read: reader thread; bytes_written: calling thread
+    std::uint64_t input_done_ = 0; // calling thread, for on_progress
 };
 
 } // namespace

@@ -315,6 +315,22 @@ TEST_F(Cli, SignalsRemoveThePartialOutputAndSetTheExitStatus) {
     }
 }
 
+TEST_F(Cli, ProgressLineOnlyWhenAskedOrOnATerminal) {
+    // A slow FIFO keeps the job running past the 0.3 s before the line first shows.
+    ASSERT_EQ(run("mkfifo slow").status, 0);
+    const std::string feed = " & exec 3>slow; head -c 2000000 /dev/urandom >&3; sleep 1; head -c 10 /dev/urandom >&3; "
+                             "exec 3>&-; wait $!";
+    Outcome forced = run("$AESGPU encrypt -q --progress slow -o a -K " + kKey128 + feed);
+    EXPECT_EQ(forced.status, 0) << forced.err;
+    EXPECT_NE(forced.err.find("\r"), std::string::npos) << forced.err;
+    EXPECT_NE(forced.err.find("GB/s  cpu"), std::string::npos) << forced.err;
+    EXPECT_EQ(forced.err.substr(forced.err.size() - 4), "\r\033[K") << "the line is erased at the end";
+    Outcome plain = run("$AESGPU encrypt -q slow -o b -K " + kKey128 + feed); // stderr is a file here
+    EXPECT_EQ(plain.status, 0) << plain.err;
+    EXPECT_EQ(plain.err, "");
+    EXPECT_EQ(run("$AESGPU encrypt p --progress --no-progress -K " + kKey128).status, 2);
+}
+
 TEST_F(Cli, StandardOutputFullIsAnError) {
     write_file(file("p"), random_bytes(100000));
     Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " > /dev/full");
