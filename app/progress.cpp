@@ -39,8 +39,8 @@ std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> tot
     const std::string eta = rate > 0 ? clock_time(double(*total - std::min(done, *total)) / rate) : "-:--";
     std::string numbers = fmt::format(" {:3.0f}%  {} / {}  {}  ETA {}", fraction * 100, human_bytes(double(done)),
                                       human_bytes(double(*total)), tail, eta);
-    const std::size_t bar_width =
-        width > numbers.size() + 12 ? std::min<std::size_t>(40, width - numbers.size() - 2) : 10;
+    // A fixed width, so the bar does not jump as the numbers change length.
+    const std::size_t bar_width = width >= 80 ? 24 : 10;
     const auto filled = static_cast<std::size_t>(fraction * double(bar_width));
     return "[" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "]" + numbers;
 }
