@@ -42,7 +42,10 @@ std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> tot
     // A fixed width, so the bar does not jump as the numbers change length.
     const std::size_t bar_width = width >= 80 ? 24 : 10;
     const auto filled = static_cast<std::size_t>(fraction * double(bar_width));
-    return "[" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "]" + numbers;
+    std::string line;
+    line.reserve(bar_width + 2 + numbers.size());
+    line.append("[").append(filled, '#').append(bar_width - filled, '.').append("]").append(numbers);
+    return line;
 }
 
 ProgressBar::ProgressBar(bool enabled, std::optional<std::uint64_t> total, std::string backend)
