@@ -331,6 +331,24 @@ TEST_F(Cli, ProgressLineOnlyWhenAskedOrOnATerminal) {
     EXPECT_EQ(run("$AESGPU encrypt p --progress --no-progress -K " + kKey128).status, 2);
 }
 
+TEST_F(Cli, ProgressLineShowsByItselfOnATerminal) {
+    if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "util-linux `script` is not installed";
+    ASSERT_EQ(run("mkfifo slow").status, 0);
+    // script gives aesgpu a terminal for stderr; the FIFO keeps the job running past 0.3 s.
+    Outcome r = run("script -qec '$AESGPU encrypt slow -o a -K " + kKey128 +
+                    "' /dev/null & exec 3>slow; head -c 2000000 /dev/urandom >&3; sleep 1; exec 3>&-; wait $!");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("\r1.0 MiB"), std::string::npos) << r.out; // a FIFO has no total: bytes, no bar
+    EXPECT_NE(r.out.find("GB/s  cpu"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BrokenPipeEndsQuietly) {
+    write_file(file("p"), random_bytes(20u << 20));
+    Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}");
+    EXPECT_EQ(r.out, "141\n") << "killed by SIGPIPE, like cat";
+    EXPECT_EQ(r.err, "");
+}
+
 TEST_F(Cli, StandardOutputFullIsAnError) {
     write_file(file("p"), random_bytes(100000));
     Outcome r = run("$AESGPU encrypt -q p -c -K " + kKey128 + " > /dev/full");
