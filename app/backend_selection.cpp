@@ -1,7 +1,6 @@
 #include "app/backend_selection.hpp"
 
 #include "aes_cpu/openssl_backend.hpp"
-#include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 
 #include <spdlog/spdlog.h>
@@ -22,8 +21,6 @@ SelectedBackend cpu_backend(const CipherOptions &options, std::span<const std::u
 }
 
 SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
-    const GpuProbe probe = probe_gpus();
-    if (!probe.usable()) throw GpuUnavailable(probe.unavailable_reason);
     return {make_gpu_backend(key, options.direction, {0, options.streams}), gpu_ring_slots(options.streams),
             kGpuFileChunkBytes};
 }

@@ -168,6 +168,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
         options.progress == ProgressChoice::always ||
         (options.progress == ProgressChoice::automatic && !options.log.quiet && ::isatty(STDERR_FILENO) == 1);
     const std::string backend_name = selected.backend->describe();
+    // Its destructor erases the line if the run throws, before main() reports the error.
     ProgressBar progress(show_progress, source->size(), backend_name.substr(0, backend_name.find(" (")));
     pipeline.on_progress = [&progress](std::uint64_t done) { progress.update(done); };
 
@@ -175,7 +176,6 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     try {
         stats = run_pipeline(*source, sink, *selected.backend, pipeline);
     } catch (const BadPadding &) {
-        progress.finish();
         if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
         throw;
     }
