@@ -320,7 +320,7 @@ TEST_F(Cli, ProgressLineOnlyWhenAskedOrOnATerminal) {
     ASSERT_EQ(run("mkfifo slow").status, 0);
     const std::string feed = " & exec 3>slow; head -c 2000000 /dev/urandom >&3; sleep 1; head -c 10 /dev/urandom >&3; "
                              "exec 3>&-; wait $!";
-    Outcome forced = run("$AESGPU encrypt -q --progress slow -o a -K " + kKey128 + feed);
+    Outcome forced = run("$AESGPU encrypt -q --backend cpu --progress slow -o a -K " + kKey128 + feed);
     EXPECT_EQ(forced.status, 0) << forced.err;
     EXPECT_NE(forced.err.find("\r"), std::string::npos) << forced.err;
     EXPECT_NE(forced.err.find("GB/s  cpu"), std::string::npos) << forced.err;
@@ -335,7 +335,7 @@ TEST_F(Cli, ProgressLineShowsByItselfOnATerminal) {
     if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "util-linux `script` is not installed";
     ASSERT_EQ(run("mkfifo slow").status, 0);
     // script gives aesgpu a terminal for stderr; the FIFO keeps the job running past 0.3 s.
-    Outcome r = run("script -qec '$AESGPU encrypt slow -o a -K " + kKey128 +
+    Outcome r = run("script -qec '$AESGPU encrypt --backend cpu slow -o a -K " + kKey128 +
                     "' /dev/null & exec 3>slow; head -c 2000000 /dev/urandom >&3; sleep 1; exec 3>&-; wait $!");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("\r1.0 MiB"), std::string::npos) << r.out; // a FIFO has no total: bytes, no bar
