@@ -10,6 +10,7 @@
 #include "io/output_sink.hpp"
 #include "io/pipeline.hpp"
 #include "io/salted_header.hpp"
+#include "io/worker_pool.hpp"
 
 #include <unistd.h>
 
@@ -132,7 +133,8 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     const std::string output_path = options.print_key ? std::string() : resolve_output_path(options, input);
 
     std::optional<InputSource> source;
-    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(input));
+    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
+    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(input, io_threads));
     if (!passphrase_mode && !encrypting && starts_with_salted_header(*source, source->fd())) {
         throw UsageError(source->display_name() +
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
@@ -151,7 +153,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     SelectedBackend selected = select_backend(options, key.view());
     const std::size_t default_chunk = source->size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
-    const OutputPolicy policy{options.force, &source->status()};
+    const OutputPolicy policy{options.force, &source->status(), io_threads};
     OutputSink sink =
         output_path.empty() ? OutputSink::standard_output(&source->status()) : OutputSink::create(output_path, policy);
     if (encrypting && sink.is_terminal() && !options.force) {
@@ -159,9 +161,12 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     }
 
     PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
-    spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots", encrypting ? "encrypting" : "decrypting",
-                 source->display_name(), sink.display_name(), selected.backend->describe(), pipeline.chunk_bytes >> 10,
-                 pipeline.ring_slots);
+    spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots, {} I/O thread{}",
+                 encrypting ? "encrypting" : "decrypting", source->display_name(), sink.display_name(),
+                 selected.backend->describe(), pipeline.chunk_bytes >> 10, pipeline.ring_slots, io_threads,
+                 io_threads == 1 ? "" : "s");
+    // At most the input plus a Salted__ header and a block of padding; the surplus is cut at commit.
+    if (source->size()) sink.expect_size(*source->size() + 2 * kAesBlockBytes);
     if (salt && encrypting) sink.write_all(make_salted_header(*salt));
 
     const bool show_progress =

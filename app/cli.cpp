@@ -92,6 +92,12 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N");
     command
+        .add_option("--io-threads", options.io_threads,
+                    "Threads that read and write one large file (default: half the hardware threads, at most 8; "
+                    "1 below 8 hardware threads). 1 means plain read() and write()")
+        ->check(CLI::Range(1u, 64u))
+        ->option_text("N");
+    command
         .add_option("--chunk-size", options.chunk_bytes,
                     "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default 4M for files, 1M for "
                     "pipes). Memory use is a few chunks, whatever the input size")

@@ -44,6 +44,9 @@ void install_interrupt_handlers() {
         sigemptyset(&action.sa_mask);
         (void)::sigaction(signal_number, &action, nullptr);
     }
+    // Past a file-size limit (ulimit -f), write() and fallocate() fail with EFBIG and the run ends
+    // with a message and no partial file, instead of the process being killed mid-write.
+    (void)::signal(SIGXFSZ, SIG_IGN);
 }
 
 } // namespace aesgpu

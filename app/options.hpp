@@ -33,6 +33,7 @@ struct CipherOptions {
     BackendChoice backend = BackendChoice::automatic;
     unsigned threads = 0;        // 0: all hardware threads
     unsigned streams = 4;        // CUDA streams of the GPU backend
+    unsigned io_threads = 0;     // 0: default_io_threads()
     std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     ProgressChoice progress = ProgressChoice::automatic;
     LogOptions log;

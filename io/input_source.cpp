@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 namespace aesgpu {
@@ -29,18 +30,19 @@ bool same_file(const struct stat &a, const struct stat &b) {
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin)
-    : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)), is_stdin_(is_stdin) {
+InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads)
+    : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)), is_stdin_(is_stdin),
+      io_threads_(io_threads) {
     if (::fstat(fd_, &status_) != 0) throw IoError(errno_message("cannot stat", display_name_, errno));
     if (S_ISDIR(status_.st_mode)) throw IoError(display_name_ + " is a directory");
 }
 
-InputSource InputSource::open(const std::string &path) {
-    if (path == "-") return standard_input();
+InputSource InputSource::open(const std::string &path, unsigned io_threads) {
+    if (path == "-") return standard_input(io_threads);
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) throw IoError(errno_message("cannot open", quoted(path), errno));
     const int raw = fd.get();
-    InputSource source(std::move(fd), raw, quoted(path), false);
+    InputSource source(std::move(fd), raw, quoted(path), false, io_threads);
     if (S_ISREG(source.status_.st_mode)) {
         (void)::posix_fadvise(raw, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
@@ -48,13 +50,20 @@ InputSource InputSource::open(const std::string &path) {
     return source;
 }
 
-InputSource InputSource::standard_input() {
-    InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", true);
+InputSource InputSource::standard_input(unsigned io_threads) {
+    InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", true, io_threads);
     enlarge_pipe_buffer(STDIN_FILENO);
     return source;
 }
 
 std::size_t InputSource::read_full(std::span<std::byte> buffer) {
+    if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * WorkerPool::kMinPieceBytes) {
+        return read_parallel(buffer);
+    }
+    return read_sequential(buffer);
+}
+
+std::size_t InputSource::read_sequential(std::span<std::byte> buffer) {
     std::size_t filled = 0;
     while (filled < buffer.size()) {
         const ssize_t got = ::read(fd_, buffer.data() + filled, buffer.size() - filled);
@@ -64,6 +73,38 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer) {
             throw IoError(errno_message("error reading", display_name_, errno));
         }
         filled += static_cast<std::size_t>(got);
+    }
+    return filled;
+}
+
+// Each thread preads its piece at its offset. A piece that comes up short marks the end of the
+// file; the bytes read are those before the first such end.
+std::size_t InputSource::read_parallel(std::span<std::byte> buffer) {
+    const off_t start = ::lseek(fd_, 0, SEEK_CUR);
+    if (start < 0) return read_sequential(buffer);
+    if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_);
+    std::atomic<std::size_t> end{buffer.size()};
+    readers_->run_pieces(buffer.size(), [&](std::size_t offset, std::size_t length) {
+        std::size_t filled = 0;
+        while (filled < length) {
+            const ssize_t got = ::pread(fd_, buffer.data() + offset + filled, length - filled,
+                                        start + static_cast<off_t>(offset + filled));
+            if (got == 0) break;
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                throw IoError(errno_message("error reading", display_name_, errno));
+            }
+            filled += static_cast<std::size_t>(got);
+        }
+        if (filled == length) return;
+        std::size_t seen = end.load();
+        while (offset + filled < seen && !end.compare_exchange_weak(seen, offset + filled)) {
+        }
+    });
+    const std::size_t filled = end.load();
+    // Leave the offset where a plain read() would, for a caller sharing the descriptor.
+    if (::lseek(fd_, start + static_cast<off_t>(filled), SEEK_SET) < 0) {
+        throw IoError(errno_message("error reading", display_name_, errno));
     }
     return filled;
 }

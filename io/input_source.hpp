@@ -1,11 +1,13 @@
 #pragma once
 // Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
 #include "io/unique_fd.hpp"
+#include "io/worker_pool.hpp"
 
 #include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,12 +16,14 @@ namespace aesgpu {
 
 class InputSource {
 public:
-    // Opens `path` for reading; "-" means standard input. Throws IoError.
-    static InputSource open(const std::string &path);
-    static InputSource standard_input();
+    // Opens `path` for reading; "-" means standard input. With io_threads > 1, large reads from a
+    // regular file are split across that many threads. Throws IoError.
+    static InputSource open(const std::string &path, unsigned io_threads = 1);
+    static InputSource standard_input(unsigned io_threads = 1);
 
     // Reads until `buffer` is full or the input ends; returns the bytes read. Short reads from
-    // pipes and EINTR are absorbed here. Throws IoError.
+    // pipes and EINTR are absorbed here. Split reads (pread at offsets) leave the file offset
+    // where one read() would. Throws IoError.
     std::size_t read_full(std::span<std::byte> buffer);
 
     // Total size when the input is a regular file, for progress and logs.
@@ -31,13 +35,17 @@ public:
     [[nodiscard]] int fd() const { return fd_; }
 
 private:
-    InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin);
+    InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads);
+    std::size_t read_sequential(std::span<std::byte> buffer);
+    std::size_t read_parallel(std::span<std::byte> buffer);
 
     UniqueFd owned_fd_; // empty for standard input, which we never close
     int fd_;
     std::string display_name_;
     bool is_stdin_;
     struct stat status_ {};
+    unsigned io_threads_;
+    std::unique_ptr<WorkerPool> readers_; // made on the first split read
 };
 
 // True when both describe the same file (same device and inode).

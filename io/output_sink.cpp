@@ -64,9 +64,13 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
     : owned_fd_(std::move(other.owned_fd_)), fd_(std::exchange(other.fd_, -1)),
       display_name_(std::move(other.display_name_)), final_path_(std::move(other.final_path_)),
       temporary_path_(std::exchange(other.temporary_path_, {})), final_mode_(other.final_mode_),
-      overwrite_(other.overwrite_) {}
+      overwrite_(other.overwrite_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
+      io_threads_(other.io_threads_), may_map_(other.may_map_), mapped_(std::move(other.mapped_)) {
+    other.mapped_.reset();
+}
 
 OutputSink::~OutputSink() {
+    mapped_.reset();
     if (!temporary_path_.empty()) {
         owned_fd_.reset();
         ::unlink(temporary_path_.c_str());
@@ -134,10 +138,28 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     sink.final_path_ = final_path;
     sink.final_mode_ = final_mode;
     sink.overwrite_ = policy.overwrite;
+    sink.io_threads_ = policy.io_threads;
+    sink.may_map_ = policy.io_threads > 1;
     return sink;
 }
 
 void OutputSink::write_all(std::span<const std::byte> bytes) {
+    if (may_map_ && !mapped_ && bytes.size() >= 2 * WorkerPool::kMinPieceBytes) {
+        if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_)) {
+            mapped_.emplace(std::move(*writer));
+        } else {
+            may_map_ = false;
+        }
+    }
+    if (mapped_) {
+        mapped_->append(bytes);
+    } else {
+        write_sequential(bytes);
+    }
+    bytes_written_ += bytes.size();
+}
+
+void OutputSink::write_sequential(std::span<const std::byte> bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t wrote = ::write(fd_, bytes.data() + done, bytes.size() - done);
@@ -150,6 +172,7 @@ void OutputSink::write_all(std::span<const std::byte> bytes) {
 }
 
 void OutputSink::commit() {
+    if (mapped_) mapped_->finish();
     if (!temporary_path_.empty() && ::fchmod(owned_fd_.get(), final_mode_) != 0) {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }

@@ -41,23 +41,24 @@ step "GPU benchmark"
 fi
 
 wanted cli || exit $status
-step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu"
+step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu (x1: --io-threads 1)"
 dir=${BENCH_DIR:-/dev/shm}
 key=000102030405060708090a0b0c0d0e0f
 rm -f "$dir"/aesgpu-check-*
 head -c 8G /dev/urandom > "$dir/aesgpu-check-in" 2>/dev/null || head -c $((8 << 30)) /dev/urandom > "$dir/aesgpu-check-in"
 for ((rep = 0; rep < ${REPS:-3}; rep++)); do
-  for what in cp cpu gpu; do
+  for what in cp cpu gpu cpu-x1 gpu-x1; do
     rm -f "$dir/aesgpu-check-out"
+    io=(); [[ $what == *-x1 ]] && io=(--io-threads 1)
     start=$(date +%s%N)
     if [ "$what" = cp ]; then cp "$dir/aesgpu-check-in" "$dir/aesgpu-check-out"
-    else "$build/aesgpu" encrypt -q --backend "$what" -K $key "$dir/aesgpu-check-in" -o "$dir/aesgpu-check-out" || status=1; fi
+    else "$build/aesgpu" encrypt -q --backend "${what%-x1}" "${io[@]}" -K $key "$dir/aesgpu-check-in" -o "$dir/aesgpu-check-out" || status=1; fi
     echo "$what $(( ($(date +%s%N) - start) / 1000000 ))" >> "$dir/aesgpu-check-times"
   done
 done
-for what in cp cpu gpu; do
+for what in cp cpu gpu cpu-x1 gpu-x1; do
   runs=$(awk -v w=$what '$1 == w {print $2}' "$dir/aesgpu-check-times" | sort -n | tr '\n' ' ')
-  echo "$what $runs" | awk '{printf "%-4s median %6.3f s  (runs, ms:", $1, $(int(NF / 2) + 1) / 1000;
+  echo "$what $runs" | awk '{printf "%-6s median %6.3f s  (runs, ms:", $1, $(int(NF / 2) + 1) / 1000;
                              for (i = 2; i <= NF; i++) printf " %s", $i; print ")"}'
 done
 "$build/aesgpu" decrypt -q --backend gpu -K $key "$dir/aesgpu-check-out" -o "$dir/aesgpu-check-back" &&

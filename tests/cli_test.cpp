@@ -88,6 +88,24 @@ TEST_F(Cli, FileRoundTripForEveryKeySizeNamesOutputsByConvention) {
     }
 }
 
+TEST_F(Cli, SplitReadsAndMappedWritesGiveTheSameBytes) {
+    // Several chunks and a ragged tail; stdin redirected from the file takes the split reads too.
+    const Bytes plain = random_bytes((9u << 20) + 5);
+    write_file(file("in"), plain);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(from_hex(kKey128), Direction::encrypt, true, plain, expected));
+    for (const std::string how : {"in -o a --io-threads 1", "in -o b --io-threads 4", "-o c --io-threads 3 < in"}) {
+        Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " " + how);
+        ASSERT_EQ(r.status, 0) << how << ": " << r.err;
+        EXPECT_TRUE(read_file(file(how.substr(how.find("-o ") + 3, 1))) == expected) << how;
+    }
+    // Passphrase mode: a 16-byte Salted__ header goes out by write() before the mapped data.
+    Outcome r = run("$AESGPU encrypt -q -p pass:pw --iter 1 --io-threads 4 in -o s && "
+                    "openssl enc -d -aes-256-ecb -pbkdf2 -iter 1 -pass pass:pw -in s | cmp - in && "
+                    "$AESGPU decrypt -q -p pass:pw --iter 1 --io-threads 4 s -o back && cmp back in");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+}
+
 TEST_F(Cli, PipeRoundTrip) {
     write_file(file("in"), random_bytes(3 << 20));
     Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt -K " + kKey128 + " | cmp - in");
@@ -274,6 +292,18 @@ TEST_F(Cli, MissingInputFails) {
     Outcome r = run("$AESGPU encrypt -q nothing-here -K " + kKey128);
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "aesgpu: cannot open 'nothing-here': No such file or directory\n");
+}
+
+TEST_F(Cli, FileSizeLimitIsAnErrorAndLeavesNoPartialFile) {
+    write_file(file("p"), random_bytes(10u << 20));
+    // ulimit -f counts KiB: 4 MiB, so the 10 MiB output cannot fit. Without SIGXFSZ ignored the
+    // kernel would kill aesgpu mid-write and leave the temporary file behind.
+    for (const std::string io_threads : {"1", "4"}) { // write(), and the mapped writer where it applies
+        Outcome r = run("ulimit -f 4096; $AESGPU encrypt -q p -o out -K " + kKey128 + " --io-threads " + io_threads);
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.err, "aesgpu: error writing 'out': File too large\n");
+        EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
+    }
 }
 
 TEST_F(Cli, ExistingOutputNeedsForce) {

@@ -141,8 +141,10 @@ Bytes run_pipeline_on_files(CipherBackend &backend, const Bytes &input, const Pi
     return output;
 }
 
-TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "aesgpu-test-XXXXXX").string();
+TempDir::TempDir() : TempDir(std::filesystem::temp_directory_path()) {}
+
+TempDir::TempDir(const std::filesystem::path &parent) {
+    std::string pattern = (parent / "aesgpu-test-XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
 }

@@ -53,7 +53,10 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
 
 class TempDir {
 public:
+    // A fresh directory under `parent` (default: the system's temporary directory), removed with
+    // everything in it by the destructor.
     TempDir();
+    explicit TempDir(const std::filesystem::path &parent);
     ~TempDir();
     TempDir(const TempDir &) = delete;
     TempDir &operator=(const TempDir &) = delete;

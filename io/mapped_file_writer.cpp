@@ -1,0 +1,101 @@
+#include "io/mapped_file_writer.hpp"
+
+#include "io/errors.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace aesgpu {
+
+namespace {
+
+constexpr std::uint64_t kMinReservationBytes = std::uint64_t{64} << 20;
+
+bool reserves_real_blocks(int fd) {
+    struct statfs info {};
+    if (::fstatfs(fd, &info) != 0) return false;
+    switch (static_cast<unsigned long>(info.f_type)) {
+    case TMPFS_MAGIC:
+    case EXT4_SUPER_MAGIC: // also ext2 and ext3, which share the magic number
+    case XFS_SUPER_MAGIC: return true;
+    default: return false;
+    }
+}
+
+} // namespace
+
+std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string display_name, std::uint64_t size,
+                                                        std::uint64_t expected_size, unsigned threads) {
+    if (!reserves_real_blocks(fd)) return std::nullopt;
+    MappedFileWriter writer(fd, std::move(display_name), size, expected_size, threads);
+    if (!writer.reserve(std::max(size, std::uint64_t{1}))) return std::nullopt;
+    return writer;
+}
+
+MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size,
+                                   unsigned threads)
+    : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size),
+      copiers_(std::make_unique<WorkerPool>(threads)) {}
+
+MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
+    : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
+      expected_size_(other.expected_size_), reserved_(std::exchange(other.reserved_, 0)),
+      map_(std::exchange(other.map_, nullptr)), copiers_(std::move(other.copiers_)) {}
+
+MappedFileWriter::~MappedFileWriter() {
+    unmap();
+}
+
+void MappedFileWriter::unmap() noexcept {
+    if (map_) ::munmap(map_, reserved_);
+    map_ = nullptr;
+    reserved_ = 0;
+}
+
+// Grows the reservation to cover `end`: by half again at least (few remaps for a file of unknown
+// size), or to the expected size; exactly to `end` when the file system is too full for more.
+bool MappedFileWriter::reserve(std::uint64_t end) {
+    if (end <= reserved_) return true;
+    std::uint64_t target = std::max({end, expected_size_, reserved_ + reserved_ / 2, kMinReservationBytes});
+    if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(target - reserved_)) != 0) {
+        const int error = errno;
+        if (!map_ && (error == EOPNOTSUPP || error == ENOSYS)) return false;
+        if (target == end ||
+            ::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(end - reserved_)) != 0) {
+            throw IoError(errno_message("error writing", display_name_, error));
+        }
+        target = end;
+    }
+    void *mapped = map_ ? ::mremap(map_, reserved_, target, MREMAP_MAYMOVE)
+                        : ::mmap(nullptr, target, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (mapped == MAP_FAILED) throw IoError(errno_message("cannot map", display_name_, errno));
+    map_ = static_cast<std::byte *>(mapped);
+    reserved_ = target;
+    return true;
+}
+
+void MappedFileWriter::append(std::span<const std::byte> bytes) {
+    reserve(size_ + bytes.size());
+    std::byte *destination = map_ + size_;
+    copiers_->run_pieces(bytes.size(), [&](std::size_t offset, std::size_t length) {
+        std::memcpy(destination + offset, bytes.data() + offset, length);
+    });
+    size_ += bytes.size();
+}
+
+void MappedFileWriter::finish() {
+    unmap();
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
+}
+
+} // namespace aesgpu

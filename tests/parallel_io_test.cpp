@@ -1,0 +1,179 @@
+// Parallel file I/O: the fork-join pool, reads split across threads, and writes through a shared
+// mapping. Each must give exactly what one thread with read()/write() would.
+#include "io/errors.hpp"
+#include "io/input_source.hpp"
+#include "io/mapped_file_writer.hpp"
+#include "io/output_sink.hpp"
+#include "io/worker_pool.hpp"
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace aesgpu::test {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+TEST(WorkerPool, RunsEveryTaskOnceAndRethrowsTheFirstFailure) {
+    for (const unsigned threads : {1u, 2u, 5u}) {
+        WorkerPool pool(threads);
+        EXPECT_EQ(pool.threads(), threads);
+        std::vector<std::atomic<int>> runs(1000);
+        pool.run(runs.size(), [&](std::size_t i) { ++runs[i]; });
+        for (const auto &count : runs) EXPECT_EQ(count.load(), 1);
+        pool.run(0, [](std::size_t) { throw std::logic_error("no task should run"); });
+
+        std::atomic<int> finished{0};
+        EXPECT_THROW(pool.run(50,
+                              [&](std::size_t i) {
+                                  if (i == 7) throw std::runtime_error("task 7");
+                                  ++finished;
+                              }),
+                     std::runtime_error);
+        EXPECT_EQ(finished.load(), 49) << "the other tasks still run to the end";
+        pool.run(3, [&](std::size_t) { ++finished; }); // usable again after a failure
+        EXPECT_EQ(finished.load(), 52);
+    }
+}
+
+TEST(WorkerPool, PiecesTileTheRangeInPageMultiples) {
+    WorkerPool pool(4);
+    for (const std::size_t bytes : {std::size_t{1}, kMiB - 1, 4 * kMiB + 123, 64 * kMiB}) {
+        std::mutex mutex;
+        std::set<std::pair<std::size_t, std::size_t>> pieces;
+        pool.run_pieces(bytes, [&](std::size_t offset, std::size_t length) {
+            std::lock_guard lock(mutex);
+            pieces.emplace(offset, length);
+        });
+        std::size_t next = 0;
+        for (const auto &[offset, length] : pieces) {
+            EXPECT_EQ(offset, next) << "no gap, no overlap";
+            EXPECT_GT(length, 0u);
+            if (offset + length != bytes) {
+                EXPECT_EQ(length % 4096, 0u);
+                EXPECT_GE(length, WorkerPool::kMinPieceBytes);
+            }
+            next = offset + length;
+        }
+        EXPECT_EQ(next, bytes);
+        EXPECT_LE(pieces.size(), pool.threads()) << "about one piece per thread";
+    }
+}
+
+TEST(ParallelRead, MatchesTheFileAndLeavesTheOffsetWhereReadWould) {
+    TempDir dir;
+    const Bytes content = random_bytes(5 * kMiB + 123);
+    write_file(dir.file("in"), content);
+    InputSource source = InputSource::open(dir.file("in"), 4);
+    // A small read first (as for a Salted__ header), then large ones that go parallel.
+    Bytes got(16);
+    ASSERT_EQ(source.read_full(std::as_writable_bytes(std::span(got))), 16u);
+    for (const std::size_t buffer_bytes : {kMiB + 16, 3 * kMiB, 4 * kMiB}) {
+        Bytes buffer(buffer_bytes);
+        const std::size_t n = source.read_full(std::as_writable_bytes(std::span(buffer)));
+        got.insert(got.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
+        EXPECT_EQ(static_cast<std::size_t>(lseek(source.fd(), 0, SEEK_CUR)), got.size());
+        if (n < buffer_bytes) break;
+    }
+    EXPECT_EQ(got, content);
+    Bytes after(2 * kMiB);
+    EXPECT_EQ(source.read_full(std::as_writable_bytes(std::span(after))), 0u) << "at the end, reads give 0";
+}
+
+// /dev/shm (tmpfs) where it exists, and the system's temporary directory.
+std::vector<std::filesystem::path> directories_to_try() {
+    std::vector<std::filesystem::path> found{std::filesystem::temp_directory_path()};
+    if (std::filesystem::is_directory("/dev/shm")) found.emplace_back("/dev/shm");
+    return found;
+}
+
+TEST(MappedFileWriter, AppendsAcrossGrowthAndCutsTheReservationAtFinish) {
+    bool tried_any = false;
+    for (const auto &parent : directories_to_try()) {
+        SCOPED_TRACE(parent.string());
+        TempDir dir(parent);
+        const std::string path = dir.file("out");
+        UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        ASSERT_TRUE(fd.valid());
+        const Bytes header = random_bytes(16);
+        ASSERT_EQ(write(fd.get(), header.data(), header.size()), 16);
+        // A small expected size, so the reservation has to grow (and be remapped) twice.
+        auto writer = MappedFileWriter::start(fd.get(), "'out'", header.size(), kMiB, 4);
+        if (!writer) continue; // this file system does not qualify
+        tried_any = true;
+        Bytes expected = header;
+        for (const std::size_t bytes : {kMiB, std::size_t{1}, 70 * kMiB + 5, 3 * kMiB, std::size_t{0}, 40 * kMiB}) {
+            const Bytes part = random_bytes(bytes);
+            writer->append(std::as_bytes(std::span(part)));
+            expected.insert(expected.end(), part.begin(), part.end());
+        }
+        struct stat st {};
+        ASSERT_EQ(fstat(fd.get(), &st), 0);
+        EXPECT_GT(static_cast<std::size_t>(st.st_size), expected.size()) << "reserved beyond the data";
+        writer->finish();
+        ASSERT_EQ(fstat(fd.get(), &st), 0);
+        EXPECT_EQ(static_cast<std::size_t>(st.st_size), expected.size());
+        fd.reset();
+        EXPECT_EQ(read_file(path), expected);
+    }
+    if (!tried_any) GTEST_SKIP() << "no file system here qualifies for mapped writes";
+}
+
+// Lowers the file-size limit (ulimit -f) for one scope, with SIGXFSZ ignored as aesgpu does.
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(rlim_t bytes) {
+        getrlimit(RLIMIT_FSIZE, &saved_);
+        old_handler_ = signal(SIGXFSZ, SIG_IGN);
+        rlimit lowered = saved_;
+        lowered.rlim_cur = bytes;
+        setrlimit(RLIMIT_FSIZE, &lowered);
+    }
+    ~FileSizeLimit() {
+        setrlimit(RLIMIT_FSIZE, &saved_);
+        signal(SIGXFSZ, old_handler_);
+    }
+    FileSizeLimit(const FileSizeLimit &) = delete;
+    FileSizeLimit &operator=(const FileSizeLimit &) = delete;
+
+private:
+    rlimit saved_{};
+    sighandler_t old_handler_;
+};
+
+TEST(MappedFileWriter, NoRoomIsAnErrorNotACrash) {
+    bool tried_any = false;
+    for (const auto &parent : directories_to_try()) {
+        SCOPED_TRACE(parent.string());
+        TempDir dir(parent);
+        OutputSink sink = OutputSink::create(dir.file("out"), {.io_threads = 4});
+        const Bytes data = random_bytes(3 * kMiB);
+        {
+            const FileSizeLimit limit(8 * kMiB);
+            sink.write_all(std::as_bytes(std::span(data)));
+            sink.write_all(std::as_bytes(std::span(data)));
+            try {
+                sink.write_all(std::as_bytes(std::span(data))); // 9 MiB: over the limit
+                ADD_FAILURE() << "expected an IoError";
+            } catch (const IoError &error) {
+                EXPECT_EQ(std::string(error.what()), "error writing '" + dir.file("out") + "': File too large");
+            }
+        }
+        tried_any = true;
+    }
+    EXPECT_TRUE(tried_any);
+}
+
+} // namespace
+} // namespace aesgpu::test
