@@ -12,10 +12,11 @@
 namespace aesgpu {
 
 inline constexpr unsigned kDefaultGpuStreams = 4;
-// Regular files go through the GPU in 4 MiB chunks. PCIe copies of that size still run near full
-// rate; on the H200 host an 8 GiB tmpfs file encrypted fastest with them (2.85 s median, against
-// 3.08 s at 8 MiB and 3.12 s at 16 MiB), since the writer then copies data still warm in cache.
-inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{4} << 20;
+// Regular files go through the GPU in 16 MiB chunks. With one writer thread 4 MiB was best (the
+// copy out of a small chunk is warmer in cache); with the split reads and mapped writes of
+// --io-threads, an 8 GiB file on the H200 host's /dev/shm took 2.13 s at 16 MiB against 2.57 s at
+// 4 MiB and 2.46 s at 64 MiB (medians of 3): fewer fork-joins per byte. bench/NOTES.md has more.
+inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{16} << 20;
 
 struct GpuBackendOptions {
     int device = 0;
