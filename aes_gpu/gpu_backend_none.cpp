@@ -1,9 +1,14 @@
 // The GPU backend of a build without the CUDA toolkit: there is none, and it says so.
 #include "aes_gpu/gpu_backend.hpp"
+#include "aes_gpu/gpu_bench.hpp"
 
 namespace aesgpu {
 
 std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, Direction, const GpuBackendOptions &) {
+    throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+std::unique_ptr<GpuBench> GpuBench::create(std::size_t) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 

@@ -8,7 +8,7 @@
 
 namespace aesgpu {
 
-enum class Command { none, encrypt, decrypt, info };
+enum class Command { none, encrypt, decrypt, info, bench };
 
 struct CommandLine {
     Command command = Command::none;
@@ -16,6 +16,7 @@ struct CommandLine {
     // subcommand that was not given, so the two never share storage.
     CipherOptions encrypt_options; // direction set by define_command_line()
     CipherOptions decrypt_options;
+    BenchOptions bench_options;
 
     [[nodiscard]] const CipherOptions &cipher() const {
         return command == Command::decrypt ? decrypt_options : encrypt_options;

@@ -1,4 +1,5 @@
 // aesgpu: parse the command line, run one command, map failures to exit codes and one line.
+#include "app/bench_command.hpp"
 #include "app/cipher_command.hpp"
 #include "app/cli.hpp"
 #include "app/info_command.hpp"
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
         case Command::encrypt:
         case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
         case Command::info: print_info(std::cout); break;
+        case Command::bench: return run_bench_command(parsed.bench_options);
         case Command::none: return kExitUsage;
         }
     } catch (const UsageError &e) {

@@ -39,4 +39,16 @@ struct CipherOptions {
     LogOptions log;
 };
 
+// `aesgpu bench`: which measurements, on how much data.
+struct BenchOptions {
+    std::string backend = "all";       // cpu, gpu or all
+    std::size_t size_bytes = 1u << 30; // data per in-memory measurement
+    std::string key_bits = "all";      // 128, 192, 256 or all
+    std::string direction = "both";    // encrypt, decrypt or both
+    std::string file;                  // also time file-to-file on this file, next to cp
+    bool json = false;
+    int reps = 5;
+    unsigned threads = 0; // CPU threads for the "all threads" rows; 0: all hardware threads
+};
+
 } // namespace aesgpu

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build in a fresh directory, run the whole test suite, the GPU
-# tests under compute-sanitizer (memcheck and racecheck), the GPU benchmark, and the CLI file
-# benchmark of both backends. Usage: [STEPS="test sanitize bench cli"] [REPS=3] scripts/gpu-check.sh [BUILD_DIR]
-# (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build).
+# tests under compute-sanitizer (memcheck and racecheck), `aesgpu bench` with an 8 GiB file on
+# /dev/shm, and the CLI file runs of both backends with and without split I/O.
+# Usage: [STEPS="test sanitize bench cli"] [REPS=3] [BENCH_JSON=FILE] scripts/gpu-check.sh [BUILD_DIR]
+# (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
+# bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-/tmp/aesgpu-gpu-check}
@@ -36,8 +38,12 @@ if wanted sanitize && command -v compute-sanitizer >/dev/null; then
 fi
 
 if wanted bench; then
-step "GPU benchmark"
-"$build/bench/aesgpu_gpu_bench" 2048 7 || status=1
+step "aesgpu bench --size 2G --reps ${REPS:-3} --file (8 GiB on /dev/shm)"
+json=${BENCH_JSON:-$build/bench.json}
+head -c 8G /dev/urandom > /dev/shm/aesgpu-bench-in
+"$build/aesgpu" bench --size 2G --reps "${REPS:-3}" --file /dev/shm/aesgpu-bench-in --json > "$json" || status=1
+rm -f /dev/shm/aesgpu-bench-in
+python3 scripts/plot-bench.py "$json" || status=1
 fi
 
 wanted cli || exit $status

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libssl-dev openssl libcli11-dev libspdlog-dev libfmt-dev
-          libgtest-dev bsdutils xxd)
+          libgtest-dev bsdutils xxd python3)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -106,6 +106,61 @@ TEST_F(Cli, SplitReadsAndMappedWritesGiveTheSameBytes) {
     EXPECT_EQ(r.status, 0) << r.err << r.out;
 }
 
+TEST_F(Cli, BenchJsonCarriesEveryResultField) {
+    if (std::system("command -v python3 >/dev/null") != 0) GTEST_SKIP() << "python3 is not installed";
+    Outcome r = run("$AESGPU bench --size 1M --reps 1 --key-bits 128 -T 2 --json > b.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    // python3's json module is the judge of well-formed JSON.
+    r = run(R"(python3 -c '
+import json
+d = json.load(open("b.json"))
+rs = d["results"]
+need = {"backend", "stage", "key_bits", "direction", "bytes", "seconds", "gbps"}
+assert all(need <= set(x) for x in rs), "a result lacks a field"
+assert all(x["gbps"] > 0 and x["seconds"] > 0 and x["bytes"] > 0 for x in rs), "a result is not positive"
+assert all(x["stage"] in ("ceiling", "memory", "kernel", "pipeline", "file") for x in rs)
+assert all((x["key_bits"] is None) == (x["stage"] == "ceiling") for x in rs)
+stages = sorted({x["backend"] + " " + x["stage"] for x in rs})
+print(len(rs), len(d["unavailable"]), ", ".join(stages))
+')");
+    ASSERT_EQ(r.status, 0) << r.err;
+    if (gpu_available()) {
+        EXPECT_EQ(r.out, "13 0 cpu ceiling, cpu memory, gpu ceiling, gpu kernel, gpu pipeline\n");
+    } else {
+        // memcpy, then encrypt and decrypt on 1 and 2 threads; the GPU is listed as unavailable.
+        EXPECT_EQ(r.out, "5 1 cpu ceiling, cpu memory\n");
+    }
+}
+
+TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
+    write_file(file("f"), random_bytes((3u << 20) + 7));
+    Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 192 --direction decrypt --file f");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\ncpu      ceiling   file copy (cp) "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file      AES-192 decrypt "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x the time of cp\n"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
+    EXPECT_EQ(entries(), 1u) << "scratch files were left beside the file";
+}
+
+TEST_F(Cli, BenchFailuresAreClear) {
+    Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --file nope");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: cannot open 'nope': No such file or directory\n");
+    ASSERT_EQ(run("mkfifo fifo").status, 0);
+    r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --file fifo");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "aesgpu: --file needs a regular file: 'fifo' is not one\n");
+    for (const std::string bad : {"--backend tpu", "--key-bits 512", "--direction up", "--size 8", "--reps 0"}) {
+        EXPECT_EQ(run("$AESGPU bench " + bad).status, 2) << bad;
+    }
+    if (!gpu_available()) {
+        r = run("$AESGPU bench --backend gpu --size 1M");
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
+    }
+}
+
 TEST_F(Cli, PipeRoundTrip) {
     write_file(file("in"), random_bytes(3 << 20));
     Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt -K " + kKey128 + " | cmp - in");

@@ -1,0 +1,46 @@
+#pragma once
+// What `aesgpu bench` measures on the GPU beyond the backend itself: the hardware's copy ceilings
+// and the kernel alone on device-resident data. Each timing is the median of `reps` runs after
+// one warm-up, timed with CUDA events. (The pinned host-to-host pipeline is timed through the
+// ordinary CipherBackend interface, by the caller.) Without CUDA, create() throws GpuUnavailable.
+#include "aes_gpu/gpu_backend.hpp"
+#include "io/cipher_backend.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace aesgpu {
+
+// Seconds to move `bytes` (each way, for both_seconds).
+struct GpuCopyCeilings {
+    double h2d_seconds = 0;         // pinned host to device
+    double d2h_seconds = 0;         // device to pinned host
+    double both_seconds = 0;        // H2D and D2H of `bytes` each, at the same time
+    double device_copy_seconds = 0; // device to device (reads and writes `bytes`)
+};
+
+class GpuBench {
+public:
+    virtual ~GpuBench() = default;
+    GpuBench() = default;
+    GpuBench(const GpuBench &) = delete;
+    GpuBench &operator=(const GpuBench &) = delete;
+
+    // Pinned host and device buffers of `bytes` (a multiple of 16), two of each, on device 0.
+    // Throws GpuUnavailable, CudaError or ResourceExhausted.
+    static std::unique_ptr<GpuBench> create(std::size_t bytes);
+
+    [[nodiscard]] virtual std::string device_name() const = 0;
+    [[nodiscard]] virtual GpuCopyCeilings time_copies(int reps) = 0;
+    // The kernel's output for `input` (at most `bytes` long, whole blocks), to check against OpenSSL.
+    [[nodiscard]] virtual std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, Direction direction,
+                                                               std::span<const std::byte> input) = 0;
+    // Seconds for the kernel to transform all `bytes` in place in device memory.
+    [[nodiscard]] virtual double time_kernel(std::span<const std::uint8_t> key, Direction direction, int reps) = 0;
+};
+
+} // namespace aesgpu

@@ -1,0 +1,453 @@
+#include "app/bench_command.hpp"
+
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+#include "aes_gpu/gpu_bench.hpp"
+#include "app/cipher_command.hpp"
+#include "app/usage_error.hpp"
+#include "io/errors.hpp"
+#include "io/input_source.hpp"
+#include "io/unique_fd.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <stdexcept>
+
+extern char **environ;
+
+namespace aesgpu {
+
+namespace {
+
+// Outputs are checked on this much fresh random data (or the whole size, if smaller).
+constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
+
+struct Plan {
+    bool cpu = true;
+    bool gpu = true;
+    std::vector<unsigned> key_bits;
+    std::vector<Direction> directions;
+    std::size_t size = 0;
+    int reps = 1;
+    unsigned threads = 0;
+};
+
+Plan make_plan(const BenchOptions &options) {
+    Plan plan;
+    plan.cpu = options.backend != "gpu";
+    plan.gpu = options.backend != "cpu";
+    if (options.key_bits == "all") {
+        plan.key_bits = {128, 192, 256};
+    } else {
+        plan.key_bits = {static_cast<unsigned>(std::stoul(options.key_bits))};
+    }
+    if (options.direction != "decrypt") plan.directions.push_back(Direction::encrypt);
+    if (options.direction != "encrypt") plan.directions.push_back(Direction::decrypt);
+    plan.size = options.size_bytes / kAesBlockBytes * kAesBlockBytes;
+    if (plan.size == 0) throw UsageError("--size must be at least 16 bytes");
+    plan.reps = std::max(options.reps, 1);
+    plan.threads = options.threads ? options.threads : default_cpu_threads();
+    return plan;
+}
+
+std::string cipher_name(unsigned bits, Direction direction) {
+    return fmt::format("AES-{} {}", bits, direction == Direction::encrypt ? "encrypt" : "decrypt");
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// Median wall-clock seconds of `reps` runs of `work`, after one untimed warm-up run.
+double time_runs(int reps, const std::function<void()> &work) {
+    work();
+    std::vector<double> seconds;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return median(seconds);
+}
+
+// "bench: <step>" redrawn in place on a terminal, erased at the end.
+class StatusLine {
+public:
+    StatusLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+    ~StatusLine() {
+        if (enabled_) std::cerr << "\r\033[K" << std::flush;
+    }
+    StatusLine(const StatusLine &) = delete;
+    StatusLine &operator=(const StatusLine &) = delete;
+    void show(const std::string &step) const {
+        if (enabled_) std::cerr << "\r\033[Kbench: " << step << std::flush;
+    }
+
+private:
+    bool enabled_;
+};
+
+std::vector<std::byte> fresh_random(std::size_t bytes) {
+    std::vector<std::byte> data(bytes);
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t step = std::min<std::size_t>(bytes - done, 1u << 30);
+        if (RAND_bytes(reinterpret_cast<unsigned char *>(data.data() + done), static_cast<int>(step)) != 1) {
+            throw std::runtime_error(openssl_error("RAND_bytes"));
+        }
+        done += step;
+    }
+    return data;
+}
+
+std::vector<std::uint8_t> random_key(unsigned bits) {
+    const auto bytes = fresh_random(bits / 8);
+    std::vector<std::uint8_t> key(bytes.size());
+    std::memcpy(key.data(), bytes.data(), bytes.size());
+    return key;
+}
+
+// Fills `out` with copies of `pattern`: big buffers of random-looking data at memcpy speed.
+void fill_repeating(std::span<std::byte> out, std::span<const std::byte> pattern) {
+    for (std::size_t done = 0; done < out.size(); done += pattern.size()) {
+        std::memcpy(out.data() + done, pattern.data(), std::min(pattern.size(), out.size() - done));
+    }
+}
+
+void require_openssl_match(std::span<const std::uint8_t> key, Direction direction, std::span<const std::byte> input,
+                           std::span<const std::byte> output, const std::string &what) {
+    std::vector<std::byte> expected(input.size());
+    EvpEcbCipher(key, direction).transform(input, expected);
+    if (output.size() != expected.size() || !std::equal(expected.begin(), expected.end(), output.begin())) {
+        throw std::runtime_error(what + ": output differs from OpenSSL; nothing was timed");
+    }
+}
+
+BenchResult result(std::string backend, std::string stage, std::string what, unsigned key_bits = 0,
+                   std::optional<Direction> direction = std::nullopt) {
+    BenchResult r;
+    r.backend = std::move(backend);
+    r.stage = std::move(stage);
+    r.what = std::move(what);
+    r.key_bits = key_bits;
+    r.direction = direction;
+    return r;
+}
+
+class Bench {
+public:
+    Bench(const Plan &plan, BenchReport &report) : plan_(plan), report_(report) {
+        verify_input_ = fresh_random(std::min(plan.size, kVerifyBytes));
+    }
+
+    void cpu() {
+        std::vector<std::byte> source(plan_.size);
+        std::vector<std::byte> target(plan_.size);
+        fill_repeating(source, verify_input_);
+        status_.show("cpu memcpy");
+        const double copy_s = time_runs(plan_.reps, [&] { std::memcpy(target.data(), source.data(), plan_.size); });
+        BenchResult copy = result("cpu", "ceiling", "memcpy, 1 thread");
+        copy.bytes = double(plan_.size);
+        copy.seconds = copy_s;
+        copy.threads = 1;
+        add(copy);
+
+        for (const unsigned bits : plan_.key_bits) {
+            const auto key = random_key(bits);
+            for (const Direction direction : plan_.directions) {
+                for (const unsigned threads : thread_counts()) {
+                    const std::string what =
+                        fmt::format("{}, {} thread{}", cipher_name(bits, direction), threads, threads == 1 ? "" : "s");
+                    status_.show("cpu " + what);
+                    OpenSslBackend backend(key, direction, threads);
+                    backend.configure_slots(1, plan_.size);
+                    const auto buffer = backend.slot_buffer(0);
+                    std::memcpy(buffer.data(), verify_input_.data(), verify_input_.size());
+                    backend.submit(0, verify_input_.size());
+                    backend.wait(0);
+                    require_openssl_match(key, direction, verify_input_, buffer.first(verify_input_.size()),
+                                          "cpu " + what);
+                    fill_repeating(buffer, verify_input_);
+                    BenchResult r = result("cpu", "memory", what, bits, direction);
+                    r.threads = threads;
+                    r.bytes = double(plan_.size);
+                    r.seconds = time_runs(plan_.reps, [&] {
+                        backend.submit(0, plan_.size);
+                        backend.wait(0);
+                    });
+                    r.ratio = r.gbps() / copy.gbps();
+                    r.ratio_text = fmt::format("{:.2f}x memcpy (1 thread)", r.ratio);
+                    add(r);
+                }
+            }
+        }
+    }
+
+    // Returns false (and notes why) when no GPU can run.
+    bool gpu() {
+        std::unique_ptr<GpuBench> gpu;
+        try {
+            status_.show("gpu set-up");
+            gpu = GpuBench::create(plan_.size);
+        } catch (const GpuUnavailable &e) {
+            report_.unavailable.push_back(std::string("gpu: no usable CUDA device: ") + e.what());
+            return false;
+        }
+        status_.show("gpu copy ceilings");
+        const GpuCopyCeilings copies = gpu->time_copies(plan_.reps);
+        const double size = double(plan_.size);
+        add_ceiling("pinned H2D", size, copies.h2d_seconds);
+        add_ceiling("pinned D2H", size, copies.d2h_seconds);
+        add_ceiling("pinned H2D+D2H at once", 2 * size, copies.both_seconds);
+        add_ceiling("device copy (read+write)", 2 * size, copies.device_copy_seconds);
+        const double half_two_way_gbps = size / copies.both_seconds / 1e9;
+
+        for (const unsigned bits : plan_.key_bits) {
+            const auto key = random_key(bits);
+            for (const Direction direction : plan_.directions) {
+                const std::string name = cipher_name(bits, direction);
+                status_.show("gpu kernel " + name);
+                require_openssl_match(key, direction, verify_input_, gpu->kernel_output(key, direction, verify_input_),
+                                      "gpu kernel " + name);
+                BenchResult kernel = result("gpu", "kernel", name, bits, direction);
+                kernel.bytes = size;
+                kernel.seconds = gpu->time_kernel(key, direction, plan_.reps);
+                // Both read and write every byte once, so the ratio compares like with like.
+                kernel.ratio = copies.device_copy_seconds / kernel.seconds;
+                kernel.ratio_text = fmt::format("{:.0f}% of device copy", 100 * kernel.ratio);
+                add(kernel);
+
+                status_.show("gpu pipeline " + name);
+                BenchResult pipeline = time_gpu_pipeline(key, direction, name);
+                pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
+                pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
+                add(pipeline);
+            }
+        }
+        return true;
+    }
+
+    void file(const std::string &path, bool with_gpu) {
+        // stat first: opening a FIFO would wait for a writer.
+        struct stat status {};
+        if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", "'" + path + "'", errno));
+        if (!S_ISREG(status.st_mode)) throw UsageError("--file needs a regular file: '" + path + "' is not one");
+        const double size = double(status.st_size);
+        const std::filesystem::path target(path);
+        const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+        const ScratchFile copy(directory), encrypted(directory), decrypted(directory);
+
+        status_.show("file copy (cp)");
+        BenchResult cp = result("cpu", "ceiling", "file copy (cp)");
+        cp.bytes = size;
+        cp.seconds = time_runs(plan_.reps, [&] { run_cp(path, copy.path()); });
+        add(cp);
+        std::filesystem::remove(copy.path());
+
+        // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
+        const unsigned bits = plan_.key_bits.front();
+        const auto key = random_key(bits);
+        std::vector<std::string> backends;
+        if (plan_.cpu) backends.emplace_back("cpu");
+        if (plan_.gpu && with_gpu) backends.emplace_back("gpu");
+        for (const std::string &backend : backends) {
+            const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
+                CipherOptions options;
+                options.direction = direction;
+                options.inputs = {from};
+                options.output = to;
+                options.force = true;
+                options.log.quiet = true;
+                options.progress = ProgressChoice::never;
+                options.backend = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
+                options.key_hex = fmt::format("{:02x}", fmt::join(key, ""));
+                options.threads = plan_.threads;
+                if (run_cipher_command(options) != 0) throw std::runtime_error(backend + " file run failed");
+            };
+            status_.show(backend + " file check");
+            run(Direction::encrypt, path, encrypted.path());
+            check_file_prefix(key, path, encrypted.path(), backend);
+            run(Direction::decrypt, encrypted.path(), decrypted.path());
+            if (!same_contents(path, decrypted.path())) {
+                throw std::runtime_error(backend + " file: decrypting the encrypted file did not give it back");
+            }
+            for (const Direction direction : plan_.directions) {
+                const std::string name = cipher_name(bits, direction);
+                status_.show(backend + " file " + name);
+                BenchResult r = result(backend, "file", name, bits, direction);
+                r.bytes = size;
+                r.seconds = direction == Direction::encrypt
+                                ? time_runs(plan_.reps, [&] { run(direction, path, encrypted.path()); })
+                                : time_runs(plan_.reps, [&] { run(direction, encrypted.path(), decrypted.path()); });
+                r.ratio = r.seconds / cp.seconds;
+                r.ratio_text = fmt::format("{:.2f}x the time of cp", r.ratio);
+                add(r);
+            }
+        }
+    }
+
+private:
+    // A unique name beside the benchmarked file (same file system), removed at the end.
+    class ScratchFile {
+    public:
+        explicit ScratchFile(const std::filesystem::path &directory) {
+            std::string pattern = (directory / ".aesgpu-bench-XXXXXX").string();
+            UniqueFd fd(::mkstemp(pattern.data()));
+            if (!fd.valid()) throw IoError(errno_message("cannot create a file in", directory.string(), errno));
+            path_ = pattern;
+        }
+        ~ScratchFile() {
+            std::error_code ignored;
+            std::filesystem::remove(path_, ignored);
+        }
+        ScratchFile(const ScratchFile &) = delete;
+        ScratchFile &operator=(const ScratchFile &) = delete;
+        [[nodiscard]] const std::string &path() const { return path_; }
+
+    private:
+        std::string path_;
+    };
+
+    // The baseline a shell user knows: cp itself.
+    static void run_cp(const std::string &from, const std::string &to) {
+        const char *argv[] = {"cp", "--", from.c_str(), to.c_str(), nullptr};
+        pid_t pid = 0;
+        if (::posix_spawnp(&pid, "cp", nullptr, nullptr, const_cast<char *const *>(argv), environ) != 0) {
+            throw std::runtime_error("cannot run cp");
+        }
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("cp failed");
+    }
+
+    // ECB works block by block, so the file's first bytes encrypt to the output's first bytes.
+    void check_file_prefix(std::span<const std::uint8_t> key, const std::string &plain, const std::string &cipher,
+                           const std::string &backend) const {
+        InputSource in = InputSource::open(plain);
+        InputSource out = InputSource::open(cipher);
+        std::vector<std::byte> input(kVerifyBytes), output(kVerifyBytes);
+        const std::size_t length = in.read_full(input) / kAesBlockBytes * kAesBlockBytes;
+        input.resize(length);
+        output.resize(out.read_full(std::span(output).first(length)));
+        require_openssl_match(key, Direction::encrypt, input, output, backend + " file");
+    }
+
+    static bool same_contents(const std::string &a, const std::string &b) {
+        InputSource first = InputSource::open(a);
+        InputSource second = InputSource::open(b);
+        std::vector<std::byte> x(std::size_t{16} << 20), y(x.size());
+        for (;;) {
+            const std::size_t n = first.read_full(x);
+            if (second.read_full(y) != n || !std::equal(x.begin(), x.begin() + std::ptrdiff_t(n), y.begin())) {
+                return false;
+            }
+            if (n < x.size()) return true;
+        }
+    }
+
+    // One thread, and all of them.
+    [[nodiscard]] std::vector<unsigned> thread_counts() const {
+        if (plan_.threads == 1) return {1};
+        return {1, plan_.threads};
+    }
+
+    BenchResult time_gpu_pipeline(std::span<const std::uint8_t> key, Direction direction, const std::string &name) {
+        auto backend = make_gpu_backend(key, direction, {0, kDefaultGpuStreams});
+        const std::size_t chunk = std::min(kGpuFileChunkBytes, plan_.size);
+        const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
+        backend->configure_slots(slots, chunk);
+        const auto sample = std::span(verify_input_).first(chunk);
+        std::memcpy(backend->slot_buffer(0).data(), sample.data(), chunk);
+        backend->submit(0, chunk);
+        backend->wait(0);
+        require_openssl_match(key, direction, sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
+        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample);
+        // Enough chunks that filling and draining the ring is a small part of the run.
+        const std::size_t chunks = std::max(plan_.size / chunk, 4 * slots);
+        BenchResult r =
+            result("gpu", "pipeline", name + ", pinned host to host", static_cast<unsigned>(key.size() * 8), direction);
+        r.bytes = double(chunks * chunk);
+        r.seconds = time_runs(plan_.reps, [&] {
+            for (std::size_t i = 0; i < chunks; ++i) {
+                if (i >= slots) backend->wait(i % slots);
+                backend->submit(i % slots, chunk);
+            }
+            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) backend->wait(s);
+        });
+        return r;
+    }
+
+    void add_ceiling(const std::string &what, double bytes, double seconds) {
+        BenchResult r = result("gpu", "ceiling", what);
+        r.bytes = bytes;
+        r.seconds = seconds;
+        add(r);
+    }
+
+    void add(const BenchResult &result) { report_.results.push_back(result); }
+
+    const Plan &plan_;
+    BenchReport &report_;
+    StatusLine status_;
+    std::vector<std::byte> verify_input_;
+};
+
+std::string machine_line() {
+    const CpuAesFeatures cpu = detect_cpu_aes_features();
+    const GpuProbe gpu = probe_gpus();
+    std::string line = fmt::format("CPU: {} threads, AES-NI {}, VAES {}; {}", default_cpu_threads(),
+                                   cpu.aes_ni ? "yes" : "no", cpu.vaes ? "yes" : "no", openssl_version_text());
+    if (gpu.usable())
+        line += fmt::format("; GPU: {}, {} SMs", gpu.devices.front().name, gpu.devices.front().multiprocessors);
+    return line;
+}
+
+} // namespace
+
+BenchReport run_bench(const BenchOptions &options) {
+    const Plan plan = make_plan(options);
+    BenchReport report;
+    report.machine = machine_line();
+    report.size_bytes = plan.size;
+    report.reps = plan.reps;
+    report.file = options.file;
+    Bench bench(plan, report);
+    if (plan.cpu) bench.cpu();
+    const bool gpu_ran = plan.gpu && bench.gpu();
+    if (!options.file.empty()) bench.file(options.file, gpu_ran);
+    return report;
+}
+
+int run_bench_command(const BenchOptions &options) {
+    const BenchReport report = run_bench(options);
+    // As with `encrypt --backend gpu`: asking for the GPU alone and getting nothing is a failure.
+    if (options.backend == "gpu" && !report.unavailable.empty()) {
+        throw std::runtime_error(report.unavailable.front().substr(std::string("gpu: ").size()));
+    }
+    if (options.json) {
+        print_bench_json(report, std::cout);
+    } else {
+        print_bench_table(report, std::cout);
+    }
+    return 0;
+}
+
+} // namespace aesgpu
