@@ -125,10 +125,11 @@ print(len(rs), len(d["unavailable"]), ", ".join(stages))
 ')");
     ASSERT_EQ(r.status, 0) << r.err;
     if (gpu_available()) {
-        EXPECT_EQ(r.out, "13 0 cpu ceiling, cpu memory, gpu ceiling, gpu kernel, gpu pipeline\n");
+        EXPECT_EQ(r.out, "14 0 cpu ceiling, cpu memory, gpu ceiling, gpu kernel, gpu pipeline\n");
     } else {
-        // memcpy, then encrypt and decrypt on 1 and 2 threads; the GPU is listed as unavailable.
-        EXPECT_EQ(r.out, "5 1 cpu ceiling, cpu memory\n");
+        // memcpy on 1 and 2 threads, then encrypt and decrypt on 1 and 2 threads; the GPU is
+        // listed as unavailable.
+        EXPECT_EQ(r.out, "6 1 cpu ceiling, cpu memory\n");
     }
 }
 
@@ -140,6 +141,7 @@ TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
     EXPECT_NE(r.out.find("\ncpu      file      AES-192 decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("x the time of cp\n"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
+    EXPECT_EQ(r.err, "") << "no ECB warning from each run of the file stage";
     EXPECT_EQ(entries(), 1u) << "scratch files were left beside the file";
 }
 
