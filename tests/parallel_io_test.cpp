@@ -153,7 +153,7 @@ private:
 };
 
 TEST(MappedFileWriter, NoRoomIsAnErrorNotACrash) {
-    bool tried_any = false;
+    // Through the mapped writer on file systems that qualify, through write() elsewhere.
     for (const auto &parent : directories_to_try()) {
         SCOPED_TRACE(parent.string());
         TempDir dir(parent);
@@ -170,9 +170,7 @@ TEST(MappedFileWriter, NoRoomIsAnErrorNotACrash) {
                 EXPECT_EQ(std::string(error.what()), "error writing '" + dir.file("out") + "': File too large");
             }
         }
-        tried_any = true;
     }
-    EXPECT_TRUE(tried_any);
 }
 
 } // namespace
