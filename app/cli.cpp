@@ -35,10 +35,12 @@ A wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 2
 output file; ECB has no authentication, so a tampered file can decrypt to garbage undetected.)";
 
 constexpr const char *kBenchNotes =
-    R"(Stages: ceiling (memcpy, pinned PCIe copies, device copy, cp), memory (CPU backend, 1 thread and
-all), kernel (GPU, device-resident data), pipeline (GPU, pinned host to pinned host through the
-backend's ring), file (--file: the whole encrypt/decrypt command, file to file). Every output is
-checked against OpenSSL on fresh random data before it is timed; figures are medians.
+    R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
+device copy, cp of --file), memory (CPU backend, 1 thread and all), kernel (GPU, device-resident
+data), pipeline (GPU, pinned host to pinned host through the backend's ring), file (--file: the
+whole encrypt/decrypt command, file to a new file). Each result is shown beside its ceiling.
+Every output is checked against OpenSSL on fresh random data before it is timed; figures are
+medians of --reps runs after a warm-up.
 Examples:
   aesgpu bench                                   everything, 1 GiB per measurement
   aesgpu bench --backend cpu --key-bits 128 --size 256M
