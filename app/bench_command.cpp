@@ -10,6 +10,7 @@
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
+#include "io/interrupt_cleanup.hpp"
 #include "io/unique_fd.hpp"
 #include "io/worker_pool.hpp"
 
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -183,8 +185,10 @@ public:
             pass.bytes = double(words.size() * sizeof(std::uint64_t));
             pass.threads = plan_.threads;
             pass.seconds = time_runs(plan_.reps, [&] {
-                pool.run_pieces(words.size(), [&](std::size_t first, std::size_t count) {
-                    for (std::size_t i = first; i < first + count; ++i) words[i] ^= 0x5555555555555555u;
+                pool.run_pieces(words.size() * sizeof(std::uint64_t), [&](std::size_t offset, std::size_t length) {
+                    const std::size_t first = offset / sizeof(std::uint64_t);
+                    const std::size_t end = first + length / sizeof(std::uint64_t);
+                    for (std::size_t i = first; i < end; ++i) words[i] ^= 0x5555555555555555u;
                 });
             });
             add(pass);
@@ -275,7 +279,10 @@ public:
         const double size = double(status.st_size);
         const std::filesystem::path target(path);
         const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-        const ScratchFile copy(directory), encrypted(directory), decrypted(directory);
+        const ScratchDirectory scratch(directory);
+        const std::string copy = scratch.file(ScratchDirectory::kCopy);
+        const std::string encrypted = scratch.file(ScratchDirectory::kEncrypted);
+        const std::string decrypted = scratch.file(ScratchDirectory::kDecrypted);
 
         status_.show("file copy (cp)");
         BenchResult cp = result("cpu", "ceiling", "file copy (cp)");
@@ -284,9 +291,9 @@ public:
         // run's output would add freeing its pages to the time.
         const auto remove = [](const std::string &file) { return [&file] { std::filesystem::remove(file); }; };
         cp.seconds = time_runs(
-            plan_.reps, [&] { run_cp(path, copy.path()); }, remove(copy.path()));
+            plan_.reps, [&] { run_cp(path, copy); }, remove(copy));
         add(cp);
-        std::filesystem::remove(copy.path());
+        std::filesystem::remove(copy);
 
         // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
         const unsigned bits = plan_.key_bits.front();
@@ -309,10 +316,10 @@ public:
                 if (run_cipher_command(options) != 0) throw std::runtime_error(backend + " file run failed");
             };
             status_.show(backend + " file check");
-            run(Direction::encrypt, path, encrypted.path());
-            check_file_prefix(key, path, encrypted.path(), backend);
-            run(Direction::decrypt, encrypted.path(), decrypted.path());
-            if (!same_contents(path, decrypted.path())) {
+            run(Direction::encrypt, path, encrypted);
+            check_file_prefix(key, path, encrypted, backend);
+            run(Direction::decrypt, encrypted, decrypted);
+            if (!same_contents(path, decrypted)) {
                 throw std::runtime_error(backend + " file: decrypting the encrypted file did not give it back");
             }
             for (const Direction direction : plan_.directions) {
@@ -320,13 +327,11 @@ public:
                 status_.show(backend + " file " + name);
                 BenchResult r = result(backend, "file", name, bits, direction);
                 r.bytes = size;
-                r.seconds =
-                    direction == Direction::encrypt
-                        ? time_runs(
-                              plan_.reps, [&] { run(direction, path, encrypted.path()); }, remove(encrypted.path()))
-                        : time_runs(
-                              plan_.reps, [&] { run(direction, encrypted.path(), decrypted.path()); },
-                              remove(decrypted.path()));
+                r.seconds = direction == Direction::encrypt
+                                ? time_runs(
+                                      plan_.reps, [&] { run(direction, path, encrypted); }, remove(encrypted))
+                                : time_runs(
+                                      plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted));
                 r.ratio = r.seconds / cp.seconds;
                 r.ratio_text = fmt::format("{:.2f}x the time of cp", r.ratio);
                 add(r);
@@ -336,21 +341,31 @@ public:
 
 private:
     // A unique name beside the benchmarked file (same file system), removed at the end.
-    class ScratchFile {
+    // A private (0700) directory beside the benchmarked file, on the same file system, for the
+    // copies and outputs: no one else can plant anything under its names. Removed at the end,
+    // and by the signal handler on Ctrl-C.
+    class ScratchDirectory {
     public:
-        explicit ScratchFile(const std::filesystem::path &directory) {
-            std::string pattern = (directory / ".aesgpu-bench-XXXXXX").string();
-            UniqueFd fd(::mkstemp(pattern.data()));
-            if (!fd.valid()) throw IoError(errno_message("cannot create a file in", directory.string(), errno));
+        explicit ScratchDirectory(const std::filesystem::path &parent) {
+            std::string pattern = (parent / ".aesgpu-bench-XXXXXX").string();
+            if (!::mkdtemp(pattern.data())) {
+                throw IoError(errno_message("cannot create a directory in", "'" + parent.string() + "'", errno));
+            }
             path_ = pattern;
+            arm_scratch_directory(path_, {kCopy, kEncrypted, kDecrypted});
         }
-        ~ScratchFile() {
+        ~ScratchDirectory() {
             std::error_code ignored;
-            std::filesystem::remove(path_, ignored);
+            std::filesystem::remove_all(path_, ignored);
+            disarm_scratch_directory();
         }
-        ScratchFile(const ScratchFile &) = delete;
-        ScratchFile &operator=(const ScratchFile &) = delete;
-        [[nodiscard]] const std::string &path() const { return path_; }
+        ScratchDirectory(const ScratchDirectory &) = delete;
+        ScratchDirectory &operator=(const ScratchDirectory &) = delete;
+        [[nodiscard]] std::string file(const char *name) const { return path_ + "/" + name; }
+
+        static constexpr const char *kCopy = "copy";
+        static constexpr const char *kEncrypted = "encrypted";
+        static constexpr const char *kDecrypted = "decrypted";
 
     private:
         std::string path_;
@@ -358,13 +373,15 @@ private:
 
     // The baseline a shell user knows: cp itself.
     static void run_cp(const std::string &from, const std::string &to) {
-        const char *argv[] = {"cp", "--", from.c_str(), to.c_str(), nullptr};
+        // Never a reflink (coreutils 9 clones where the file system can): the baseline is a copy.
+        const char *argv[] = {"cp", "--reflink=never", "--", from.c_str(), to.c_str(), nullptr};
         pid_t pid = 0;
         if (::posix_spawnp(&pid, "cp", nullptr, nullptr, const_cast<char *const *>(argv), environ) != 0) {
             throw std::runtime_error("cannot run cp");
         }
         int status = 0;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        while (::waitpid(pid, &status, 0) < 0) {
+            if (errno != EINTR) throw std::runtime_error(errno_message("cannot wait for", "cp", errno));
         }
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("cp failed");
     }
@@ -433,7 +450,14 @@ private:
         add(r);
     }
 
-    void add(const BenchResult &result) { report_.results.push_back(result); }
+    // A run too short for the clock (a tiny --size) gives no ratio rather than 0% or infinity.
+    void add(BenchResult result) {
+        if (!std::isfinite(result.ratio) || result.ratio <= 0) {
+            result.ratio = 0;
+            result.ratio_text.clear();
+        }
+        report_.results.push_back(std::move(result));
+    }
 
     const Plan &plan_;
     BenchReport &report_;
@@ -463,6 +487,7 @@ BenchReport run_bench(const BenchOptions &options) {
     Bench bench(plan, report);
     if (plan.cpu) bench.cpu();
     const bool gpu_ran = plan.gpu && bench.gpu();
+    if (!plan.cpu && !gpu_ran) return report; // --backend gpu without a GPU: nothing to time files with
     if (!options.file.empty()) bench.file(options.file, gpu_ran);
     return report;
 }

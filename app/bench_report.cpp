@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace aesgpu {
 
 namespace {
@@ -59,7 +61,8 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            r.key_bits ? std::to_string(r.key_bits) : "null",
                            r.direction ? json_string(direction_name(*r.direction)) : "null",
                            r.threads ? std::to_string(r.threads) : "null", r.bytes, r.seconds, r.gbps(),
-                           r.ratio > 0 ? fmt::format("{:.4g}", r.ratio) : "null", json_string(r.ratio_text));
+                           std::isfinite(r.ratio) && r.ratio > 0 ? fmt::format("{:.4g}", r.ratio) : "null",
+                           json_string(r.ratio_text));
     }
     out << (report.results.empty() ? "],\n" : "\n  ],\n");
     out << "  \"unavailable\": [";

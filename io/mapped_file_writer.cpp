@@ -35,15 +35,14 @@ bool reserves_real_blocks(int fd) {
 std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string display_name, std::uint64_t size,
                                                         std::uint64_t expected_size, unsigned threads) {
     if (!reserves_real_blocks(fd)) return std::nullopt;
-    MappedFileWriter writer(fd, std::move(display_name), size, expected_size, threads);
+    MappedFileWriter writer(fd, std::move(display_name), size, expected_size);
     if (!writer.reserve(std::max(size, std::uint64_t{1}))) return std::nullopt;
+    writer.copiers_ = std::make_unique<WorkerPool>(threads);
     return writer;
 }
 
-MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size,
-                                   unsigned threads)
-    : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size),
-      copiers_(std::make_unique<WorkerPool>(threads)) {}
+MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size)
+    : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size) {}
 
 MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
     : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
@@ -68,9 +67,9 @@ bool MappedFileWriter::reserve(std::uint64_t end) {
     if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(target - reserved_)) != 0) {
         const int error = errno;
         if (!map_ && (error == EOPNOTSUPP || error == ENOSYS)) return false;
-        if (target == end ||
-            ::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(end - reserved_)) != 0) {
-            throw IoError(errno_message("error writing", display_name_, error));
+        if (target == end) throw IoError(errno_message("error writing", display_name_, error));
+        if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(end - reserved_)) != 0) {
+            throw IoError(errno_message("error writing", display_name_, errno));
         }
         target = end;
     }

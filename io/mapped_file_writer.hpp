@@ -39,8 +39,7 @@ public:
     void finish();
 
 private:
-    MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size,
-                     unsigned threads);
+    MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size);
     // False when the file system cannot reserve space (only possible before the first mapping).
     bool reserve(std::uint64_t end);
     void unmap() noexcept;
