@@ -38,7 +38,7 @@ struct BenchReport {
 void print_bench_table(const BenchReport &report, std::ostream &out);
 void print_bench_json(const BenchReport &report, std::ostream &out);
 
-// `text` as a JSON string literal, quotes included.
+// `text` as a JSON string literal, quotes included; bytes that are not UTF-8 become U+FFFD.
 [[nodiscard]] std::string json_string(const std::string &text);
 
 } // namespace aesgpu

@@ -12,6 +12,11 @@ TEST(BenchReport, JsonStringsEscapeWhatJsonForbids) {
     EXPECT_EQ(json_string("NVIDIA H200"), "\"NVIDIA H200\"");
     EXPECT_EQ(json_string("a\"b\\c\nd\te"), "\"a\\\"b\\\\c\\nd\\te\"");
     EXPECT_EQ(json_string(std::string("x\x01y", 3)), "\"x\\u0001y\"");
+    EXPECT_EQ(json_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x91"), "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x91\"")
+        << "UTF-8 passes through";
+    EXPECT_EQ(json_string("a\xff\xc3("), "\"a\\ufffd\\ufffd(\"") << "Latin-1 and cut sequences do not";
+    EXPECT_EQ(json_string("\xc0\xaf\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"")
+        << "overlong forms and surrogates do not";
 }
 
 TEST(BenchReport, JsonUsesNullForWhatDoesNotApply) {
