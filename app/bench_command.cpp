@@ -11,10 +11,8 @@
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/interrupt_cleanup.hpp"
-#include "io/unique_fd.hpp"
 #include "io/worker_pool.hpp"
 
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

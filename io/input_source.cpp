@@ -60,13 +60,17 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer) {
     if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * WorkerPool::kMinPieceBytes) {
         return read_parallel(buffer);
     }
-    return read_sequential(buffer);
+    return fill(buffer, std::nullopt);
 }
 
-std::size_t InputSource::read_sequential(std::span<std::byte> buffer) {
+// Reads until `buffer` is full or the input ends: read() from the file offset, or pread() from
+// `offset` when given. Short reads and EINTR are absorbed.
+std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> offset) {
     std::size_t filled = 0;
     while (filled < buffer.size()) {
-        const ssize_t got = ::read(fd_, buffer.data() + filled, buffer.size() - filled);
+        const ssize_t got =
+            offset ? ::pread(fd_, buffer.data() + filled, buffer.size() - filled, *offset + static_cast<off_t>(filled))
+                   : ::read(fd_, buffer.data() + filled, buffer.size() - filled);
         if (got == 0) break;
         if (got < 0) {
             if (errno == EINTR) continue;
@@ -81,21 +85,11 @@ std::size_t InputSource::read_sequential(std::span<std::byte> buffer) {
 // file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(std::span<std::byte> buffer) {
     const off_t start = ::lseek(fd_, 0, SEEK_CUR);
-    if (start < 0) return read_sequential(buffer);
+    if (start < 0) return fill(buffer, std::nullopt);
     if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_);
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), [&](std::size_t offset, std::size_t length) {
-        std::size_t filled = 0;
-        while (filled < length) {
-            const ssize_t got = ::pread(fd_, buffer.data() + offset + filled, length - filled,
-                                        start + static_cast<off_t>(offset + filled));
-            if (got == 0) break;
-            if (got < 0) {
-                if (errno == EINTR) continue;
-                throw IoError(errno_message("error reading", display_name_, errno));
-            }
-            filled += static_cast<std::size_t>(got);
-        }
+        const std::size_t filled = fill(buffer.subspan(offset, length), start + static_cast<off_t>(offset));
         if (filled == length) return;
         std::size_t seen = end.load();
         while (offset + filled < seen && !end.compare_exchange_weak(seen, offset + filled)) {

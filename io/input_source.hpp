@@ -36,7 +36,7 @@ public:
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads);
-    std::size_t read_sequential(std::span<std::byte> buffer);
+    std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset);
     std::size_t read_parallel(std::span<std::byte> buffer);
 
     UniqueFd owned_fd_; // empty for standard input, which we never close
