@@ -69,17 +69,44 @@ void CudaBackend::release_slots() noexcept {
 }
 
 void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
+    build_slots(slot_count, slot_bytes, [&](Slot &slot, std::size_t) {
+        slot.pinned = PinnedBuffer(slot_bytes);
+        slot.host = slot.pinned.span();
+    });
+}
+
+void CudaBackend::adopt_host_buffers(std::span<const std::span<std::byte>> buffers) {
+    std::size_t largest = 0;
+    for (const auto &buffer : buffers) {
+        if (buffer.empty() || buffer.size() % kAesBlockBytes != 0) {
+            throw std::invalid_argument("adopted host buffers must be whole 16-byte blocks");
+        }
+        largest = std::max(largest, buffer.size());
+    }
+    build_slots(buffers.size(), largest, [&](Slot &slot, std::size_t index) {
+        slot.registration = HostRegistration::create(buffers[index]);
+        slot.host = buffers[index];
+    });
+}
+
+void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
+                              const std::function<void(Slot &, std::size_t)> &host_for) {
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     release_slots();
     try {
         slots_.reserve(slot_count);
         for (std::size_t i = 0; i < slot_count; ++i) {
-            slots_.push_back(Slot{PinnedBuffer(slot_bytes), DeviceBuffer(slot_bytes), CudaEvent::create()});
+            Slot &slot = slots_.emplace_back();
+            host_for(slot, i);
+            slot.device = DeviceBuffer(slot.host.size());
+            slot.done = CudaEvent::create();
         }
     } catch (const CudaError &error) {
         release_slots();
+        // An allocation or registration error is not sticky: clear it, or the next kernel launch,
+        // which checks cudaGetLastError(), would report it as its own (and a smaller retry fail).
+        (void)cudaGetLastError();
         if (error.code() == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError(); // clear the sticky-free error so a smaller retry can succeed
             throw ResourceExhausted("not enough pinned host or GPU memory for " + std::to_string(slot_count) +
                                     " buffers of " + std::to_string(slot_bytes >> 10) + " KiB");
         }
@@ -88,7 +115,7 @@ void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes
 }
 
 std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
-    return ring_slot(slots_, slot).host.span();
+    return ring_slot(slots_, slot).host;
 }
 
 void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
@@ -98,9 +125,9 @@ void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     const cudaStream_t stream = streams_[slot % streams_.size()].get();
     if (bytes > 0) {
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), target.host.get(), bytes, cudaMemcpyHostToDevice, stream));
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), target.host.data(), bytes, cudaMemcpyHostToDevice, stream));
         run_kernel(target.device.get(), bytes / kAesBlockBytes, stream);
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.host.get(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.host.data(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
     }
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
 }
@@ -115,8 +142,9 @@ void CudaBackend::run_kernel(void *device_data, std::size_t blocks, cudaStream_t
     AESGPU_CUDA_TRY(launch_ecb(params_, shape_, device_data, blocks, stream));
 }
 
-std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
-                                                const GpuBackendOptions &options) {
+namespace {
+
+void require_device(const GpuBackendOptions &options) {
     int count = 0;
     if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
         (void)cudaGetLastError();
@@ -126,7 +154,27 @@ std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> ke
         throw GpuUnavailable("no CUDA device " + std::to_string(options.device) + " (found " + std::to_string(count) +
                              ")");
     }
+}
+
+} // namespace
+
+std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
+                                                const GpuBackendOptions &options) {
+    require_device(options);
     return std::make_unique<CudaBackend>(key, direction, options);
+}
+
+std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key, Direction direction,
+                                                     const GpuBackendOptions &options,
+                                                     std::span<const std::span<std::byte>> host_buffers) {
+    require_device(options);
+    auto backend = std::make_unique<CudaBackend>(key, direction, options);
+    backend->adopt_host_buffers(host_buffers);
+    return backend;
+}
+
+bool gpu_support_built_in() {
+    return true;
 }
 
 } // namespace aesgpu

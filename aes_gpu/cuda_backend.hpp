@@ -7,6 +7,7 @@
 #include "aes_gpu/ecb_kernels.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ public:
 
     [[nodiscard]] std::string describe() const override;
     void configure_slots(std::size_t slot_count, std::size_t slot_bytes) override;
+    // Like configure_slots, over host memory the caller owns (see make_gpu_backend_over).
+    void adopt_host_buffers(std::span<const std::span<std::byte>> buffers);
     [[nodiscard]] std::size_t slot_count() const override { return slots_.size(); }
     [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
     void submit(std::size_t slot, std::size_t bytes) override;
@@ -29,10 +32,16 @@ public:
 
 private:
     struct Slot {
-        PinnedBuffer host;
+        PinnedBuffer pinned;            // the slot's own host buffer; empty for adopted memory
+        HostRegistration registration; // adopted memory, page-locked in place
+        std::span<std::byte> host;
         DeviceBuffer device;
         CudaEvent done;
     };
+    // Sets up `slot_count` slots of up to `slot_bytes`, each with the host buffer that
+    // `host_for(slot, index)` gives it.
+    void build_slots(std::size_t slot_count, std::size_t slot_bytes,
+                     const std::function<void(Slot &, std::size_t)> &host_for);
     void release_slots() noexcept;
 
     int device_;

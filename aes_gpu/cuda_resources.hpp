@@ -43,6 +43,7 @@ inline constexpr char kStreamDestroy[] = "cudaStreamDestroy";
 inline constexpr char kEventDestroy[] = "cudaEventDestroy";
 inline constexpr char kFree[] = "cudaFree";
 inline constexpr char kFreeHost[] = "cudaFreeHost";
+inline constexpr char kHostUnregister[] = "cudaHostUnregister";
 } // namespace detail
 
 class CudaStream : public CudaOwner<cudaStream_t, cudaStreamDestroy, detail::kStreamDestroy> {
@@ -94,5 +95,16 @@ private:
 
 using DeviceBuffer = CudaBytes<false>;
 using PinnedBuffer = CudaBytes<true>;
+
+// Host memory someone else owns, page-locked in place (cudaHostRegister): copies from and to it
+// run as DMA, like pinned memory's. The memory must outlive the registration.
+class HostRegistration : public CudaOwner<void *, cudaHostUnregister, detail::kHostUnregister> {
+public:
+    static HostRegistration create(std::span<std::byte> bytes) {
+        AESGPU_CUDA_TRY(cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault));
+        return HostRegistration(bytes.data());
+    }
+    using CudaOwner::CudaOwner;
+};
 
 } // namespace aesgpu

@@ -33,6 +33,17 @@ public:
 [[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
                                                               const GpuBackendOptions &options = {});
 
+// The same backend with its ring over `host_buffers` (one per slot, each a multiple of 16 bytes,
+// in pages of its own, owned by the caller and alive while the backend lives), page-locked in
+// place instead of allocated pinned: the GPU can take over a ring another backend filled.
+[[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key,
+                                                                   Direction direction,
+                                                                   const GpuBackendOptions &options,
+                                                                   std::span<const std::span<std::byte>> host_buffers);
+
+// False in a build without the CUDA toolkit, where every GPU backend throws GpuUnavailable.
+[[nodiscard]] bool gpu_support_built_in();
+
 // Ring slots that keep `streams` streams busy: one in flight per stream, plus two held by the
 // reader (one read ahead) and one by the writer.
 [[nodiscard]] inline std::size_t gpu_ring_slots(unsigned streams) {

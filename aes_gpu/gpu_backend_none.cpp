@@ -8,6 +8,15 @@ std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, D
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 
+std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t>, Direction,
+                                                     const GpuBackendOptions &, std::span<const std::span<std::byte>>) {
+    throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+bool gpu_support_built_in() {
+    return false;
+}
+
 std::unique_ptr<GpuBench> GpuBench::create(std::size_t) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }

@@ -2,6 +2,7 @@
 
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "io/secret_bytes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,25 +13,33 @@ namespace aesgpu {
 
 namespace {
 
+std::unique_ptr<OpenSslBackend> make_cpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    return std::make_unique<OpenSslBackend>(key, options.direction, options.threads);
+}
+
 SelectedBackend cpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
-    auto backend = std::make_unique<OpenSslBackend>(key, options.direction, options.threads);
+    auto backend = make_cpu_backend(options, key);
     // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
     // keep every thread busy while pieces of a chunk finish unevenly.
     const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, backend->threads() / 2 + 4);
     return {std::move(backend), slots, kFileChunkBytes};
 }
 
-SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
-    return {make_gpu_backend(key, options.direction, {0, options.streams}), gpu_ring_slots(options.streams),
-            kGpuFileChunkBytes};
+GpuBackendOptions gpu_options(const CipherOptions &options) {
+    return {0, options.streams};
 }
 
-// --backend gpu never falls back: any failure to start the GPU backend is reported as the reason.
-SelectedBackend required_gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+// Any failure to start the GPU backend, in the words --backend gpu reports it in.
+[[noreturn]] void throw_no_usable_gpu(const std::runtime_error &e) {
+    throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
+}
+
+SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
     try {
-        return gpu_backend(options, key);
+        return {make_gpu_backend(key, options.direction, gpu_options(options)), gpu_ring_slots(options.streams),
+                kGpuFileChunkBytes};
     } catch (const std::runtime_error &e) {
-        throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
+        throw_no_usable_gpu(e);
     }
 }
 
@@ -40,20 +49,64 @@ SelectedBackend automatic_backend(const CipherOptions &options, std::span<const 
         spdlog::info("backend auto: using {}", selected.backend->describe());
         return selected;
     } catch (const std::runtime_error &e) {
-        spdlog::info("backend auto: using the CPU (no usable CUDA device: {})", e.what());
+        spdlog::info("backend auto: using the CPU ({})", e.what());
         return cpu_backend(options, key);
     }
+}
+
+// The CPU ciphers the first chunks while CUDA starts on another thread (about 0.3 s on the H200
+// host), then the GPU takes every later chunk, in place in the same host buffers. The ring is the
+// GPU's, since the GPU does most of the work of any input big enough for the start to matter.
+SelectedBackend gpu_with_cpu_start(const CipherOptions &options, std::span<const std::uint8_t> key,
+                                   SuccessorPolicy policy) {
+    auto gpu_key = std::make_shared<SecretBytes>(key);
+    SuccessorStart start_gpu = [gpu_key, direction = options.direction,
+                                gpu = gpu_options(options)](std::vector<std::span<std::byte>> buffers) {
+        try {
+            return make_gpu_backend_over(gpu_key->view(), direction, gpu, buffers);
+        } catch (const std::runtime_error &e) {
+            throw_no_usable_gpu(e);
+        }
+    };
+    auto backend = std::make_unique<HandoverBackend>(make_cpu_backend(options, key), "GPU", std::move(start_gpu), policy);
+    HandoverBackend *cpu_start = backend.get();
+    return {std::move(backend), gpu_ring_slots(options.streams), kGpuFileChunkBytes, cpu_start};
+}
+
+std::string mebibytes(std::uint64_t bytes) {
+    return fmt::format("{:.1f} MiB", double(bytes) / double(1 << 20));
 }
 
 } // namespace
 
 SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+    const bool cpu_start = !options.wait_for_gpu && gpu_support_built_in();
     switch (options.backend) {
     case BackendChoice::cpu: return cpu_backend(options, key);
-    case BackendChoice::gpu: return required_gpu_backend(options, key);
-    case BackendChoice::automatic: return automatic_backend(options, key);
+    case BackendChoice::gpu:
+        return cpu_start ? gpu_with_cpu_start(options, key, SuccessorPolicy::required) : gpu_backend(options, key);
+    case BackendChoice::automatic:
+        return cpu_start ? gpu_with_cpu_start(options, key, SuccessorPolicy::optional)
+                         : automatic_backend(options, key);
     }
     throw std::logic_error("unknown backend choice");
+}
+
+void log_cpu_start(const CipherOptions &options, const HandoverReport &report) {
+    if (!report.successor_ready) {
+        if (options.backend == BackendChoice::automatic) {
+            spdlog::info("backend auto: using the CPU ({})", report.successor_failure);
+        }
+        return;
+    }
+    if (report.successor_bytes == 0) {
+        spdlog::info("the CPU ciphered all {} while the GPU started ({:.2f} s): {} never got a chunk",
+                     mebibytes(report.first_bytes), report.successor_start_seconds, report.successor_description);
+        return;
+    }
+    spdlog::info("the CPU ciphered the first {} while the GPU started ({:.2f} s); {} ciphered the other {}",
+                 mebibytes(report.first_bytes), report.successor_start_seconds, report.successor_description,
+                 mebibytes(report.successor_bytes));
 }
 
 } // namespace aesgpu

@@ -3,6 +3,7 @@
 // suit it, and says why it chose it.
 #include "app/options.hpp"
 #include "io/cipher_backend.hpp"
+#include "io/handover_backend.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,11 +15,18 @@ namespace aesgpu {
 struct SelectedBackend {
     std::unique_ptr<CipherBackend> backend;
     std::size_t ring_slots;
-    std::size_t file_chunk_bytes; // default chunk for regular-file input
+    std::size_t file_chunk_bytes;          // default chunk for regular-file input
+    HandoverBackend *cpu_start = nullptr;  // `backend` itself when the CPU ciphers while the GPU starts
 };
 
-// `gpu` with no usable GPU throws std::runtime_error ("no usable CUDA device: <reason>", exit 1);
-// `auto` then falls back to the CPU and logs why at info level.
+// `gpu` with no usable GPU fails with std::runtime_error ("no usable CUDA device: <reason>", exit
+// 1); `auto` then uses the CPU and logs why at info level. Unless --wait-for-gpu, both start on the
+// CPU while the GPU starts on another thread, and `gpu` fails at the first submit after the GPU
+// failed to start, or at the end of the run.
 [[nodiscard]] SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key);
+
+// After a run with a CPU start: logs at info level how the work was shared, or why the GPU never
+// took over.
+void log_cpu_start(const CipherOptions &options, const HandoverReport &report);
 
 } // namespace aesgpu

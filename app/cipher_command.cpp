@@ -172,10 +172,17 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     const bool show_progress =
         options.progress == ProgressChoice::always ||
         (options.progress == ProgressChoice::automatic && !options.log.quiet && ::isatty(STDERR_FILENO) == 1);
-    const std::string backend_name = selected.backend->describe();
+    // "cpu (OpenSSL ...)" shows as "cpu"; with a CPU start the name changes when the GPU takes over.
+    const auto backend_name = [&selected] {
+        const std::string description = selected.backend->describe();
+        return description.substr(0, description.find(" ("));
+    };
     // Its destructor erases the line if the run throws, before main() reports the error.
-    ProgressBar progress(show_progress, source->size(), backend_name.substr(0, backend_name.find(" (")));
-    pipeline.on_progress = [&progress](std::uint64_t done) { progress.update(done); };
+    ProgressBar progress(show_progress, source->size(), backend_name());
+    pipeline.on_progress = [&](std::uint64_t done) {
+        if (selected.cpu_start) progress.set_backend(backend_name());
+        progress.update(done);
+    };
 
     PipelineStats stats;
     try {
@@ -185,6 +192,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
         throw;
     }
     progress.finish();
+    if (selected.cpu_start) log_cpu_start(options, selected.cpu_start->report());
     if (stats.chunk_bytes != pipeline.chunk_bytes) {
         spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
     }

@@ -31,6 +31,7 @@ struct CipherOptions {
     bool print_key = false;      // -P: print salt and key, then stop
     bool no_pad = false;
     BackendChoice backend = BackendChoice::automatic;
+    bool wait_for_gpu = false;   // no CPU start: every block goes through the GPU
     unsigned threads = 0;        // 0: all hardware threads
     unsigned streams = 4;        // CUDA streams of the GPU backend
     unsigned io_threads = 0;     // 0: default_io_threads()

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace aesgpu {
 
@@ -21,6 +22,7 @@ public:
     ProgressBar &operator=(const ProgressBar &) = delete;
 
     void update(std::uint64_t done);
+    void set_backend(std::string backend) { backend_ = std::move(backend); }
     // Erases the line, so what follows on stderr starts clean.
     void finish();
 

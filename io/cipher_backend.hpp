@@ -43,6 +43,10 @@ public:
 
     // Blocks until the slot's job has finished; rethrows the job's failure, if any.
     virtual void wait(std::size_t slot) = 0;
+
+    // Called once after a successful run's last job has been waited for, so a backend can report a
+    // failure it has not reported yet. Most have none.
+    virtual void finish() {}
 };
 
 // Argument checks every backend's slot_buffer()/submit() makes: the slot exists, and the job is

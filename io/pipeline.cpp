@@ -69,6 +69,7 @@ public:
         }
         if (reader_error) std::rethrow_exception(reader_error);
         if (writer_error) std::rethrow_exception(writer_error);
+        backend_.finish();
 
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats_.chunk_bytes = chunk_bytes_;

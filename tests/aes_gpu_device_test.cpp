@@ -1,9 +1,13 @@
 // The CUDA backend on a real GPU: known answers, agreement with OpenSSL around block and chunk
 // boundaries with 1, 2 and 8 streams and rings as small as 2 slots (buffer-reuse races), large
-// chunks, and misuse. Every test skips itself where no usable CUDA device is present.
+// chunks, misuse, and the GPU taking over a CPU backend's ring mid-run. Every test skips itself
+// where no usable CUDA device is present.
+#include "aes_cpu/aligned_buffer.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "io/errors.hpp"
+#include "io/handover_backend.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -113,6 +117,81 @@ TEST_F(Gpu, RingLargerThanMemoryReportsResourceExhausted) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
     EXPECT_TRUE(run_slot(*backend, plain) == expected);
+}
+
+TEST_F(Gpu, AdoptedHostBuffersMatchOpenSslAndAreReleasedWithTheBackend) {
+    const Bytes key = random_bytes(32);
+    std::vector<AlignedBuffer> memory;
+    std::vector<std::span<std::byte>> buffers;
+    for (const std::size_t bytes : {std::size_t{4096}, std::size_t{1} << 20}) {
+        buffers.push_back(memory.emplace_back(bytes).span());
+    }
+    const Bytes plain = random_bytes(buffers[1].size());
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    for (int round = 0; round < 2; ++round) { // the second registration works only if the first was undone
+        auto backend = make_gpu_backend_over(key, Direction::encrypt, {0, 2}, buffers);
+        ASSERT_EQ(backend->slot_count(), 2u);
+        EXPECT_EQ(backend->slot_buffer(1).data(), buffers[1].data());
+        std::memcpy(buffers[1].data(), plain.data(), plain.size());
+        backend->submit(1, plain.size());
+        backend->wait(1);
+        EXPECT_EQ(std::memcmp(buffers[1].data(), expected.data(), expected.size()), 0);
+    }
+    std::vector<std::span<std::byte>> ragged{buffers[0].first(100)};
+    EXPECT_THROW((void)make_gpu_backend_over(key, Direction::encrypt, {0, 1}, ragged), std::invalid_argument);
+}
+
+TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
+    const Bytes key = random_bytes(16);
+    AlignedBuffer memory(1u << 16);
+    const std::vector<std::span<std::byte>> buffers{memory.span()};
+    auto backend = make_gpu_backend_over(key, Direction::encrypt, {0, 1}, buffers);
+    try {
+        (void)make_gpu_backend_over(key, Direction::encrypt, {0, 1}, buffers);
+        ADD_FAILURE() << "the same memory was registered twice";
+    } catch (const std::runtime_error &e) {
+        EXPECT_NE(std::string(e.what()).find("cudaErrorHostMemoryAlreadyRegistered"), std::string::npos) << e.what();
+    }
+    // The failed registration must not linger as the "last error" that a kernel launch checks.
+    const Bytes plain = random_bytes(memory.size());
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    std::memcpy(memory.span().data(), plain.data(), plain.size());
+    backend->submit(0, plain.size());
+    backend->wait(0);
+    EXPECT_EQ(std::memcmp(memory.span().data(), expected.data(), expected.size()), 0);
+}
+
+TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
+    const std::size_t chunk = 1u << 20;
+    const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
+    for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+        const Bytes key = random_bytes(16);
+        const Bytes plain = random_bytes(48 * chunk + 9);
+        Bytes cipher;
+        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+        HandoverBackend backend(
+            std::make_unique<OpenSslBackend>(key, direction, 2), "GPU",
+            [&](std::vector<std::span<std::byte>> buffers) {
+                return make_gpu_backend_over(key, direction, {}, buffers);
+            },
+            SuccessorPolicy::required);
+        PipelineOptions options{direction, true, chunk, slots};
+        // Hold the writer after the first chunk until the GPU is up: later chunks all go to it.
+        options.on_progress = [&](std::uint64_t done) {
+            if (done == chunk) backend.await_successor();
+        };
+        const Bytes &input = direction == Direction::encrypt ? plain : cipher;
+        const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
+        EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
+        const HandoverReport report = backend.report();
+        EXPECT_TRUE(report.successor_ready) << report.successor_failure;
+        EXPECT_NE(report.successor_description.find("gpu ("), std::string::npos);
+        EXPECT_GE(report.first_bytes, chunk);
+        EXPECT_GE(report.successor_bytes, 40 * chunk);
+        EXPECT_EQ(report.first_bytes + report.successor_bytes, cipher.size());
+    }
 }
 
 } // namespace

@@ -529,14 +529,11 @@ TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
             SCOPED_TRACE("size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
             const std::string key = to_hex(random_bytes(key_bytes));
             write_file(file("p"), random_bytes(size));
-            Outcome r = run("$AESGPU encrypt -q p -o c.gpu --backend gpu -K " + key +
-                            " && $AESGPU encrypt -q p -o c.cpu "
-                            "--backend cpu -K " +
-                            key +
-                            " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu "
-                            "--backend gpu -K " +
-                            key + " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt --backend gpu -K " + key +
-                            " | cmp - p && rm -f c.gpu c.cpu p.gpu");
+            // --wait-for-gpu: files this small would otherwise be done by the CPU before the GPU starts.
+            const std::string gpu = " --backend gpu --wait-for-gpu -K " + key;
+            Outcome r = run("$AESGPU encrypt -q p -o c.gpu" + gpu + " && $AESGPU encrypt -q p -o c.cpu --backend cpu -K " +
+                            key + " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu" + gpu +
+                            " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt" + gpu + " | cmp - p && rm -f c.gpu c.cpu p.gpu");
             EXPECT_EQ(r.status, 0) << r.err;
         }
     }
@@ -544,12 +541,31 @@ TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
 
 TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
     // CUDA_VISIBLE_DEVICES= hides every GPU, so this runs the same on machines with and without one.
-    write_file(file("p"), random_bytes(10));
-    Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt -q p --backend gpu -K " + kKey128);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+    // With a CPU start the failure shows at the end of a small input and mid-run in a large one;
+    // with --wait-for-gpu before anything is read.
+    for (const std::size_t size : {std::size_t{10}, std::size_t{40} << 20}) {
+        for (const std::string wait : {"", " --wait-for-gpu"}) {
+            SCOPED_TRACE("size " + std::to_string(size) + wait);
+            write_file(file("p"), random_bytes(size));
+            Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt -q p --backend gpu -K " + kKey128 + wait);
+            EXPECT_EQ(r.status, 1);
+            EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
+        }
+    }
+}
+
+TEST_F(Cli, GpuTakesOverFromTheCpuStartAndTheOutputMatchesOpenSsl) {
+    if (!gpu_available()) GTEST_SKIP() << "no usable CUDA device";
+    // A pipe that pauses after 2 MiB: the GPU is ready by the time the other 30 MiB arrive.
+    write_file(file("p"), random_bytes(32u << 20));
+    Outcome r = run("(head -c 2M p; sleep 2; tail -c +2097153 p) | $AESGPU encrypt -v --backend gpu -c -K " + kKey128 +
+                    " | cmp - <(openssl enc -aes-128-ecb -K " + kKey128 + " -in p)");
+    EXPECT_EQ(r.status, 0) << r.err;
+    for (const char *expected : {"until the GPU is ready", "the CPU ciphered the first", "gpu (", "ciphered the other"}) {
+        EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
+    }
 }
 
 TEST_F(Cli, AutoFallsBackToTheCpuAndSaysWhy) {

@@ -1,0 +1,254 @@
+// The CPU-start handover: jobs go to the first backend until the successor is ready, then to the
+// successor, over the same buffers; output always matches OpenSSL. The successor here is OpenSSL
+// too (a stand-in for the GPU, so this runs everywhere), started behind a gate the test opens.
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "io/errors.hpp"
+#include "io/handover_backend.hpp"
+#include "io/pipeline.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <stdexcept>
+#include <thread>
+
+namespace aesgpu::test {
+namespace {
+
+// Ciphers in place in buffers someone else owns, as the GPU backend does over the CPU's ring.
+class AdoptingBackend final : public CipherBackend {
+public:
+    AdoptingBackend(const Bytes &key, Direction direction, std::vector<std::span<std::byte>> buffers,
+                    std::atomic<int> &alive)
+        : cipher_(key, direction), buffers_(std::move(buffers)), alive_(alive) {
+        ++alive_;
+    }
+    ~AdoptingBackend() override { --alive_; }
+
+    std::string describe() const override { return "successor (test)"; }
+    void configure_slots(std::size_t, std::size_t) override { throw std::logic_error("the ring is adopted"); }
+    std::size_t slot_count() const override { return buffers_.size(); }
+    std::span<std::byte> slot_buffer(std::size_t slot) override { return ring_slot(buffers_, slot); }
+    void submit(std::size_t slot, std::size_t bytes) override {
+        const auto data = ring_slot(buffers_, slot).first(bytes);
+        cipher_.transform(data, data);
+    }
+    void wait(std::size_t) override {}
+
+private:
+    EvpEcbCipher cipher_;
+    std::vector<std::span<std::byte>> buffers_;
+    std::atomic<int> &alive_;
+};
+
+// A successor whose start-up blocks until open() (or fails on it, when told to).
+class GatedStart {
+public:
+    GatedStart(Bytes key, Direction direction, bool fails = false)
+        : key_(std::move(key)), direction_(direction), fails_(fails), gate_(opened_.get_future().share()) {}
+    ~GatedStart() { open(); }
+
+    SuccessorStart start() {
+        return [this](std::vector<std::span<std::byte>> buffers) -> std::unique_ptr<CipherBackend> {
+            ++starts_;
+            handed_buffers_ = buffers;
+            gate_.wait();
+            if (fails_) throw std::runtime_error("no usable CUDA device: injected");
+            return std::make_unique<AdoptingBackend>(key_, direction_, std::move(buffers), alive_);
+        };
+    }
+    void open() {
+        if (!is_open_.exchange(true)) opened_.set_value();
+    }
+
+    std::atomic<int> starts_{0};
+    std::atomic<int> alive_{0};
+    std::vector<std::span<std::byte>> handed_buffers_;
+
+private:
+    Bytes key_;
+    Direction direction_;
+    bool fails_;
+    std::atomic<bool> is_open_{false};
+    std::promise<void> opened_;
+    std::shared_future<void> gate_;
+};
+
+constexpr std::size_t kChunk = 4096;
+constexpr std::size_t kSlots = 3;
+
+// Opens the gate before the backend goes, so a failing test cannot hang in the destructor.
+struct Handover {
+    Handover(const Bytes &key, Direction direction, GatedStart &gated, SuccessorPolicy policy)
+        : gate(gated), backend(std::make_unique<OpenSslBackend>(key, direction, 2), "successor", gated.start(), policy) {}
+    ~Handover() { gate.open(); }
+    GatedStart &gate;
+    HandoverBackend backend;
+};
+
+// Runs `input` through the pipeline; `at_progress(done)` runs on the writer thread after each chunk.
+Bytes run(HandoverBackend &backend, Direction direction, const Bytes &input,
+          std::function<void(std::uint64_t)> at_progress) {
+    PipelineOptions options{direction, true, kChunk, kSlots};
+    options.on_progress = std::move(at_progress);
+    return run_pipeline_on_files(backend, input, options);
+}
+
+TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
+    for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+        SCOPED_TRACE(direction == Direction::encrypt ? "encrypt" : "decrypt");
+        const Bytes key = random_bytes(32);
+        const Bytes plain = random_bytes(40 * kChunk + 7);
+        Bytes cipher;
+        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+        const Bytes &input = direction == Direction::encrypt ? plain : cipher;
+        const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
+
+        GatedStart gate(key, direction);
+        Handover handover(key, direction, gate, SuccessorPolicy::required);
+        EXPECT_NE(handover.backend.describe().find(" until the successor is ready"), std::string::npos);
+        // After the first chunk is out, let the successor start and wait until it is ready: every
+        // chunk submitted from then on must go to it.
+        const Bytes output = run(handover.backend, direction, input, [&](std::uint64_t done) {
+            if (done != kChunk) return;
+            gate.open();
+            handover.backend.await_successor();
+        });
+        EXPECT_TRUE(output == expected);
+
+        const HandoverReport report = handover.backend.report();
+        EXPECT_TRUE(report.successor_ready);
+        EXPECT_EQ(report.successor_description, "successor (test)");
+        EXPECT_GE(report.first_bytes, kChunk);
+        EXPECT_LE(report.first_bytes, (kSlots + 1) * kChunk); // the ring's worth at most
+        EXPECT_GT(report.successor_bytes, 30 * kChunk);
+        EXPECT_EQ(report.first_bytes + report.successor_bytes, cipher.size());
+        EXPECT_EQ(handover.backend.describe(), "successor (test)");
+        // The successor worked in the first backend's own buffers.
+        ASSERT_EQ(gate.handed_buffers_.size(), kSlots);
+        for (std::size_t slot = 0; slot < kSlots; ++slot) {
+            EXPECT_EQ(gate.handed_buffers_[slot].data(), handover.backend.slot_buffer(slot).data());
+            EXPECT_EQ(gate.handed_buffers_[slot].size(), handover.backend.slot_buffer(slot).size());
+        }
+    }
+}
+
+TEST(Handover, InputThatEndsFirstStaysOnTheFirstBackendAndWaitsForTheStart) {
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(2 * kChunk + 1);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    GatedStart gate(key, Direction::encrypt);
+    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+    // The gate opens only once every byte is written; the run still ends with the start-up ended.
+    const Bytes output = run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t done) {
+        if (done == plain.size()) gate.open();
+    });
+    EXPECT_TRUE(output == expected);
+    const HandoverReport report = handover.backend.report();
+    EXPECT_TRUE(report.successor_ready);
+    EXPECT_EQ(report.first_bytes, expected.size());
+    EXPECT_EQ(report.successor_bytes, 0u);
+}
+
+TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
+    const Bytes key = random_bytes(16);
+    for (const std::size_t size : {std::size_t{100}, 40 * kChunk}) {
+        SCOPED_TRACE("size " + std::to_string(size));
+        const Bytes plain = random_bytes(size);
+        GatedStart gate(key, Direction::encrypt, /*fails=*/true);
+        Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+        TempDir dir;
+        write_file(dir.file("in"), plain);
+        InputSource source = InputSource::open(dir.file("in"));
+        OutputSink sink = OutputSink::create(dir.file("out"), {});
+        PipelineOptions options{Direction::encrypt, true, kChunk, kSlots};
+        // Small input: the failure shows at the end of the run. Large: at the next submit.
+        options.on_progress = [&](std::uint64_t) {
+            gate.open();
+            handover.backend.await_successor();
+        };
+        try {
+            run_pipeline(source, sink, handover.backend, options);
+            ADD_FAILURE() << "the run succeeded without its required successor";
+        } catch (const std::runtime_error &e) {
+            EXPECT_STREQ(e.what(), "no usable CUDA device: injected");
+        }
+        const HandoverReport report = handover.backend.report();
+        EXPECT_FALSE(report.successor_ready);
+        EXPECT_EQ(report.successor_failure, "no usable CUDA device: injected");
+        EXPECT_EQ(report.successor_bytes, 0u);
+        EXPECT_LT(report.first_bytes, size + 16); // a large run stopped early
+    }
+}
+
+TEST(Handover, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
+    const Bytes key = random_bytes(24);
+    const Bytes plain = random_bytes(20 * kChunk + 5);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    GatedStart gate(key, Direction::encrypt, /*fails=*/true);
+    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::optional);
+    const Bytes output = run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t) {
+        gate.open();
+        handover.backend.await_successor();
+    });
+    EXPECT_TRUE(output == expected);
+    const HandoverReport report = handover.backend.report();
+    EXPECT_FALSE(report.successor_ready);
+    EXPECT_EQ(report.successor_failure, "no usable CUDA device: injected");
+    EXPECT_EQ(report.first_bytes, expected.size());
+    EXPECT_EQ(handover.backend.describe().rfind("cpu (OpenSSL", 0), 0u) << handover.backend.describe();
+}
+
+TEST(Handover, ReconfiguringStartsANewSuccessorOverTheNewBuffers) {
+    const Bytes key = random_bytes(16);
+    GatedStart gate(key, Direction::encrypt);
+    gate.open();
+    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+    handover.backend.configure_slots(2, kChunk);
+    handover.backend.await_successor();
+    EXPECT_EQ(gate.alive_, 1);
+    handover.backend.configure_slots(4, 2 * kChunk);
+    handover.backend.await_successor();
+    EXPECT_EQ(gate.starts_, 2);
+    EXPECT_EQ(gate.alive_, 1); // the first successor is gone with the old buffers
+    ASSERT_EQ(gate.handed_buffers_.size(), 4u);
+    EXPECT_EQ(gate.handed_buffers_[3].size(), 2 * kChunk);
+    EXPECT_EQ(gate.handed_buffers_[3].data(), handover.backend.slot_buffer(3).data());
+}
+
+TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
+    const Bytes key = random_bytes(16);
+    GatedStart gate(key, Direction::encrypt);
+    std::thread opener;
+    {
+        HandoverBackend backend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "successor", gate.start(),
+                                SuccessorPolicy::optional);
+        backend.configure_slots(2, kChunk);
+        opener = std::thread([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            gate.open();
+        });
+    }
+    // The backend could only be destroyed once the gate opened, and the successor it made is gone.
+    EXPECT_EQ(gate.starts_, 1);
+    EXPECT_EQ(gate.alive_, 0);
+    opener.join();
+}
+
+TEST(Handover, RejectsAMissingBackendOrStart) {
+    const Bytes key = random_bytes(16);
+    EXPECT_THROW(HandoverBackend(nullptr, "x", [](auto) { return std::unique_ptr<CipherBackend>(); },
+                                 SuccessorPolicy::optional),
+                 std::invalid_argument);
+    EXPECT_THROW(HandoverBackend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "x", SuccessorStart(),
+                                 SuccessorPolicy::optional),
+                 std::invalid_argument);
+}
+
+} // namespace
+} // namespace aesgpu::test
