@@ -103,8 +103,8 @@ void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
         }
     } catch (const CudaError &error) {
         release_slots();
-        // An allocation or registration error is not sticky: clear it, or the next kernel launch,
-        // which checks cudaGetLastError(), would report it as its own (and a smaller retry fail).
+        // An allocation or registration error is not sticky: clear this thread's last error, or a
+        // later kernel launch on it (which checks cudaGetLastError()) would report it as its own.
         (void)cudaGetLastError();
         if (error.code() == cudaErrorMemoryAllocation) {
             throw ResourceExhausted("not enough pinned host or GPU memory for " + std::to_string(slot_count) +
@@ -125,9 +125,11 @@ void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     const cudaStream_t stream = streams_[slot % streams_.size()].get();
     if (bytes > 0) {
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), target.host.data(), bytes, cudaMemcpyHostToDevice, stream));
+        AESGPU_CUDA_TRY(
+            cudaMemcpyAsync(target.device.get(), target.host.data(), bytes, cudaMemcpyHostToDevice, stream));
         run_kernel(target.device.get(), bytes / kAesBlockBytes, stream);
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.host.data(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
+        AESGPU_CUDA_TRY(
+            cudaMemcpyAsync(target.host.data(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
     }
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
 }

@@ -32,7 +32,7 @@ public:
 
 private:
     struct Slot {
-        PinnedBuffer pinned;            // the slot's own host buffer; empty for adopted memory
+        PinnedBuffer pinned;           // the slot's own host buffer; empty for adopted memory
         HostRegistration registration; // adopted memory, page-locked in place
         std::span<std::byte> host;
         DeviceBuffer device;

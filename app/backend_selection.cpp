@@ -2,6 +2,7 @@
 
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "app/progress.hpp"
 #include "io/secret_bytes.hpp"
 
 #include <spdlog/spdlog.h>
@@ -68,23 +69,22 @@ SelectedBackend gpu_with_cpu_start(const CipherOptions &options, std::span<const
             throw_no_usable_gpu(e);
         }
     };
-    auto backend = std::make_unique<HandoverBackend>(make_cpu_backend(options, key), "GPU", std::move(start_gpu), policy);
+    auto backend =
+        std::make_unique<HandoverBackend>(make_cpu_backend(options, key), "GPU", std::move(start_gpu), policy);
     HandoverBackend *cpu_start = backend.get();
     return {std::move(backend), gpu_ring_slots(options.streams), kGpuFileChunkBytes, cpu_start};
 }
 
-std::string mebibytes(std::uint64_t bytes) {
-    return fmt::format("{:.1f} MiB", double(bytes) / double(1 << 20));
-}
-
 } // namespace
 
-SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
+SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key,
+                               bool output_is_withdrawable) {
     const bool cpu_start = !options.wait_for_gpu && gpu_support_built_in();
     switch (options.backend) {
     case BackendChoice::cpu: return cpu_backend(options, key);
     case BackendChoice::gpu:
-        return cpu_start ? gpu_with_cpu_start(options, key, SuccessorPolicy::required) : gpu_backend(options, key);
+        return cpu_start && output_is_withdrawable ? gpu_with_cpu_start(options, key, SuccessorPolicy::required)
+                                                   : gpu_backend(options, key);
     case BackendChoice::automatic:
         return cpu_start ? gpu_with_cpu_start(options, key, SuccessorPolicy::optional)
                          : automatic_backend(options, key);
@@ -99,14 +99,20 @@ void log_cpu_start(const CipherOptions &options, const HandoverReport &report) {
         }
         return;
     }
+    const std::string first = human_bytes(double(report.first_bytes));
+    const std::string rest = human_bytes(double(report.successor_bytes));
+    const double seconds = report.successor_start_seconds;
+    const std::string &gpu = report.successor_description;
     if (report.successor_bytes == 0) {
-        spdlog::info("the CPU ciphered all {} while the GPU started ({:.2f} s): {} never got a chunk",
-                     mebibytes(report.first_bytes), report.successor_start_seconds, report.successor_description);
-        return;
+        spdlog::info("the CPU ciphered all {} while the GPU started ({:.2f} s): {} got none of it", first, seconds,
+                     gpu);
+    } else if (report.first_bytes == 0) {
+        spdlog::info("the GPU started ({:.2f} s) before the first chunk was read: {} ciphered all {}", seconds, gpu,
+                     rest);
+    } else {
+        spdlog::info("the CPU ciphered the first {} while the GPU started ({:.2f} s); {} ciphered the other {}", first,
+                     seconds, gpu, rest);
     }
-    spdlog::info("the CPU ciphered the first {} while the GPU started ({:.2f} s); {} ciphered the other {}",
-                 mebibytes(report.first_bytes), report.successor_start_seconds, report.successor_description,
-                 mebibytes(report.successor_bytes));
 }
 
 } // namespace aesgpu

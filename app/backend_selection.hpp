@@ -15,15 +15,17 @@ namespace aesgpu {
 struct SelectedBackend {
     std::unique_ptr<CipherBackend> backend;
     std::size_t ring_slots;
-    std::size_t file_chunk_bytes;          // default chunk for regular-file input
-    HandoverBackend *cpu_start = nullptr;  // `backend` itself when the CPU ciphers while the GPU starts
+    std::size_t file_chunk_bytes;         // default chunk for regular-file input
+    HandoverBackend *cpu_start = nullptr; // `backend` itself when the CPU ciphers while the GPU starts
 };
 
 // `gpu` with no usable GPU fails with std::runtime_error ("no usable CUDA device: <reason>", exit
 // 1); `auto` then uses the CPU and logs why at info level. Unless --wait-for-gpu, both start on the
-// CPU while the GPU starts on another thread, and `gpu` fails at the first submit after the GPU
-// failed to start, or at the end of the run.
-[[nodiscard]] SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key);
+// CPU while the GPU starts on another thread; `gpu` then fails at the first submit after the GPU
+// failed to start, or at the end of the run. It does so only when `output_is_withdrawable` (a
+// file committed at the end): output sent to a pipe cannot be taken back, so there it waits.
+[[nodiscard]] SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key,
+                                             bool output_is_withdrawable);
 
 // After a run with a CPU start: logs at info level how the work was shared, or why the GPU never
 // took over.

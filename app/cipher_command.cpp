@@ -150,7 +150,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     }
 
     // The backend before the output: if it cannot start, no temporary file is ever created.
-    SelectedBackend selected = select_backend(options, key.view());
+    SelectedBackend selected = select_backend(options, key.view(), !output_path.empty());
     const std::size_t default_chunk = source->size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
     const OutputPolicy policy{options.force, &source->status(), io_threads};

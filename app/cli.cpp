@@ -96,9 +96,11 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_option("--backend", options.backend, "auto (GPU when usable, else CPU), cpu, or gpu")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
         ->option_text("auto|cpu|gpu");
-    command.add_flag("--wait-for-gpu", options.wait_for_gpu,
-                     "GPU backend: wait for the GPU to start (about 0.3 s) before ciphering, so every block goes "
-                     "through it. By default the CPU ciphers the first chunks meanwhile, and output is the same");
+    command.add_flag(
+        "--wait-for-gpu", options.wait_for_gpu,
+        "GPU backend: wait for the GPU to start (about 0.3 s) before ciphering, so every block goes "
+        "through it. By default the CPU ciphers the first chunks meanwhile (output is the same), except that "
+        "--backend gpu to standard output always waits");
     command
         .add_option("--streams", options.streams,
                     "GPU backend: CUDA streams that overlap copies and kernels (default 4)")

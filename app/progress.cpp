@@ -12,6 +12,14 @@ namespace {
 constexpr auto kFirstDrawAfter = std::chrono::milliseconds(300);
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 
+std::string clock_time(double seconds) {
+    const auto total = static_cast<long long>(seconds + 0.5);
+    if (total >= 3600) return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+    return fmt::format("{}:{:02}", total / 60, total % 60);
+}
+
+} // namespace
+
 std::string human_bytes(double bytes) {
     const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int unit = 0;
@@ -21,14 +29,6 @@ std::string human_bytes(double bytes) {
     }
     return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[unit]);
 }
-
-std::string clock_time(double seconds) {
-    const auto total = static_cast<long long>(seconds + 0.5);
-    if (total >= 3600) return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
-    return fmt::format("{}:{:02}", total / 60, total % 60);
-}
-
-} // namespace
 
 std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                             const std::string &backend, std::size_t width) {

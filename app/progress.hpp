@@ -9,6 +9,9 @@
 
 namespace aesgpu {
 
+// "512 B", "1.5 KiB", "8.0 GiB".
+[[nodiscard]] std::string human_bytes(double bytes);
+
 // One rendering of the line (no carriage return), `width` columns at most.
 [[nodiscard]] std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                                           const std::string &backend, std::size_t width = 80);

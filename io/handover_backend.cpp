@@ -59,7 +59,8 @@ void HandoverBackend::configure_slots(std::size_t slot_count, std::size_t slot_b
     starting_ = true;
     start_began_ = std::chrono::steady_clock::now();
     try {
-        starter_ = std::thread([this, buffers = std::move(buffers)]() mutable { start_successor_over(std::move(buffers)); });
+        starter_ =
+            std::thread([this, buffers = std::move(buffers)]() mutable { start_successor_over(std::move(buffers)); });
     } catch (...) {
         starting_ = false;
         throw;

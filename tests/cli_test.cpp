@@ -531,9 +531,10 @@ TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
             write_file(file("p"), random_bytes(size));
             // --wait-for-gpu: files this small would otherwise be done by the CPU before the GPU starts.
             const std::string gpu = " --backend gpu --wait-for-gpu -K " + key;
-            Outcome r = run("$AESGPU encrypt -q p -o c.gpu" + gpu + " && $AESGPU encrypt -q p -o c.cpu --backend cpu -K " +
-                            key + " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu" + gpu +
-                            " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt" + gpu + " | cmp - p && rm -f c.gpu c.cpu p.gpu");
+            Outcome r =
+                run("$AESGPU encrypt -q p -o c.gpu" + gpu + " && $AESGPU encrypt -q p -o c.cpu --backend cpu -K " +
+                    key + " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu" + gpu +
+                    " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt" + gpu + " | cmp - p && rm -f c.gpu c.cpu p.gpu");
             EXPECT_EQ(r.status, 0) << r.err;
         }
     }
@@ -554,16 +555,25 @@ TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
             EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
         }
     }
+    // Output to a pipe cannot be taken back, so there --backend gpu waits for the GPU: nothing is
+    // written, and standard input is not read.
+    Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt -q --backend gpu -c -K " + kKey128 +
+                    " < p > c; status=$?; wc -c < c; exit $status");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.out, "0\n");
+    EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
 }
 
 TEST_F(Cli, GpuTakesOverFromTheCpuStartAndTheOutputMatchesOpenSsl) {
     if (!gpu_available()) GTEST_SKIP() << "no usable CUDA device";
-    // A pipe that pauses after 2 MiB: the GPU is ready by the time the other 30 MiB arrive.
+    // A pipe that pauses after 2 MiB: the GPU (0.3 s to start on the H200 host) is ready by the
+    // time the other 30 MiB arrive.
     write_file(file("p"), random_bytes(32u << 20));
-    Outcome r = run("(head -c 2M p; sleep 2; tail -c +2097153 p) | $AESGPU encrypt -v --backend gpu -c -K " + kKey128 +
-                    " | cmp - <(openssl enc -aes-128-ecb -K " + kKey128 + " -in p)");
+    Outcome r = run("(head -c 2M p; sleep 3; tail -c +2097153 p) | $AESGPU encrypt -v --backend gpu -o c -K " +
+                    kKey128 + " && openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - c");
     EXPECT_EQ(r.status, 0) << r.err;
-    for (const char *expected : {"until the GPU is ready", "the CPU ciphered the first", "gpu (", "ciphered the other"}) {
+    for (const char *expected :
+         {"until the GPU is ready", "the CPU ciphered the first", "gpu (", "ciphered the other"}) {
         EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
     }
 }

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -57,6 +59,7 @@ public:
             handed_buffers_ = buffers;
             gate_.wait();
             if (fails_) throw std::runtime_error("no usable CUDA device: injected");
+            ++created_;
             return std::make_unique<AdoptingBackend>(key_, direction_, std::move(buffers), alive_);
         };
     }
@@ -65,6 +68,7 @@ public:
     }
 
     std::atomic<int> starts_{0};
+    std::atomic<int> created_{0};
     std::atomic<int> alive_{0};
     std::vector<std::span<std::byte>> handed_buffers_;
 
@@ -83,8 +87,14 @@ constexpr std::size_t kSlots = 3;
 // Opens the gate before the backend goes, so a failing test cannot hang in the destructor.
 struct Handover {
     Handover(const Bytes &key, Direction direction, GatedStart &gated, SuccessorPolicy policy)
-        : gate(gated), backend(std::make_unique<OpenSslBackend>(key, direction, 2), "successor", gated.start(), policy) {}
+        : gate(gated),
+          backend(std::make_unique<OpenSslBackend>(key, direction, 2), "successor", gated.start(), policy) {}
     ~Handover() { gate.open(); }
+    // Lets the successor start and waits until it is ready (or failed).
+    void let_successor_start() {
+        gate.open();
+        backend.await_successor();
+    }
     GatedStart &gate;
     HandoverBackend backend;
 };
@@ -113,9 +123,7 @@ TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
         // After the first chunk is out, let the successor start and wait until it is ready: every
         // chunk submitted from then on must go to it.
         const Bytes output = run(handover.backend, direction, input, [&](std::uint64_t done) {
-            if (done != kChunk) return;
-            gate.open();
-            handover.backend.await_successor();
+            if (done == kChunk) handover.let_successor_start();
         });
         EXPECT_TRUE(output == expected);
 
@@ -158,25 +166,24 @@ TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
     const Bytes key = random_bytes(16);
     for (const std::size_t size : {std::size_t{100}, 40 * kChunk}) {
         SCOPED_TRACE("size " + std::to_string(size));
-        const Bytes plain = random_bytes(size);
         GatedStart gate(key, Direction::encrypt, /*fails=*/true);
         Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
         TempDir dir;
-        write_file(dir.file("in"), plain);
-        InputSource source = InputSource::open(dir.file("in"));
-        OutputSink sink = OutputSink::create(dir.file("out"), {});
-        PipelineOptions options{Direction::encrypt, true, kChunk, kSlots};
-        // Small input: the failure shows at the end of the run. Large: at the next submit.
-        options.on_progress = [&](std::uint64_t) {
-            gate.open();
-            handover.backend.await_successor();
-        };
-        try {
-            run_pipeline(source, sink, handover.backend, options);
-            ADD_FAILURE() << "the run succeeded without its required successor";
-        } catch (const std::runtime_error &e) {
-            EXPECT_STREQ(e.what(), "no usable CUDA device: injected");
+        write_file(dir.file("in"), random_bytes(size));
+        {
+            InputSource source = InputSource::open(dir.file("in"));
+            OutputSink sink = OutputSink::create(dir.file("out"), {});
+            PipelineOptions options{Direction::encrypt, true, kChunk, kSlots};
+            // Small input: the failure shows at the end of the run. Large: at the next submit.
+            options.on_progress = [&](std::uint64_t) { handover.let_successor_start(); };
+            try {
+                run_pipeline(source, sink, handover.backend, options);
+                ADD_FAILURE() << "the run succeeded without its required successor";
+            } catch (const std::runtime_error &e) {
+                EXPECT_STREQ(e.what(), "no usable CUDA device: injected");
+            }
         }
+        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1) << "output left behind";
         const HandoverReport report = handover.backend.report();
         EXPECT_FALSE(report.successor_ready);
         EXPECT_EQ(report.successor_failure, "no usable CUDA device: injected");
@@ -192,10 +199,8 @@ TEST(Handover, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     GatedStart gate(key, Direction::encrypt, /*fails=*/true);
     Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::optional);
-    const Bytes output = run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t) {
-        gate.open();
-        handover.backend.await_successor();
-    });
+    const Bytes output =
+        run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t) { handover.let_successor_start(); });
     EXPECT_TRUE(output == expected);
     const HandoverReport report = handover.backend.report();
     EXPECT_FALSE(report.successor_ready);
@@ -225,6 +230,7 @@ TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
     const Bytes key = random_bytes(16);
     GatedStart gate(key, Direction::encrypt);
     std::thread opener;
+    const auto begin = std::chrono::steady_clock::now();
     {
         HandoverBackend backend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "successor", gate.start(),
                                 SuccessorPolicy::optional);
@@ -234,16 +240,18 @@ TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
             gate.open();
         });
     }
-    // The backend could only be destroyed once the gate opened, and the successor it made is gone.
-    EXPECT_EQ(gate.starts_, 1);
+    // The backend could only be destroyed once the gate opened; the successor it made then went
+    // with it.
+    EXPECT_GE(std::chrono::steady_clock::now() - begin, std::chrono::milliseconds(50));
+    EXPECT_EQ(gate.created_, 1);
     EXPECT_EQ(gate.alive_, 0);
     opener.join();
 }
 
 TEST(Handover, RejectsAMissingBackendOrStart) {
     const Bytes key = random_bytes(16);
-    EXPECT_THROW(HandoverBackend(nullptr, "x", [](auto) { return std::unique_ptr<CipherBackend>(); },
-                                 SuccessorPolicy::optional),
+    EXPECT_THROW(HandoverBackend(
+                     nullptr, "x", [](auto) { return std::unique_ptr<CipherBackend>(); }, SuccessorPolicy::optional),
                  std::invalid_argument);
     EXPECT_THROW(HandoverBackend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "x", SuccessorStart(),
                                  SuccessorPolicy::optional),
