@@ -12,11 +12,11 @@
 namespace aesgpu {
 
 inline constexpr unsigned kDefaultGpuStreams = 4;
-// Regular files go through the GPU in 16 MiB chunks. With one writer thread 4 MiB was best (the
-// copy out of a small chunk is warmer in cache); with the split reads and mapped writes of
-// --io-threads, an 8 GiB file on the H200 host's /dev/shm took 2.13 s at 16 MiB against 2.57 s at
-// 4 MiB and 2.46 s at 64 MiB (medians of 3): fewer fork-joins per byte. bench/NOTES.md has more.
-inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{16} << 20;
+// Regular files go through the GPU in 8 MiB chunks. With the CPU start (the CPU ciphers while
+// CUDA starts), an 8 GiB file on the H200 host's /dev/shm took, as medians of 7-9 interleaved
+// runs, 2.04-2.07 s at 8 MiB against 2.06 s at 4 MiB, 2.01 s at 12 MiB and 2.29 s at 16 MiB (the
+// best size before the CPU start). bench/NOTES.md has more.
+inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{8} << 20;
 
 struct GpuBackendOptions {
     int device = 0;

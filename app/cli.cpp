@@ -118,7 +118,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option(
             "--chunk-size", options.chunk_bytes,
-            "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default for files 4M on the CPU, 16M on "
+            "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default for files 4M on the CPU, 8M on "
             "the GPU; 1M for pipes). Memory use is a few chunks, whatever the input size")
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Validator(

@@ -3,7 +3,7 @@
 # tests under compute-sanitizer (memcheck and racecheck), `aesgpu bench` with an 8 GiB file on
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up.
-# Usage: [STEPS="test sanitize bench cli"] [REPS=3] [BENCH_JSON=FILE] scripts/gpu-check.sh [BUILD_DIR]
+# Usage: [STEPS="test sanitize bench cli"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json).
 set -uo pipefail
@@ -51,7 +51,7 @@ wanted cli || exit $status
 step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu (wait: --wait-for-gpu; x1: --io-threads 1)"
 dir=${BENCH_DIR:-/dev/shm}
 key=000102030405060708090a0b0c0d0e0f
-variants="cp cpu gpu gpu-wait cpu-x1 gpu-x1"
+variants=${VARIANTS:-cp cpu gpu gpu-wait cpu-x1 gpu-x1}
 options_for() {
   case $1 in
     cpu) echo "--backend cpu" ;; gpu) echo "--backend gpu" ;; gpu-wait) echo "--backend gpu --wait-for-gpu" ;;
