@@ -52,10 +52,10 @@ std::string upper_hex(std::span<const std::uint8_t> bytes) {
 }
 
 // True when a regular-file input starts with "Salted__" (read with pread: nothing is consumed).
-bool starts_with_salted_header(const InputSource &source, int fd) {
+bool starts_with_salted_header(const InputSource &source) {
     if (!source.size()) return false;
     std::array<std::byte, kSaltedHeaderBytes> header{};
-    return ::pread(fd, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()) &&
+    return ::pread(source.fd(), header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()) &&
            parse_salted_header(header).has_value();
 }
 
@@ -135,7 +135,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     std::optional<InputSource> source;
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
     if (!(encrypting && options.print_key)) source.emplace(InputSource::open(input, io_threads));
-    if (!passphrase_mode && !encrypting && starts_with_salted_header(*source, source->fd())) {
+    if (!passphrase_mode && !encrypting && starts_with_salted_header(*source)) {
         throw UsageError(source->display_name() +
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
     }
@@ -149,7 +149,8 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
         }
     }
 
-    // The backend before the output: if it cannot start, no temporary file is ever created.
+    // The backend before the output: if it cannot start, no temporary file is ever created. (A GPU
+    // starting behind the CPU fails later; the sink then removes its file.)
     SelectedBackend selected = select_backend(options, key.view(), !output_path.empty());
     const std::size_t default_chunk = source->size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;

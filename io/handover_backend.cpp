@@ -81,14 +81,8 @@ void HandoverBackend::start_successor_over(std::vector<std::span<std::byte>> buf
         std::lock_guard starter_lock(mutex_);
         report_.successor_start_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_began_).count();
-        if (error) {
-            successor_error_ = error;
-            report_.successor_failure = error_text(error);
-        } else {
-            report_.successor_ready = true;
-            report_.successor_description = successor->describe();
-            successor_ = std::move(successor);
-        }
+        successor_ = std::move(successor);
+        successor_error_ = error;
         starting_ = false;
     }
     start_ended_.notify_all();
@@ -131,7 +125,11 @@ void HandoverBackend::finish() {
 
 HandoverReport HandoverBackend::report() const {
     std::lock_guard lock(mutex_);
-    return report_;
+    HandoverReport report = report_;
+    report.successor_ready = successor_ != nullptr;
+    if (successor_) report.successor_description = successor_->describe();
+    if (successor_error_) report.successor_failure = error_text(successor_error_);
+    return report;
 }
 
 } // namespace aesgpu

@@ -76,7 +76,7 @@ private:
     std::unique_ptr<CipherBackend> successor_; // set by the starter thread once ready
     std::exception_ptr successor_error_;
     std::chrono::steady_clock::time_point start_began_{};
-    HandoverReport report_;
+    HandoverReport report_;                   // the byte counts and start seconds; report() adds the rest
     std::vector<CipherBackend *> slot_owner_; // which backend each slot's job went to
     std::thread starter_;
 };

@@ -27,8 +27,8 @@ struct PipelineOptions {
     Direction direction = Direction::encrypt;
     bool pkcs7_padding = true;                 // false: --no-pad, whole blocks only
     std::size_t chunk_bytes = kFileChunkBytes; // a positive multiple of 16
-    std::size_t ring_slots = 8; // at least kMinRingSlots    // Called on the calling thread after each chunk is
-                                // written, with the input bytes done so far.
+    std::size_t ring_slots = 8;                // at least kMinRingSlots
+    // Called on the calling thread after each chunk is written, with the input bytes done so far.
     std::function<void(std::uint64_t)> on_progress = {};
 };
 
