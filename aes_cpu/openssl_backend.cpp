@@ -1,5 +1,8 @@
 #include "aes_cpu/openssl_backend.hpp"
 
+#include "io/errors.hpp"
+#include "io/threads.hpp"
+
 #include <openssl/crypto.h>
 
 #include <algorithm>
@@ -26,7 +29,9 @@ OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction dire
     // The submitting thread works too (on ciphers_[0]), so `count` threads need count - 1 workers.
     workers_.reserve(count - 1);
     try {
-        for (unsigned i = 1; i < count; ++i) workers_.emplace_back([this, i] { work(ciphers_[i]); });
+        for (unsigned i = 1; i < count; ++i) {
+            workers_.push_back(start_thread("the CPU cipher", [this, i] { work(ciphers_[i]); }));
+        }
     } catch (...) {
         stop_workers(); // threads already started must be joined before the exception leaves
         throw;
@@ -58,8 +63,15 @@ void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_by
         if (slot.pieces_left != 0) throw std::logic_error("configure_slots while jobs are in flight");
     }
     slots_.clear();
-    slots_.reserve(slot_count);
-    for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
+    try {
+        slots_.reserve(slot_count);
+        for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
+    } catch (const std::bad_alloc &) {
+        slots_.clear();
+        // As the GPU ring reports it, so that the pipeline retries with smaller chunks.
+        throw ResourceExhausted("not enough memory for " + std::to_string(slot_count) + " buffers of " +
+                                std::to_string(slot_bytes >> 10) + " KiB");
+    }
 }
 
 std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {

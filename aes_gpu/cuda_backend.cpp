@@ -32,7 +32,8 @@ EcbKernelParams make_params(std::span<const std::uint8_t> key, Direction directi
 } // namespace
 
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options)
-    : device_(options.device), params_(make_params(key, direction)) {
+    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes),
+      params_(make_params(key, direction)) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     cudaDeviceProp properties{};
@@ -98,19 +99,28 @@ void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
         for (std::size_t i = 0; i < slot_count; ++i) {
             Slot &slot = slots_.emplace_back();
             host_for(slot, i);
-            slot.device = DeviceBuffer(slot.host.size());
             slot.done = CudaEvent::create();
         }
-    } catch (const CudaError &error) {
+        allocate_device_buffers(slot_bytes);
+    } catch (...) {
         release_slots();
-        // An allocation or registration error is not sticky: clear this thread's last error, or a
-        // later kernel launch on it (which checks cudaGetLastError()) would report it as its own.
-        (void)cudaGetLastError();
-        if (error.code() == cudaErrorMemoryAllocation) {
-            throw ResourceExhausted("not enough pinned host or GPU memory for " + std::to_string(slot_count) +
-                                    " buffers of " + std::to_string(slot_bytes >> 10) + " KiB");
-        }
         throw;
+    }
+}
+
+void CudaBackend::allocate_device_buffers(std::size_t slot_bytes) {
+    std::size_t piece = max_device_piece_bytes_ ? std::min(max_device_piece_bytes_, slot_bytes) : slot_bytes;
+    piece = std::max(piece / kAesBlockBytes * kAesBlockBytes, kAesBlockBytes);
+    for (;;) {
+        try {
+            for (auto &slot : slots_) slot.device = DeviceBuffer(std::min(piece, slot.host.size()));
+            device_piece_bytes_ = piece;
+            return;
+        } catch (const ResourceExhausted &) {
+            for (auto &slot : slots_) slot.device = DeviceBuffer();
+            if (piece <= kMinDevicePieceBytes) throw;
+            piece = std::max(piece / 2 / kAesBlockBytes * kAesBlockBytes, kMinDevicePieceBytes);
+        }
     }
 }
 
@@ -124,12 +134,14 @@ void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
     // The current device is per host thread, and the pipeline submits from its reader thread.
     AESGPU_CUDA_TRY(cudaSetDevice(device_));
     const cudaStream_t stream = streams_[slot % streams_.size()].get();
-    if (bytes > 0) {
-        AESGPU_CUDA_TRY(
-            cudaMemcpyAsync(target.device.get(), target.host.data(), bytes, cudaMemcpyHostToDevice, stream));
-        run_kernel(target.device.get(), bytes / kAesBlockBytes, stream);
-        AESGPU_CUDA_TRY(
-            cudaMemcpyAsync(target.host.data(), target.device.get(), bytes, cudaMemcpyDeviceToHost, stream));
+    // Usually one piece. Pieces of one job share the slot's device buffer: the stream runs them in
+    // order, so each copy in waits for the previous piece's copy out.
+    for (std::size_t offset = 0; offset < bytes; offset += device_piece_bytes_) {
+        const std::size_t piece = std::min(device_piece_bytes_, bytes - offset);
+        std::byte *host = target.host.data() + offset;
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), host, piece, cudaMemcpyHostToDevice, stream));
+        run_kernel(target.device.get(), piece / kAesBlockBytes, stream);
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(host, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
     }
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
 }

@@ -42,10 +42,15 @@ private:
     // `host_for(slot, index)` gives it.
     void build_slots(std::size_t slot_count, std::size_t slot_bytes,
                      const std::function<void(Slot &, std::size_t)> &host_for);
+    // A device buffer per slot, of the largest piece that fits: halved while GPU memory is short,
+    // down to kMinDevicePieceBytes. Throws ResourceExhausted below that.
+    void allocate_device_buffers(std::size_t slot_bytes);
     void release_slots() noexcept;
 
     int device_;
     std::string device_name_;
+    std::size_t max_device_piece_bytes_;
+    std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once
     EcbKernelParams params_{};
     EcbLaunchShape shape_{};
     std::vector<CudaStream> streams_;

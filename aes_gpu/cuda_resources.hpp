@@ -1,12 +1,15 @@
 #pragma once
 // Move-only owners of CUDA resources: streams (non-blocking), events (no timing unless asked),
-// device memory and pinned host memory. Creation throws CudaError; destruction never throws.
+// device memory and pinned host memory. Creation throws CudaError, or ResourceExhausted when
+// memory runs out; destruction never throws.
 #include "aes_gpu/cuda_check.hpp"
+#include "io/errors.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -81,13 +84,17 @@ public:
     [[nodiscard]] std::size_t size() const { return size_; }
 
 private:
+    // Running out is classified here, as ResourceExhausted: smaller buffers may still fit.
     static void *allocate(std::size_t bytes) {
         void *pointer = nullptr;
-        if constexpr (Pinned) {
-            AESGPU_CUDA_TRY(cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault));
-        } else {
-            AESGPU_CUDA_TRY(cudaMalloc(&pointer, bytes));
+        const cudaError_t status =
+            Pinned ? cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault) : cudaMalloc(&pointer, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError(); // not sticky: a later launch must not report it as its own
+            throw ResourceExhausted(std::string("cannot allocate ") + std::to_string(bytes >> 10) + " KiB of " +
+                                    (Pinned ? "pinned host" : "GPU") + " memory");
         }
+        AESGPU_CUDA_TRY(status);
         return pointer;
     }
     std::size_t size_ = 0;
@@ -101,7 +108,12 @@ using PinnedBuffer = CudaBytes<true>;
 class HostRegistration : public CudaOwner<void *, cudaHostUnregister, detail::kHostUnregister> {
 public:
     static HostRegistration create(std::span<std::byte> bytes) {
-        AESGPU_CUDA_TRY(cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault));
+        const cudaError_t status = cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault);
+        if (status == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw ResourceExhausted("cannot page-lock " + std::to_string(bytes.size() >> 10) + " KiB of host memory");
+        }
+        AESGPU_CUDA_TRY(status);
         return HostRegistration(bytes.data());
     }
     using CudaOwner::CudaOwner;

@@ -21,7 +21,13 @@ inline constexpr std::size_t kGpuFileChunkBytes = std::size_t{8} << 20;
 struct GpuBackendOptions {
     int device = 0;
     unsigned streams = kDefaultGpuStreams; // CUDA streams the ring slots are spread over
+    // The most bytes of a job the GPU holds at once (0: a whole slot). The backend goes below it
+    // by itself when GPU memory is short; tests set it to take a job in pieces.
+    std::size_t max_device_piece_bytes = 0;
 };
+
+// When GPU memory is short, a slot's job goes through the GPU in pieces no smaller than this.
+inline constexpr std::size_t kMinDevicePieceBytes = std::size_t{1} << 20;
 
 // No GPU can serve: no device or driver, no CUDA in this build, no kernel image for the device.
 class GpuUnavailable : public std::runtime_error {
@@ -29,7 +35,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Throws GpuUnavailable (with the reason) or CudaError.
+// Throws GpuUnavailable (with the reason), ResourceExhausted or CudaError.
 [[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
                                                               const GpuBackendOptions &options = {});
 

@@ -3,6 +3,7 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "app/progress.hpp"
+#include "io/errors.hpp"
 #include "io/secret_bytes.hpp"
 
 #include <spdlog/spdlog.h>
@@ -30,18 +31,26 @@ GpuBackendOptions gpu_options(const CipherOptions &options) {
     return {0, options.streams};
 }
 
-// Any failure to start the GPU backend, in the words --backend gpu reports it in.
-[[noreturn]] void throw_no_usable_gpu(const std::runtime_error &e) {
-    throw std::runtime_error(std::string("no usable CUDA device: ") + e.what());
+// Starts the GPU backend, saying in the error what kept it from starting: no usable device, too
+// little memory for its buffers (a device is there; a smaller --chunk-size may fit), or CUDA.
+template <typename Start>
+auto start_gpu(Start &&start) {
+    try {
+        return start();
+    } catch (const GpuUnavailable &e) {
+        throw GpuUnavailable(std::string("no usable CUDA device: ") + e.what());
+    } catch (const ResourceExhausted &e) {
+        throw ResourceExhausted(std::string("the GPU could not get memory for its buffers: ") + e.what());
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(std::string("the GPU backend could not start: ") + e.what());
+    }
 }
 
 SelectedBackend gpu_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
-    try {
-        return {make_gpu_backend(key, options.direction, gpu_options(options)), gpu_ring_slots(options.streams),
-                kGpuFileChunkBytes};
-    } catch (const std::runtime_error &e) {
-        throw_no_usable_gpu(e);
-    }
+    return start_gpu([&] {
+        return SelectedBackend{make_gpu_backend(key, options.direction, gpu_options(options)),
+                               gpu_ring_slots(options.streams), kGpuFileChunkBytes};
+    });
 }
 
 SelectedBackend automatic_backend(const CipherOptions &options, std::span<const std::uint8_t> key) {
@@ -61,16 +70,12 @@ SelectedBackend automatic_backend(const CipherOptions &options, std::span<const 
 SelectedBackend gpu_with_cpu_start(const CipherOptions &options, std::span<const std::uint8_t> key,
                                    SuccessorPolicy policy) {
     auto gpu_key = std::make_shared<SecretBytes>(key);
-    SuccessorStart start_gpu = [gpu_key, direction = options.direction,
-                                gpu = gpu_options(options)](std::vector<std::span<std::byte>> buffers) {
-        try {
-            return make_gpu_backend_over(gpu_key->view(), direction, gpu, buffers);
-        } catch (const std::runtime_error &e) {
-            throw_no_usable_gpu(e);
-        }
+    SuccessorStart start_successor = [gpu_key, direction = options.direction,
+                                      gpu = gpu_options(options)](std::vector<std::span<std::byte>> buffers) {
+        return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), direction, gpu, buffers); });
     };
     auto backend =
-        std::make_unique<HandoverBackend>(make_cpu_backend(options, key), "GPU", std::move(start_gpu), policy);
+        std::make_unique<HandoverBackend>(make_cpu_backend(options, key), "GPU", std::move(start_successor), policy);
     HandoverBackend *cpu_start = backend.get();
     return {std::move(backend), gpu_ring_slots(options.streams), kGpuFileChunkBytes, cpu_start};
 }

@@ -7,12 +7,14 @@
 #include "aes_gpu/gpu_backend.hpp"
 #include "aes_gpu/gpu_bench.hpp"
 #include "app/cipher_command.hpp"
+#include "app/progress.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/interrupt_cleanup.hpp"
 #include "io/worker_pool.hpp"
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +31,8 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 extern char **environ;
@@ -242,8 +246,9 @@ public:
     void file(const std::string &path, bool with_gpu) {
         // stat first: opening a FIFO would wait for a writer.
         struct stat status {};
-        if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", "'" + path + "'", errno));
-        if (!S_ISREG(status.st_mode)) throw UsageError("--file needs a regular file: '" + path + "' is not one");
+        if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", quoted_name(path), errno));
+        if (!S_ISREG(status.st_mode))
+            throw UsageError("--file needs a regular file: " + quoted_name(path) + " is not one");
         const double size = double(status.st_size);
         const std::filesystem::path target(path);
         const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
@@ -279,9 +284,12 @@ public:
                 options.log.quiet = true;
                 options.progress = ProgressChoice::never;
                 options.backend = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
-                options.key_hex = fmt::format("{:02x}", fmt::join(key, ""));
+                std::string key_hex = fmt::format("{:02x}", fmt::join(key, ""));
+                options.key_hex = SecretBytes::take(key_hex);
                 options.threads = plan_.threads;
-                if (run_cipher_command(options) != 0) throw std::runtime_error(backend + " file run failed");
+                if (run_cipher_command(options, WhenDone::stay_interruptible) != 0) {
+                    throw std::runtime_error(backend + " file run failed");
+                }
             };
             status_.show(backend + " file check");
             run(Direction::encrypt, path, encrypted);
@@ -314,17 +322,20 @@ private:
     class ScratchDirectory {
     public:
         explicit ScratchDirectory(const std::filesystem::path &parent) {
-            std::string pattern = (parent / ".aesgpu-bench-XXXXXX").string();
-            if (!::mkdtemp(pattern.data())) {
-                throw IoError(errno_message("cannot create a directory in", "'" + parent.string() + "'", errno));
+            // mkdtemp fills in the name, which the undo action must see.
+            auto made = std::make_shared<std::string>((parent / ".aesgpu-bench-XXXXXX").string());
+            int error = 0;
+            remove_on_interrupt_ = InterruptCleanup::after([&] { error = ::mkdtemp(made->data()) ? 0 : errno; },
+                                                           [made] { remove_all(*made); });
+            if (error != 0) {
+                remove_on_interrupt_.release();
+                throw IoError(errno_message("cannot create a directory in", quoted_name(parent.string()), error));
             }
-            path_ = pattern;
-            arm_scratch_directory(path_, {kCopy, kEncrypted, kDecrypted});
+            path_ = *made;
         }
         ~ScratchDirectory() {
-            std::error_code ignored;
-            std::filesystem::remove_all(path_, ignored);
-            disarm_scratch_directory();
+            remove_all(path_);
+            remove_on_interrupt_.release();
         }
         ScratchDirectory(const ScratchDirectory &) = delete;
         ScratchDirectory &operator=(const ScratchDirectory &) = delete;
@@ -335,7 +346,12 @@ private:
         static constexpr const char *kDecrypted = "decrypted";
 
     private:
+        static void remove_all(const std::string &path) {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
         std::string path_;
+        InterruptCleanup remove_on_interrupt_;
     };
 
     // What a CPU stage is measured against: memcpy on one thread, an in-place pass on all.
@@ -383,10 +399,18 @@ private:
     static void run_cp(const std::string &from, const std::string &to) {
         // Never a reflink (coreutils 9 clones where the file system can): the baseline is a copy.
         const char *argv[] = {"cp", "--reflink=never", "--", from.c_str(), to.c_str(), nullptr};
+        // aesgpu blocks the signals it takes in every thread (app/interrupts.hpp); cp must not
+        // inherit that, or Ctrl-C would not stop it.
+        posix_spawnattr_t attributes;
+        sigset_t none;
+        sigemptyset(&none);
+        posix_spawnattr_init(&attributes);
+        posix_spawnattr_setsigmask(&attributes, &none);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
         pid_t pid = 0;
-        if (::posix_spawnp(&pid, "cp", nullptr, nullptr, const_cast<char *const *>(argv), environ) != 0) {
-            throw std::runtime_error("cannot run cp");
-        }
+        const int spawned = ::posix_spawnp(&pid, "cp", nullptr, &attributes, const_cast<char *const *>(argv), environ);
+        posix_spawnattr_destroy(&attributes);
+        if (spawned != 0) throw std::runtime_error("cannot run cp");
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0) {
             if (errno != EINTR) throw std::runtime_error(errno_message("cannot wait for", "cp", errno));
@@ -483,6 +507,21 @@ std::string machine_line() {
     return line;
 }
 
+// Runs one stage; one that runs out of memory or threads (a --size too big for RAM or pinned
+// memory, a low ulimit) is noted in the report, and the bench goes on with the next stage.
+bool run_stage(BenchReport &report, const std::string &stage, const std::function<void()> &work) {
+    try {
+        work();
+        return true;
+    } catch (const ResourceExhausted &e) {
+        report.failed.push_back(fmt::format("{}: {} (try a smaller --size)", stage, e.what()));
+    } catch (const std::bad_alloc &) {
+        report.failed.push_back(fmt::format("{}: not enough memory for --size {} (try a smaller one)", stage,
+                                            human_bytes(double(report.size_bytes))));
+    }
+    return false;
+}
+
 } // namespace
 
 BenchReport run_bench(const BenchOptions &options) {
@@ -492,11 +531,13 @@ BenchReport run_bench(const BenchOptions &options) {
     report.size_bytes = plan.size;
     report.reps = plan.reps;
     report.file = options.file;
-    Bench bench(plan, report);
-    if (plan.cpu) bench.cpu();
-    const bool gpu_ran = plan.gpu && bench.gpu();
+    std::optional<Bench> bench;
+    if (!run_stage(report, "bench", [&] { bench.emplace(plan, report); })) return report;
+    if (plan.cpu) run_stage(report, "cpu", [&] { bench->cpu(); });
+    bool gpu_ran = false;
+    if (plan.gpu) run_stage(report, "gpu", [&] { gpu_ran = bench->gpu(); });
     if (!plan.cpu && !gpu_ran) return report; // --backend gpu without a GPU: nothing to time files with
-    if (!options.file.empty()) bench.file(options.file, gpu_ran);
+    if (!options.file.empty()) run_stage(report, "file", [&] { bench->file(options.file, gpu_ran); });
     return report;
 }
 
@@ -511,6 +552,8 @@ int run_bench_command(const BenchOptions &options) {
     } else {
         print_bench_table(report, std::cout);
     }
+    // The rows measured are out; the first stage that could not run is the error.
+    if (!report.failed.empty()) throw std::runtime_error(report.failed.front());
     return 0;
 }
 

@@ -81,6 +81,7 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
         out << fmt::format("{:<8} {:<9} {:<32} {:>9.2f}  {}\n", r.backend, r.stage, r.what, r.gbps(), r.ratio_text);
     }
     for (const std::string &line : report.unavailable) out << "unavailable: " << line << "\n";
+    for (const std::string &line : report.failed) out << "failed: " << line << "\n";
 }
 
 void print_bench_json(const BenchReport &report, std::ostream &out) {
@@ -103,11 +104,13 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            json_string(r.ratio_text));
     }
     out << (report.results.empty() ? "],\n" : "\n  ],\n");
-    out << "  \"unavailable\": [";
-    for (std::size_t i = 0; i < report.unavailable.size(); ++i) {
-        out << (i ? ", " : "") << json_string(report.unavailable[i]);
-    }
-    out << "]\n}\n";
+    const auto string_list = [&out](const char *name, const std::vector<std::string> &lines, const char *end) {
+        out << "  \"" << name << "\": [";
+        for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? ", " : "") << json_string(lines[i]);
+        out << "]" << end;
+    };
+    string_list("unavailable", report.unavailable, ",\n");
+    string_list("failed", report.failed, "\n}\n");
 }
 
 } // namespace aesgpu

@@ -33,6 +33,7 @@ struct BenchReport {
     std::string file; // --file, empty when not asked
     std::vector<BenchResult> results;
     std::vector<std::string> unavailable; // e.g. "gpu: no usable CUDA device: ..."
+    std::vector<std::string> failed;      // stages that ran out of memory, e.g. "gpu: cannot allocate ..."
 };
 
 void print_bench_table(const BenchReport &report, std::ostream &out);

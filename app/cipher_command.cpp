@@ -1,6 +1,7 @@
 #include "app/cipher_command.hpp"
 
 #include "app/backend_selection.hpp"
+#include "app/interrupts.hpp"
 #include "app/key_input.hpp"
 #include "app/passphrase.hpp"
 #include "app/progress.hpp"
@@ -12,6 +13,7 @@
 #include "io/salted_header.hpp"
 #include "io/worker_pool.hpp"
 
+#include <openssl/crypto.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -33,22 +35,20 @@ bool uses_raw_key(const CipherOptions &options) {
     return !options.key_hex.empty() || !options.key_file.empty();
 }
 
-bool reads_standard_input(const CipherOptions &options) {
-    return std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
+bool reads_standard_input(const std::vector<std::string> &inputs) {
+    return std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
 }
 
-SecretBytes load_raw_key(const CipherOptions &options) {
-    if (!options.key_hex.empty()) return parse_hex_key(options.key_hex);
-    if (options.key_file == "-" && reads_standard_input(options)) {
-        throw UsageError("--key-file - and the data cannot both come from standard input");
+// "00A1..." for -P; wiped when done, like any copy of a key.
+void print_upper_hex(std::ostream &out, std::string_view label, std::span<const std::uint8_t> bytes) {
+    SecretBytes hex(bytes.size() * 2);
+    auto digits = hex.mutable_view();
+    static constexpr char kDigits[] = "0123456789ABCDEF";
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        digits[2 * i] = static_cast<std::uint8_t>(kDigits[bytes[i] >> 4]);
+        digits[2 * i + 1] = static_cast<std::uint8_t>(kDigits[bytes[i] & 15]);
     }
-    return read_key_file(options.key_file);
-}
-
-std::string upper_hex(std::span<const std::uint8_t> bytes) {
-    std::string hex;
-    for (const std::uint8_t b : bytes) hex += fmt::format("{:02X}", b);
-    return hex;
+    out << label << hex.text() << "\n";
 }
 
 // True when a regular-file input starts with "Salted__" (read with pread: nothing is consumed).
@@ -59,32 +59,51 @@ bool starts_with_salted_header(const InputSource &source) {
            parse_salted_header(header).has_value();
 }
 
-// Where keys come from, settled once for all inputs: the prompt or a fd: passphrase is read once.
-struct KeySource {
-    bool passphrase_mode = false;
-    SecretBytes raw_key;
-    SecretBytes passphrase;
-};
-
-KeySource settle_key_source(const CipherOptions &options) {
-    KeySource keys;
-    keys.passphrase_mode = !uses_raw_key(options);
-    if (!keys.passphrase_mode) {
-        if (options.print_key) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
-        keys.raw_key = load_raw_key(options);
-        return keys;
-    }
-    if (options.pass_spec.empty()) {
-        if (!can_prompt()) {
+// Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
+// whole command's); the terminal prompt waits for the first input whose checks pass, so a run
+// that fails on its files never asks for a passphrase.
+class KeySource {
+public:
+    KeySource(const CipherOptions &options, const struct stat *data_on_stdin)
+        : options_(options), passphrase_mode_(!uses_raw_key(options)) {
+        if (!passphrase_mode_ && options.print_key) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
+        if (!options.key_hex.empty()) {
+            secret_ = parse_hex_key(options.key_hex.text());
+        } else if (!options.key_file.empty()) {
+            secret_ = read_key_file(options.key_file, data_on_stdin);
+        } else if (!options.pass_spec.empty()) {
+            secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin);
+        } else if (!can_prompt()) {
             throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
+        } else {
+            return; // asked for on first use
         }
-        const std::string cipher = "AES-" + std::to_string(options.key_bits) + "-ECB";
-        keys.passphrase = prompt_passphrase(cipher, options.direction == Direction::encrypt);
-    } else {
-        keys.passphrase = read_passphrase(options.pass_spec, reads_standard_input(options));
+        loaded_ = true;
     }
-    return keys;
-}
+
+    [[nodiscard]] bool passphrase_mode() const { return passphrase_mode_; }
+    // True once asking for the key failed: no later input can succeed either.
+    [[nodiscard]] bool failed() const { return failed_; }
+
+    // The raw key (-K, --key-file) or the passphrase.
+    const SecretBytes &secret() {
+        if (!loaded_) {
+            failed_ = true;
+            const std::string cipher = "AES-" + std::to_string(options_.key_bits) + "-ECB";
+            secret_ = prompt_passphrase(cipher, options_.direction == Direction::encrypt);
+            loaded_ = true;
+            failed_ = false;
+        }
+        return secret_;
+    }
+
+private:
+    const CipherOptions &options_;
+    bool passphrase_mode_;
+    bool loaded_ = false;
+    bool failed_ = false;
+    SecretBytes secret_;
+};
 
 // Passphrase mode: a fresh salt when encrypting, the input's Salted__ header when decrypting.
 Salt salt_for(const CipherOptions &options, InputSource *source) {
@@ -98,12 +117,12 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     return *salt;
 }
 
-void check_inputs(const CipherOptions &options) {
-    if (options.inputs.size() < 2) return;
+void check_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
+    if (inputs.size() < 2) return;
     if (!options.output.empty() || options.to_stdout) {
         throw UsageError("with several input files each gets its own output: drop -o/-c");
     }
-    if (reads_standard_input(options)) throw UsageError("'-' (standard input) cannot be one of several inputs");
+    if (reads_standard_input(inputs)) throw UsageError("'-' (standard input) cannot be one of several inputs");
     if (options.print_key) throw UsageError("-P/--print-key takes one input");
 }
 
@@ -116,8 +135,8 @@ std::string resolve_output_path(const CipherOptions &options, const std::string 
     if (input.size() > kEncryptedSuffix.size() && std::string_view(input).ends_with(kEncryptedSuffix)) {
         return input.substr(0, input.size() - kEncryptedSuffix.size());
     }
-    throw UsageError("cannot name the output for '" + input +
-                     "' (it does not end in .aes); give one with -o OUT, or -c for standard output");
+    throw UsageError("cannot name the output for " + quoted_name(input) +
+                     " (it does not end in .aes); give one with -o OUT, or -c for standard output");
 }
 
 std::string gigabytes_per_second(double bytes, double seconds) {
@@ -125,50 +144,71 @@ std::string gigabytes_per_second(double bytes, double seconds) {
     return fmt::format("{:.2f} GB/s", bytes / seconds / 1e9);
 }
 
-// One input to its output. Throws on failure; the output is committed only on success.
-void run_one(const CipherOptions &options, const std::string &input, const KeySource &keys) {
-    const bool encrypting = options.direction == Direction::encrypt;
-    const bool passphrase_mode = keys.passphrase_mode;
-    SecretBytes key = passphrase_mode ? SecretBytes() : SecretBytes(keys.raw_key.view());
-    const std::string output_path = options.print_key ? std::string() : resolve_output_path(options, input);
-
-    std::optional<InputSource> source;
-    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
-    if (!(encrypting && options.print_key)) source.emplace(InputSource::open(input, io_threads));
-    if (!passphrase_mode && !encrypting && starts_with_salted_header(*source)) {
-        throw UsageError(source->display_name() +
-                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
+// The checks that need no key: terminals that would be read or written by mistake.
+void check_terminals(const CipherOptions &options, const InputSource &source, const OutputSink &sink) {
+    if (options.force) return;
+    if (source.is_terminal()) {
+        throw IoError(std::string("refusing to read ") +
+                      (options.direction == Direction::encrypt ? "data" : "ciphertext") +
+                      " from a terminal; give a FILE, redirect standard input, or use -f");
     }
-    std::optional<Salt> salt;
-    if (passphrase_mode) {
-        salt = salt_for(options, source ? &*source : nullptr);
-        key = derive_key(keys.passphrase, *salt, options.iterations, options.key_bits / 8);
-        if (options.print_key) {
-            std::cerr << "salt=" << upper_hex(*salt) << "\nkey=" << upper_hex(key.view()) << "\n";
-            return;
-        }
-    }
-
-    // The backend before the output: if it cannot start, no temporary file is ever created. (A GPU
-    // starting behind the CPU fails later; the sink then removes its file.)
-    SelectedBackend selected = select_backend(options, key.view(), !output_path.empty());
-    const std::size_t default_chunk = source->size() ? selected.file_chunk_bytes : kStreamChunkBytes;
-    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
-    const OutputPolicy policy{options.force, &source->status(), io_threads};
-    OutputSink sink =
-        output_path.empty() ? OutputSink::standard_output(&source->status()) : OutputSink::create(output_path, policy);
-    if (encrypting && sink.is_terminal() && !options.force) {
+    if (options.direction == Direction::encrypt && sink.is_terminal()) {
         throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
     }
+}
+
+// One input to its output. Throws on failure; the output is committed only on success.
+void run_one(const CipherOptions &options, const std::string &input, KeySource &keys, bool last, WhenDone when_done) {
+    const bool encrypting = options.direction == Direction::encrypt;
+    const bool passphrase_mode = keys.passphrase_mode();
+    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
+
+    if (encrypting && options.print_key) {
+        const Salt salt = random_salt();
+        const SecretBytes key = derive_key(keys.secret(), salt, options.iterations, options.key_bits / 8);
+        print_upper_hex(std::cerr, "salt=", salt);
+        print_upper_hex(std::cerr, "key=", key.view());
+        return;
+    }
+
+    // Everything that can fail without the key comes first: the input, its header, the output.
+    InputSource source = InputSource::open(input, io_threads);
+    if (!passphrase_mode && !encrypting && starts_with_salted_header(source)) {
+        throw UsageError(source.display_name() +
+                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
+    }
+    const std::optional<Salt> salt = passphrase_mode ? std::optional(salt_for(options, &source)) : std::nullopt;
+    std::optional<OutputSink> sink;
+    if (!options.print_key) {
+        const std::string output_path = resolve_output_path(options, input);
+        const OutputPolicy policy{options.force, &source.status(), io_threads};
+        sink.emplace(output_path.empty() ? OutputSink::standard_output(&source.status())
+                                         : OutputSink::create(output_path, policy));
+    }
+    if (sink) check_terminals(options, source, *sink);
+
+    const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
+                                            : SecretBytes(keys.secret().view());
+    if (options.print_key) {
+        print_upper_hex(std::cerr, "salt=", *salt);
+        print_upper_hex(std::cerr, "key=", key.view());
+        return;
+    }
+
+    // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
+    // pipe or a device cannot be taken back if the GPU then fails.
+    SelectedBackend selected = select_backend(options, key.view(), sink->withdrawable());
+    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
+    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
     PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots, {} I/O thread{}",
-                 encrypting ? "encrypting" : "decrypting", source->display_name(), sink.display_name(),
+                 encrypting ? "encrypting" : "decrypting", source.display_name(), sink->display_name(),
                  selected.backend->describe(), pipeline.chunk_bytes >> 10, pipeline.ring_slots, io_threads,
                  io_threads == 1 ? "" : "s");
     // At most the input plus a Salted__ header and a block of padding; the surplus is cut at commit.
-    if (source->size()) sink.expect_size(*source->size() + 2 * kAesBlockBytes);
-    if (salt && encrypting) sink.write_all(make_salted_header(*salt));
+    if (source.size()) sink->expect_size(*source.size() + 2 * kAesBlockBytes);
+    if (salt && encrypting) sink->write_all(make_salted_header(*salt));
 
     const bool show_progress =
         options.progress == ProgressChoice::always ||
@@ -179,7 +219,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
         return description.substr(0, description.find(" ("));
     };
     // Its destructor erases the line if the run throws, before main() reports the error.
-    ProgressBar progress(show_progress, source->size(), backend_name());
+    ProgressBar progress(show_progress, source.size(), backend_name());
     pipeline.on_progress = [&](std::uint64_t done) {
         if (selected.cpu_start) progress.set_backend(backend_name());
         progress.update(done);
@@ -187,7 +227,7 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
 
     PipelineStats stats;
     try {
-        stats = run_pipeline(*source, sink, *selected.backend, pipeline);
+        stats = run_pipeline(source, *sink, *selected.backend, pipeline);
     } catch (const BadPadding &) {
         if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
         throw;
@@ -197,7 +237,11 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
     if (stats.chunk_bytes != pipeline.chunk_bytes) {
         spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
     }
-    sink.commit();
+    // A signal during the commit waits for it; one after the last commit finds every output final.
+    run_uninterrupted([&] {
+        sink->commit();
+        if (last && when_done == WhenDone::settle_interrupts) settle_interrupts();
+    });
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
                  stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),
                  stats.bytes_written);
@@ -205,31 +249,34 @@ void run_one(const CipherOptions &options, const std::string &input, const KeySo
 
 } // namespace
 
-int run_cipher_command(const CipherOptions &given) {
-    CipherOptions options = given;
-    if (options.inputs.empty()) options.inputs = {"-"};
-    check_inputs(options);
-    const KeySource keys = settle_key_source(options);
+int run_cipher_command(const CipherOptions &options, WhenDone when_done) {
+    const std::vector<std::string> inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
+    check_inputs(options, inputs);
+    struct stat stdin_status {};
+    const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
+    KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
     const bool encrypting = options.direction == Direction::encrypt;
     if (encrypting && !options.print_key) {
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
                      "stay visible, and nothing detects tampering (-q silences this)");
     }
-    if (options.inputs.size() == 1) {
-        run_one(options, options.inputs.front(), keys); // failures reach main() as they are
+    if (inputs.size() == 1) {
+        run_one(options, inputs.front(), keys, true, when_done); // failures reach main() as they are
         return 0;
     }
     // Several files: each on its own; one failure does not stop the others.
     int status = 0;
     std::size_t failed = 0;
-    for (const std::string &input : options.inputs) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
         try {
-            run_one(options, input, keys);
+            run_one(options, inputs[i], keys, i + 1 == inputs.size(), when_done);
         } catch (const UsageError &e) {
+            if (keys.failed()) throw;
             spdlog::error("{}", e.what());
             status = 2;
             ++failed;
         } catch (const std::exception &e) {
+            if (keys.failed()) throw;
             spdlog::error("{}", e.what());
             status = std::max(status, 1);
             ++failed;
@@ -237,7 +284,7 @@ int run_cipher_command(const CipherOptions &given) {
     }
     if (!options.log.quiet) {
         std::cerr << fmt::format("aesgpu: {} {} of {} files{}\n", encrypting ? "encrypted" : "decrypted",
-                                 options.inputs.size() - failed, options.inputs.size(),
+                                 inputs.size() - failed, inputs.size(),
                                  failed ? fmt::format(", {} failed", failed) : "");
     }
     return status;

@@ -2,9 +2,13 @@
 
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
+#include "app/usage_error.hpp"
+
+#include <openssl/crypto.h>
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <map>
 
 namespace aesgpu {
@@ -50,7 +54,7 @@ Examples:
 constexpr const char *kExitCodes =
     "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 130 Ctrl-C, 143 SIGTERM.";
 
-void add_cipher_options(CLI::App &command, CipherOptions &options) {
+void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
     command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
         ->type_name("");
     auto *output = command
@@ -63,7 +67,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
     command.add_flag("-f,--force", options.force, "Replace an existing output file; allow ciphertext on a terminal");
 
     auto *key = command
-                    .add_option("-K,--key", options.key_hex,
+                    .add_option("-K,--key", secrets.key_hex,
                                 "Key as exactly 32, 48 or 64 hex digits (AES-128/192/256). Visible in `ps` "
                                 "and shell history: prefer --key-file")
                     ->option_text("HEX");
@@ -73,7 +77,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options) {
                                      "and an optional newline")
                          ->option_text("PATH");
     auto *pass = command
-                     .add_option("-p,--pass", options.pass_spec,
+                     .add_option("-p,--pass", secrets.pass_spec,
                                  "Passphrase, as openssl's -pass: pass:TEXT, env:VAR, file:PATH, fd:N or stdin. "
                                  "Output is `openssl enc -pbkdf2` format (Salted__ header, PBKDF2-HMAC-SHA256). "
                                  "With no key at all, aesgpu asks on the terminal")
@@ -173,7 +177,102 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
     command.add_flag("--json", options.json, "One JSON document on stdout instead of the table");
 }
 
+// Wipes what CLI11 holds of an option's value.
+void wipe_results(const CLI::Option &option) {
+    for (const std::string &result : option.results()) {
+        auto &stored = const_cast<std::string &>(result); // CLI11 owns it and offers no mutable view
+        OPENSSL_cleanse(stored.data(), stored.size());
+    }
+}
+
+// Blanks `secret` in every argv word that ends with it (-K HEX, -KHEX, --key=HEX, ...), so that
+// `ps` and /proc/PID/cmdline no longer show it once parsing is done.
+void scrub_arguments(int argc, char **argv, std::string_view secret) {
+    if (secret.empty()) return;
+    for (int i = 1; i < argc; ++i) {
+        const std::size_t length = std::strlen(argv[i]);
+        if (length >= secret.size() && std::string_view(argv[i] + length - secret.size()) == secret) {
+            OPENSSL_cleanse(argv[i] + length - secret.size(), secret.size());
+        }
+    }
+}
+
+// -K "" or -p "" is almost always an unset variable ($KEY): say so rather than fall back to a prompt.
+void refuse_empty(const CLI::Option &option, bool empty) {
+    if (option.count() > 0 && empty) {
+        throw UsageError(option.get_name() + " was given an empty value (an unset variable?)");
+    }
+}
+
+void seal_command_secrets(CLI::App &command, CipherOptions &options, SecretArguments &secrets, bool ran, int argc,
+                          char **argv) {
+    options.key_hex = SecretBytes::take(secrets.key_hex);
+    options.pass_spec = SecretBytes::take(secrets.pass_spec);
+    scrub_arguments(argc, argv, options.key_hex.text());
+    scrub_arguments(argc, argv, options.pass_spec.text());
+    const CLI::Option &key = *command.get_option("--key");
+    const CLI::Option &pass = *command.get_option("--pass");
+    wipe_results(key);
+    wipe_results(pass);
+    if (!ran) return;
+    refuse_empty(key, options.key_hex.empty());
+    refuse_empty(pass, options.pass_spec.empty());
+    refuse_empty(*command.get_option("--key-file"), options.key_file.empty());
+}
+
 } // namespace
+
+void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **argv) {
+    // Words after the first `--` are files, whatever they look like.
+    int options_end = argc;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) {
+            options_end = i;
+            break;
+        }
+    }
+    app.parse(options_end, argv);
+    if (options_end == argc) return;
+    if (parsed.command != Command::encrypt && parsed.command != Command::decrypt) {
+        throw UsageError("only encrypt and decrypt take FILE arguments after --");
+    }
+    auto &inputs = parsed.cipher().inputs;
+    inputs.insert(inputs.end(), argv + options_end + 1, argv + argc);
+}
+
+std::string without_secret_arguments(std::string message, int argc, char **argv) {
+    // Whole words only (CLI11 lists arguments separated by spaces), so a short secret does not
+    // blank letters of the message itself.
+    const auto blank = [&message](std::string_view secret) {
+        if (secret.empty()) return;
+        for (std::size_t at = message.find(secret); at != std::string::npos; at = message.find(secret, at + 1)) {
+            const std::size_t end = at + secret.size();
+            const bool word = (at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ');
+            if (word) message.replace(at, secret.size(), "(not shown)");
+        }
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view word = argv[i];
+        for (const std::string_view option : {"-K", "--key", "-p", "--pass"}) {
+            if (word == option && i + 1 < argc) blank(argv[i + 1]);
+            // --key=HEX, or -KHEX (a short option glued to its value): the whole word goes.
+            const bool glued = word.size() > option.size() && word.starts_with(option) &&
+                               (word[option.size()] == '=' || option.size() == 2);
+            if (glued) {
+                blank(word);
+                blank(word.substr(option.size() + (word[option.size()] == '=' ? 1 : 0)));
+            }
+        }
+    }
+    return message;
+}
+
+void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **argv) {
+    seal_command_secrets(*app.get_subcommand("encrypt"), parsed.encrypt_options, parsed.encrypt_secrets,
+                         parsed.command == Command::encrypt, argc, argv);
+    seal_command_secrets(*app.get_subcommand("decrypt"), parsed.decrypt_options, parsed.decrypt_secrets,
+                         parsed.command == Command::decrypt, argc, argv);
+}
 
 std::string version_text() {
     const GpuProbe gpu = probe_gpus();
@@ -191,13 +290,13 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
 
     auto *encrypt = app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES-ECB, PKCS#7 padding");
     parsed.encrypt_options.direction = Direction::encrypt;
-    add_cipher_options(*encrypt, parsed.encrypt_options);
+    add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
     encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
     auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input), checking the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
-    add_cipher_options(*decrypt, parsed.decrypt_options);
+    add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 

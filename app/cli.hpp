@@ -10,22 +10,46 @@ namespace aesgpu {
 
 enum class Command { none, encrypt, decrypt, info, bench };
 
+// Where CLI11 puts -K and -p until seal_secret_arguments() takes them out.
+struct SecretArguments {
+    std::string key_hex;
+    std::string pass_spec;
+};
+
 struct CommandLine {
     Command command = Command::none;
     // One set per subcommand: CLI11 versions differ in what they write into the variables of a
     // subcommand that was not given, so the two never share storage.
     CipherOptions encrypt_options; // direction set by define_command_line()
     CipherOptions decrypt_options;
+    SecretArguments encrypt_secrets;
+    SecretArguments decrypt_secrets;
     BenchOptions bench_options;
 
     [[nodiscard]] const CipherOptions &cipher() const {
         return command == Command::decrypt ? decrypt_options : encrypt_options;
     }
+    [[nodiscard]] CipherOptions &cipher() { return command == Command::decrypt ? decrypt_options : encrypt_options; }
 };
 
 // Declares every subcommand and option of `app`, bound to `parsed`. After app.parse(),
 // parsed.command says which subcommand ran.
 void define_command_line(CLI::App &app, CommandLine &parsed);
+
+// Parses argv. Handles `--` itself (CLI11 2.x hands the words after it to the parent command when
+// a subcommand's FILE list already has one), so `aesgpu encrypt 'a b' -- -dash` takes both files.
+// Throws CLI::ParseError, or UsageError for words after `--` that no FILE list takes.
+void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **argv);
+
+// Right after parsing: moves -K and -p into SecretBytes, then wipes every copy that can be
+// reached (the bound strings, CLI11's own results, the argv words, which `ps` shows). Copies the
+// parser made and freed on the way cannot be reached; core dumps are off (process_hardening).
+// Throws UsageError when -K, --key-file or -p was given empty (an unset shell variable).
+void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **argv);
+
+// `message` (a parse error) with the values given to -K/--key and -p/--pass blanked out: CLI11
+// quotes arguments it did not expect, and those may be secrets (`aesgpu info -K HEX`).
+[[nodiscard]] std::string without_secret_arguments(std::string message, int argc, char **argv);
 
 // "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
 [[nodiscard]] std::string version_text();

@@ -4,9 +4,13 @@
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
 
+#include <fcntl.h>
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 
 namespace aesgpu {
@@ -48,6 +52,16 @@ std::string_view without_trailing_newline(std::string_view text) {
     return text;
 }
 
+void check_secret_status(const struct stat &status, const std::string &what, const struct stat *data_on_stdin) {
+    if (data_on_stdin && same_file(status, *data_on_stdin)) {
+        throw UsageError(what + " is the data's standard input: the two cannot both come from there");
+    }
+    if (S_ISREG(status.st_mode) && (status.st_mode & 077) != 0) {
+        spdlog::warn("{} can be read or changed by group or others (mode {:04o}); chmod 600 it", what,
+                     status.st_mode & 07777);
+    }
+}
+
 } // namespace
 
 SecretBytes parse_hex_key(std::string_view hex) {
@@ -59,24 +73,51 @@ SecretBytes parse_hex_key(std::string_view hex) {
     return decode_hex(hex);
 }
 
-SecretBytes read_key_file(const std::string &path) {
-    InputSource file = InputSource::open(path);
-    // One byte more than any valid key file, to tell "too long" from "just right".
-    std::array<std::byte, kMaxKeyFileBytes + 1> buffer{};
-    const std::size_t length = file.read_full(buffer);
-    struct Wipe {
-        std::array<std::byte, kMaxKeyFileBytes + 1> &bytes;
-        ~Wipe() { OPENSSL_cleanse(bytes.data(), bytes.size()); }
-    } wipe{buffer};
+UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin) {
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.valid()) throw IoError(errno_message("cannot open", what, errno));
+    check_secret_descriptor(file.get(), what, data_on_stdin);
+    return file;
+}
 
-    const std::string_view text(reinterpret_cast<const char *>(buffer.data()), length);
+void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin) {
+    struct stat status {};
+    if (::fstat(fd, &status) != 0) throw IoError(errno_message("cannot use", what, errno));
+    check_secret_status(status, what, data_on_stdin);
+}
+
+SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin) {
+    const std::string what =
+        path == "-" ? std::string("the key file (standard input)") : "key file " + quoted_name(path);
+    if (path == "-" && data_on_stdin) {
+        throw UsageError("--key-file - and the data cannot both come from standard input");
+    }
+    UniqueFd owned;
+    int fd = STDIN_FILENO;
+    if (path == "-") {
+        check_secret_descriptor(fd, what, data_on_stdin);
+    } else {
+        owned = open_secret_file(path, what, data_on_stdin);
+        fd = owned.get();
+    }
+    // One byte more than any valid key file, to tell "too long" from "just right".
+    SecretBytes buffer(kMaxKeyFileBytes + 1);
+    auto bytes = buffer.mutable_view();
+    std::size_t length = 0;
+    while (length < bytes.size()) {
+        const ssize_t got = ::read(fd, bytes.data() + length, bytes.size() - length);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw IoError(errno_message("error reading", what, errno));
+        if (got == 0) break;
+        length += static_cast<std::size_t>(got);
+    }
+
+    const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
     const std::string_view hex = without_trailing_newline(text);
     if (is_hex(hex) && hex.size() % 2 == 0 && is_valid_key_length(hex.size() / 2)) return decode_hex(hex);
-    if (is_valid_key_length(length)) {
-        return SecretBytes(std::span(reinterpret_cast<const std::uint8_t *>(buffer.data()), length));
-    }
+    if (is_valid_key_length(length)) return SecretBytes(bytes.first(length));
     throw UsageError(
-        "key file '" + path + "' must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
+        what + " must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
         (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") + ")");
 }
 

@@ -1,7 +1,11 @@
 #pragma once
-// Raw AES keys from the command line (-K HEX) or a key file. The key length picks AES-128/192/256,
-// so a key is never padded or truncated: anything but 16, 24 or 32 bytes is a UsageError.
+// Raw AES keys from the command line (-K HEX) or a key file, and the checks every file or
+// descriptor that holds a secret gets. The key length picks AES-128/192/256, so a key is never
+// padded or truncated: anything but 16, 24 or 32 bytes is a UsageError.
 #include "io/secret_bytes.hpp"
+#include "io/unique_fd.hpp"
+
+#include <sys/stat.h>
 
 #include <string>
 #include <string_view>
@@ -12,7 +16,17 @@ namespace aesgpu {
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
 
 // Exactly 16, 24 or 32 raw bytes; or that many bytes as hex text with one optional trailing
-// newline. Hex wins when the file reads as both. Throws UsageError (bad content) or IoError.
-[[nodiscard]] SecretBytes read_key_file(const std::string &path);
+// newline. Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is
+// standard input's status when the data comes from there: a key file that is the same file is
+// refused (it would eat the data). Throws UsageError (bad content, same file) or IoError.
+[[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr);
+
+// Opens a file that holds a secret (`what` is e.g. "key file"). Warns, as ssh does for private
+// keys, when a regular file can be read or changed by group or others; refuses the file that the
+// data comes from on standard input. Throws IoError or UsageError.
+[[nodiscard]] UniqueFd open_secret_file(const std::string &path, const std::string &what,
+                                        const struct stat *data_on_stdin);
+// The same checks for a descriptor given by number (`fd:N`) or standard input.
+void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin);
 
 } // namespace aesgpu

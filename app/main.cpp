@@ -5,6 +5,7 @@
 #include "app/info_command.hpp"
 #include "app/interrupts.hpp"
 #include "app/logging.hpp"
+#include "app/process_hardening.hpp"
 #include "app/usage_error.hpp"
 
 #include <spdlog/spdlog.h>
@@ -19,13 +20,23 @@ constexpr int kExitUsage = 2;
 
 int main(int argc, char **argv) {
     using namespace aesgpu;
-    install_interrupt_handlers();
+    // Before anything opens a file, starts a thread or reads a secret.
+    if (!open_standard_descriptors()) return kExitRuntimeFailure;
+    keep_memory_private();
     configure_logging({});
+    try {
+        start_interrupt_handling();
+    } catch (const std::exception &e) {
+        spdlog::error("{}", e.what());
+        return kExitRuntimeFailure;
+    }
+
     CommandLine parsed;
     CLI::App app;
     define_command_line(app, parsed);
     try {
-        app.parse(argc, argv);
+        parse_command_line(app, parsed, argc, argv);
+        seal_secret_arguments(app, parsed, argc, argv);
     } catch (const CLI::CallForHelp &e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp &e) {
@@ -36,8 +47,11 @@ int main(int argc, char **argv) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            spdlog::error("{} (see `aesgpu --help`)", e.what());
+            spdlog::error("{} (see `aesgpu --help`)", without_secret_arguments(e.what(), argc, argv));
         }
+        return kExitUsage;
+    } catch (const UsageError &e) {
+        spdlog::error("{}", e.what());
         return kExitUsage;
     }
 

@@ -2,6 +2,7 @@
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
 #include "io/cipher_backend.hpp"
 #include "io/pipeline.hpp"
+#include "io/secret_bytes.hpp"
 
 #include <cstddef>
 #include <string>
@@ -23,9 +24,11 @@ struct CipherOptions {
     std::string output;              // empty: derive from the input name
     bool to_stdout = false;          // -c
     bool force = false;
-    std::string key_hex;
+    // Secrets from the command line (-K, -p) are taken out of the parser's strings (which are then
+    // wiped) right after parsing: see seal_secret_arguments().
+    SecretBytes key_hex;
     std::string key_file;
-    std::string pass_spec;       // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
+    SecretBytes pass_spec;       // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
     unsigned iterations = 10000; // --iter: PBKDF2 iterations
     unsigned key_bits = 256;     // --key-bits: AES key size in passphrase mode
     bool print_key = false;      // -P: print salt and key, then stop

@@ -1,8 +1,9 @@
 #include "app/passphrase.hpp"
 
-#include "app/interrupts.hpp"
+#include "app/key_input.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
+#include "io/interrupt_cleanup.hpp"
 #include "io/unique_fd.hpp"
 
 #include <fcntl.h>
@@ -11,55 +12,68 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
-#include <string_view>
 
 namespace aesgpu {
 
 namespace {
 
-constexpr std::size_t kMaxPassphraseBytes = 4096;
+const std::string kNotShown = " (the value is not shown: it may be the passphrase itself)";
 
-// Reads up to the first newline (not included; a trailing CR goes too), as openssl does.
-SecretBytes read_first_line(int fd, const std::string &what) {
-    SecretBytes line(kMaxPassphraseBytes);
+// One line as openssl's BIO_gets reads it: through the first newline or kMaxPassphraseLineBytes
+// bytes, whichever comes first. Byte by byte, so that nothing after the line is consumed (the
+// data may follow on the same descriptor). Returns nothing at end of input before any byte.
+std::optional<SecretBytes> read_line(int fd, const std::string &what) {
+    SecretBytes line(kMaxPassphraseLineBytes);
     auto bytes = line.mutable_view();
     std::size_t length = 0;
-    for (;;) {
-        char c = 0;
-        const ssize_t got = ::read(fd, &c, 1); // byte by byte: never read past the line
+    while (length < bytes.size()) {
+        std::uint8_t c = 0;
+        const ssize_t got = ::read(fd, &c, 1);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) throw IoError(errno_message("cannot read the passphrase from", what, errno));
-        if (got == 0 || c == '\n') break;
-        if (length == bytes.size()) throw UsageError("the passphrase from " + what + " is longer than 4096 bytes");
-        bytes[length++] = static_cast<std::uint8_t>(c);
+        if (got == 0) break;
+        bytes[length++] = c;
+        if (c == '\n') break;
     }
-    if (length > 0 && bytes[length - 1] == '\r') --length;
-    SecretBytes result(bytes.first(length));
-    return result;
+    if (length == 0) return std::nullopt;
+    // openssl copies the line as a C string and cuts it at the first newline.
+    const auto end = std::find_if(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length),
+                                  [](std::uint8_t b) { return b == '\n' || b == '\0'; });
+    return SecretBytes(bytes.first(static_cast<std::size_t>(end - bytes.begin())));
 }
 
-SecretBytes from_text(std::string_view text) {
+SecretBytes first_line(int fd, const std::string &what) {
+    std::optional<SecretBytes> line = read_line(fd, what);
+    if (!line) throw IoError(what + " holds no passphrase (it is empty)");
+    if (line->empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
+    return std::move(*line);
+}
+
+SecretBytes from_text(std::string_view text, const std::string &what) {
+    if (text.empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
     return SecretBytes(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()));
 }
 
-// Echo off on the terminal for as long as it lives.
+// Echo off on the terminal for as long as it lives, given back by the interrupt clean-up too
+// (Ctrl-C or Ctrl-\ at the prompt).
 class EchoOff {
 public:
     explicit EchoOff(int fd) : fd_(fd) {
-        if (::tcgetattr(fd_, &saved_) == 0) {
-            termios quiet = saved_;
-            quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-            arm_terminal_restore(fd_, saved_); // Ctrl-C at the prompt must not leave echo off
-            active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0;
-        }
+        if (::tcgetattr(fd_, &saved_) != 0) return;
+        termios quiet = saved_;
+        quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+        restore_on_interrupt_ =
+            InterruptCleanup::after([&] { active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0; },
+                                    [fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); });
     }
     ~EchoOff() {
         if (active_) (void)::tcsetattr(fd_, TCSAFLUSH, &saved_);
-        disarm_terminal_restore();
     }
     EchoOff(const EchoOff &) = delete;
     EchoOff &operator=(const EchoOff &) = delete;
@@ -68,52 +82,60 @@ private:
     int fd_;
     termios saved_{};
     bool active_ = false;
+    InterruptCleanup restore_on_interrupt_; // released after the destructor gave echo back
 };
 
 SecretBytes ask(int tty, const std::string &prompt) {
     (void)!::write(tty, prompt.data(), prompt.size());
-    SecretBytes answer = [&] {
+    std::optional<SecretBytes> answer = [&] {
         EchoOff quiet(tty);
-        return read_first_line(tty, "the terminal");
+        return read_line(tty, "the terminal");
     }();
     (void)!::write(tty, "\n", 1);
-    return answer;
+    if (!answer) throw EmptyPassphrase("no passphrase entered");
+    if (answer->empty()) throw EmptyPassphrase("the passphrase is empty");
+    return std::move(*answer);
+}
+
+int descriptor_number(std::string_view number) {
+    int fd = -1;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), fd);
+    if (error != std::errc{} || end != number.data() + number.size() || fd < 0) {
+        throw UsageError("--pass fd:N needs a descriptor number N" + kNotShown);
+    }
+    return fd;
 }
 
 } // namespace
 
-SecretBytes read_passphrase(const std::string &spec, bool data_on_stdin) {
-    const std::string_view text = spec;
-    if (text.starts_with("pass:")) return from_text(text.substr(5));
-    if (text.starts_with("env:")) {
-        const std::string name(text.substr(4));
+SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin) {
+    if (spec.starts_with("pass:")) return from_text(spec.substr(5), "pass:");
+    if (spec.starts_with("env:")) {
+        const std::string name(spec.substr(4));
         const char *value = std::getenv(name.c_str());
         if (!value) throw UsageError("--pass env:" + name + ": the variable is not set");
-        return from_text(value);
+        return from_text(value, "env:" + name);
     }
-    if (text.starts_with("file:")) {
-        const std::string path(text.substr(5));
-        UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!file.valid()) throw IoError(errno_message("cannot open passphrase file", "'" + path + "'", errno));
-        return read_first_line(file.get(), "'" + path + "'");
+    if (spec.starts_with("file:")) {
+        const std::string path(spec.substr(5));
+        const std::string what = "passphrase file " + quoted_name(path);
+        const UniqueFd file = open_secret_file(path, what, data_on_stdin);
+        return first_line(file.get(), what);
     }
-    if (text.starts_with("fd:")) {
-        int fd = -1;
-        const std::string_view number = text.substr(3);
-        const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), fd);
-        if (error != std::errc{} || end != number.data() + number.size() || fd < 0) {
-            throw UsageError("--pass " + spec + ": fd: needs a descriptor number");
-        }
+    if (spec.starts_with("fd:")) {
+        const int fd = descriptor_number(spec.substr(3));
+        const std::string what = "descriptor " + std::to_string(fd);
         if (fd == STDIN_FILENO && data_on_stdin) {
-            throw UsageError("--pass " + spec + ": the data already comes from standard input");
+            throw UsageError("--pass fd:0: the data already comes from standard input");
         }
-        return read_first_line(fd, "descriptor " + std::string(number));
+        check_secret_descriptor(fd, what, data_on_stdin);
+        return first_line(fd, what);
     }
-    if (text == "stdin") {
+    if (spec == "stdin") {
         if (data_on_stdin) throw UsageError("--pass stdin: the data already comes from standard input");
-        return read_first_line(STDIN_FILENO, "standard input");
+        return first_line(STDIN_FILENO, "standard input");
     }
-    throw UsageError("--pass takes pass:TEXT, env:VAR, file:PATH, fd:N or stdin, not '" + spec + "'");
+    throw UsageError("--pass takes pass:TEXT, env:VAR, file:PATH, fd:N or stdin" + kNotShown);
 }
 
 bool can_prompt() {

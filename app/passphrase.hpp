@@ -4,21 +4,40 @@
 #include "io/salted_header.hpp"
 #include "io/secret_bytes.hpp"
 
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace aesgpu {
 
 inline constexpr unsigned kDefaultPbkdf2Iterations = 10000; // openssl enc's default
+// openssl reads file:, fd: and stdin with BIO_gets into a buffer of APP_PASS_LEN (1024) bytes.
+inline constexpr std::size_t kMaxPassphraseLineBytes = 1023;
 
-// SPEC is pass:TEXT, env:VAR, file:PATH (first line), fd:N (first line) or stdin (first line).
-// Throws UsageError for a bad SPEC, an unset variable or `stdin` while the data comes from there;
-// IoError when the file or descriptor cannot be read.
-[[nodiscard]] SecretBytes read_passphrase(const std::string &spec, bool data_on_stdin);
+// An empty passphrase protects nothing, so it is refused (exit 1), wherever it came from.
+class EmptyPassphrase : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// SPEC read as openssl 3's app_get_pass (apps/lib/apps.c) reads it, so that a passphrase source
+// gives both tools the same passphrase: pass:TEXT and env:VAR as they are; file:PATH, fd:N and
+// stdin the first line, that is up to and without the first newline, and at most 1023 bytes; a
+// carriage return stays part of it, and a NUL byte ends it. `data_on_stdin` is standard input's
+// status when the data comes from there: a source that is that same file is refused.
+// Throws UsageError for a bad SPEC (never showing it: it may be the passphrase itself), an unset
+// variable or a source that is the data; IoError when a file or descriptor cannot be read or holds
+// nothing; EmptyPassphrase.
+[[nodiscard]] SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin);
 
 // True when a terminal is there to prompt on (/dev/tty opens).
 [[nodiscard]] bool can_prompt();
 
 // Prompts on the terminal with echo off; when `confirm`, asks twice and requires the same answer.
+// Throws EmptyPassphrase for an empty answer or end of input (Ctrl-D).
 [[nodiscard]] SecretBytes prompt_passphrase(const std::string &cipher_name, bool confirm);
 
 [[nodiscard]] Salt random_salt();

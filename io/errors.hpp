@@ -34,4 +34,9 @@ public:
 // "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 [[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
 
+// A file name as messages show it: 'name' in single quotes, as the shell would read it back. A
+// name with a control character or bytes that are not UTF-8 becomes $'...' with escapes, so one
+// message stays one line and a name can never drive the terminal.
+[[nodiscard]] std::string quoted_name(std::string_view name);
+
 } // namespace aesgpu

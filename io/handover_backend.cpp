@@ -1,5 +1,7 @@
 #include "io/handover_backend.hpp"
 
+#include "io/threads.hpp"
+
 #include <stdexcept>
 #include <utility>
 
@@ -59,8 +61,9 @@ void HandoverBackend::configure_slots(std::size_t slot_count, std::size_t slot_b
     starting_ = true;
     start_began_ = std::chrono::steady_clock::now();
     try {
-        starter_ =
-            std::thread([this, buffers = std::move(buffers)]() mutable { start_successor_over(std::move(buffers)); });
+        starter_ = start_thread("starting the " + successor_name_, [this, buffers = std::move(buffers)]() mutable {
+            start_successor_over(std::move(buffers));
+        });
     } catch (...) {
         starting_ = false;
         throw;

@@ -12,10 +12,6 @@ namespace aesgpu {
 
 namespace {
 constexpr int kPreferredPipeBytes = 1 << 20;
-
-std::string quoted(const std::string &path) {
-    return "'" + path + "'";
-}
 } // namespace
 
 void enlarge_pipe_buffer(int fd) {
@@ -40,9 +36,9 @@ InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, bool 
 InputSource InputSource::open(const std::string &path, unsigned io_threads) {
     if (path == "-") return standard_input(io_threads);
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) throw IoError(errno_message("cannot open", quoted(path), errno));
+    if (!fd.valid()) throw IoError(errno_message("cannot open", quoted_name(path), errno));
     const int raw = fd.get();
-    InputSource source(std::move(fd), raw, quoted(path), false, io_threads);
+    InputSource source(std::move(fd), raw, quoted_name(path), false, io_threads);
     if (S_ISREG(source.status_.st_mode)) {
         (void)::posix_fadvise(raw, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
@@ -51,23 +47,36 @@ InputSource InputSource::open(const std::string &path, unsigned io_threads) {
 }
 
 InputSource InputSource::standard_input(unsigned io_threads) {
+    const int flags = ::fcntl(STDIN_FILENO, F_GETFL);
+    // main() puts /dev/null, open for writing only, where standard input was closed.
+    if (flags < 0 || (flags & O_ACCMODE) == O_WRONLY) {
+        throw IoError("cannot read standard input: it is closed (or open for writing only)");
+    }
     InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", true, io_threads);
     enlarge_pipe_buffer(STDIN_FILENO);
     return source;
 }
 
-std::size_t InputSource::read_full(std::span<std::byte> buffer) {
+bool InputSource::is_terminal() const {
+    return ::isatty(fd_) == 1;
+}
+
+std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellation *cancellation) {
     if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * WorkerPool::kMinPieceBytes) {
         return read_parallel(buffer);
     }
-    return fill(buffer, std::nullopt);
+    return fill(buffer, std::nullopt, cancellation);
 }
 
 // Reads until `buffer` is full or the input ends: read() from the file offset, or pread() from
-// `offset` when given. Short reads and EINTR are absorbed.
-std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> offset) {
+// `offset` when given. Short reads and EINTR are absorbed. Files and block devices never keep a
+// read waiting; anything else may, so there the read first waits for data or the cancellation.
+std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> offset,
+                              const Cancellation *cancellation) {
+    const bool may_wait = cancellation && !S_ISREG(status_.st_mode) && !S_ISBLK(status_.st_mode);
     std::size_t filled = 0;
     while (filled < buffer.size()) {
+        if (may_wait) wait_readable(fd_, *cancellation);
         const ssize_t got =
             offset ? ::pread(fd_, buffer.data() + filled, buffer.size() - filled, *offset + static_cast<off_t>(filled))
                    : ::read(fd_, buffer.data() + filled, buffer.size() - filled);
@@ -85,11 +94,11 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 // file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(std::span<std::byte> buffer) {
     const off_t start = ::lseek(fd_, 0, SEEK_CUR);
-    if (start < 0) return fill(buffer, std::nullopt);
+    if (start < 0) return fill(buffer, std::nullopt, nullptr);
     if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_);
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), [&](std::size_t offset, std::size_t length) {
-        const std::size_t filled = fill(buffer.subspan(offset, length), start + static_cast<off_t>(offset));
+        const std::size_t filled = fill(buffer.subspan(offset, length), start + static_cast<off_t>(offset), nullptr);
         if (filled == length) return;
         std::size_t seen = end.load();
         while (offset + filled < seen && !end.compare_exchange_weak(seen, offset + filled)) {

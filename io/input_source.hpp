@@ -1,5 +1,6 @@
 #pragma once
 // Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
+#include "io/cancellation.hpp"
 #include "io/unique_fd.hpp"
 #include "io/worker_pool.hpp"
 
@@ -17,14 +18,16 @@ namespace aesgpu {
 class InputSource {
 public:
     // Opens `path` for reading; "-" means standard input. With io_threads > 1, large reads from a
-    // regular file are split across that many threads. Throws IoError.
+    // regular file are split across that many threads. Throws IoError, also when standard input
+    // is closed.
     static InputSource open(const std::string &path, unsigned io_threads = 1);
     static InputSource standard_input(unsigned io_threads = 1);
 
     // Reads until `buffer` is full or the input ends; returns the bytes read. Short reads from
     // pipes and EINTR are absorbed here. Split reads (pread at offsets) leave the file offset
-    // where one read() would. Throws IoError.
-    std::size_t read_full(std::span<std::byte> buffer);
+    // where one read() would. A read that would wait on a pipe or terminal waits on `cancellation`
+    // too and throws Cancelled when it fires. Throws IoError.
+    std::size_t read_full(std::span<std::byte> buffer, const Cancellation *cancellation = nullptr);
 
     // Total size when the input is a regular file, for progress and logs.
     [[nodiscard]] std::optional<std::uint64_t> size() const;
@@ -32,11 +35,12 @@ public:
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] const struct stat &status() const { return status_; }
     [[nodiscard]] bool is_standard_input() const { return is_stdin_; }
+    [[nodiscard]] bool is_terminal() const;
     [[nodiscard]] int fd() const { return fd_; }
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads);
-    std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset);
+    std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
     std::size_t read_parallel(std::span<std::byte> buffer);
 
     UniqueFd owned_fd_; // empty for standard input, which we never close

@@ -1,20 +1,40 @@
 #pragma once
-// What a run killed by a signal must undo: the temporary output file not yet renamed into place,
-// and the scratch directory of `aesgpu bench --file`. The output sink and the bench arm them; a
-// signal handler (app/) removes them with remove_armed_temporary_file(), which is
-// async-signal-safe.
-#include <initializer_list>
-#include <string>
+// What a run ended by a signal must undo: every temporary output not yet in place, the scratch
+// directory of `aesgpu bench --file`, a terminal whose echo a passphrase prompt turned off. Each
+// is registered for as long as it exists; the signal-handling thread (app/interrupts.cpp) runs
+// them all and ends the process. That thread is an ordinary thread (signals are taken with
+// sigwait, never in a handler), so undo actions may lock, allocate and log.
+#include <cstdint>
+#include <functional>
 
 namespace aesgpu {
 
-// Remembers `path` (copied) as the file to remove if the process is interrupted.
-void arm_temporary_file(const std::string &path) noexcept;
-void disarm_temporary_file() noexcept;
-// Remembers `directory` and the names of the files it may hold (at most 4), to be removed with it.
-void arm_scratch_directory(const std::string &directory, std::initializer_list<const char *> names) noexcept;
-void disarm_scratch_directory() noexcept;
-// unlink()s the armed file, then the scratch directory's files and rmdir()s it. Async-signal-safe.
-void remove_armed_temporary_file() noexcept;
+class InterruptCleanup {
+public:
+    InterruptCleanup() = default;
+    // Runs `create`, then registers `undo`, as one step that the clean-up cannot split: whatever
+    // `create` made is undone however close behind it a signal comes. Throws what `create` throws
+    // (and then registers nothing).
+    static InterruptCleanup after(const std::function<void()> &create, std::function<void()> undo);
+    static InterruptCleanup register_undo(std::function<void()> undo) { return after({}, std::move(undo)); }
+
+    InterruptCleanup(InterruptCleanup &&other) noexcept;
+    InterruptCleanup &operator=(InterruptCleanup &&other) noexcept;
+    InterruptCleanup(const InterruptCleanup &) = delete;
+    InterruptCleanup &operator=(const InterruptCleanup &) = delete;
+    ~InterruptCleanup() { release(); }
+
+    // Unregisters the undo action without running it (what it would undo is gone or kept).
+    void release() noexcept;
+    [[nodiscard]] bool armed() const { return id_ != 0; }
+
+private:
+    explicit InterruptCleanup(std::uint64_t id) : id_(id) {}
+    std::uint64_t id_ = 0;
+};
+
+// Runs every registered undo action, newest first, and keeps the registry locked from then on, so
+// that nothing new is created behind it: the caller ends the process next.
+void run_interrupt_cleanups() noexcept;
 
 } // namespace aesgpu

@@ -44,54 +44,46 @@ std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string disp
 MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size)
     : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size) {}
 
-MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
-    : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
-      expected_size_(other.expected_size_), reserved_(std::exchange(other.reserved_, 0)),
-      map_(std::exchange(other.map_, nullptr)), copiers_(std::move(other.copiers_)) {}
-
-MappedFileWriter::~MappedFileWriter() {
-    unmap();
-}
-
-void MappedFileWriter::unmap() noexcept {
-    if (map_) ::munmap(map_, reserved_);
-    map_ = nullptr;
-    reserved_ = 0;
-}
-
-// Grows the reservation to cover `end`: by half again at least (few remaps for a file of unknown
+// Grows the reservation to cover `end`: by half again at least (few calls for a file of unknown
 // size), or to the expected size; exactly to `end` when the file system is too full for more.
 bool MappedFileWriter::reserve(std::uint64_t end) {
     if (end <= reserved_) return true;
     std::uint64_t target = std::max({end, expected_size_, reserved_ + reserved_ / 2, kMinReservationBytes});
     if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(target - reserved_)) != 0) {
         const int error = errno;
-        if (!map_ && (error == EOPNOTSUPP || error == ENOSYS)) return false;
+        if (reserved_ == 0 && (error == EOPNOTSUPP || error == ENOSYS)) return false;
         if (target == end) throw IoError(errno_message("error writing", display_name_, error));
         if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(end - reserved_)) != 0) {
             throw IoError(errno_message("error writing", display_name_, errno));
         }
         target = end;
     }
-    void *mapped = map_ ? ::mremap(map_, reserved_, target, MREMAP_MAYMOVE)
-                        : ::mmap(nullptr, target, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-    if (mapped == MAP_FAILED) throw IoError(errno_message("cannot map", display_name_, errno));
-    map_ = static_cast<std::byte *>(mapped);
     reserved_ = target;
     return true;
 }
 
 void MappedFileWriter::append(std::span<const std::byte> bytes) {
+    if (bytes.empty()) return;
     reserve(size_ + bytes.size());
-    std::byte *destination = map_ + size_;
-    copiers_->run_pieces(bytes.size(), [&](std::size_t offset, std::size_t length) {
-        std::memcpy(destination + offset, bytes.data() + offset, length);
-    });
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t first_page = size_ / page * page;
+    const std::size_t length = static_cast<std::size_t>(size_ + bytes.size() - first_page);
+    void *mapped = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(first_page));
+    if (mapped == MAP_FAILED) throw IoError(errno_message("cannot map", display_name_, errno));
+    std::byte *destination = static_cast<std::byte *>(mapped) + (size_ - first_page);
+    try {
+        copiers_->run_pieces(bytes.size(), [&](std::size_t offset, std::size_t piece) {
+            std::memcpy(destination + offset, bytes.data() + offset, piece);
+        });
+    } catch (...) {
+        ::munmap(mapped, length);
+        throw;
+    }
+    ::munmap(mapped, length);
     size_ += bytes.size();
 }
 
 void MappedFileWriter::finish() {
-    unmap();
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }

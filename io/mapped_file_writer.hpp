@@ -27,29 +27,29 @@ public:
     static std::optional<MappedFileWriter> start(int fd, std::string display_name, std::uint64_t size,
                                                  std::uint64_t expected_size, unsigned threads);
 
-    MappedFileWriter(MappedFileWriter &&other) noexcept;
+    MappedFileWriter(MappedFileWriter &&other) noexcept = default;
     MappedFileWriter &operator=(MappedFileWriter &&) = delete;
     MappedFileWriter(const MappedFileWriter &) = delete;
     MappedFileWriter &operator=(const MappedFileWriter &) = delete;
-    ~MappedFileWriter(); // unmaps; the file keeps its reserved length until finish()
+    ~MappedFileWriter() = default; // the file keeps its reserved length until finish()
 
-    // Appends `bytes`, growing the reservation as needed. Throws IoError.
+    // Appends `bytes`, growing the reservation as needed: maps just the pages they land on,
+    // copies, and unmaps, so the process holds no more of the file than one append, whatever the
+    // file's size. Throws IoError.
     void append(std::span<const std::byte> bytes);
-    // Unmaps and cuts the file to the bytes written, releasing the unused reservation.
+    // Cuts the file to the bytes written, releasing the unused reservation.
     void finish();
 
 private:
     MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size);
-    // False when the file system cannot reserve space (only possible before the first mapping).
+    // False when the file system cannot reserve space (only possible on the first call).
     bool reserve(std::uint64_t end);
-    void unmap() noexcept;
 
     int fd_;
     std::string display_name_;
-    std::uint64_t size_;          // bytes written: the file's logical length
-    std::uint64_t expected_size_; // the caller's hint, 0 when unknown
-    std::uint64_t reserved_ = 0;  // bytes allocated and mapped
-    std::byte *map_ = nullptr;
+    std::uint64_t size_;                  // bytes written: the file's logical length
+    std::uint64_t expected_size_;         // the caller's hint, 0 when unknown
+    std::uint64_t reserved_ = 0;          // bytes allocated with fallocate()
     std::unique_ptr<WorkerPool> copiers_; // a pointer, so that the writer can move
 };
 

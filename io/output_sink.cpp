@@ -2,34 +2,103 @@
 
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
-#include "io/interrupt_cleanup.hpp"
 
 #include <fcntl.h>
 #include <stdio.h> // renameat2
+#include <sys/random.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <utility>
-#include <vector>
 
 namespace aesgpu {
 
 namespace {
 
-std::string quoted(const std::string &path) {
-    return "'" + path + "'";
+constexpr int kMaxSymlinkHops = 40; // as the kernel's own limit (ELOOP)
+
+std::string exists_message(const std::string &name) {
+    return name + " already exists; use -f to overwrite it";
 }
 
-mode_t default_file_mode() {
-    // The mode a plain `> file` would give: 0666 less the umask. Read once, single-threaded.
-    static const mode_t mode = [] {
-        const mode_t mask = ::umask(0);
-        ::umask(mask);
-        return static_cast<mode_t>(0666 & ~mask);
-    }();
-    return mode;
+// The file a name stands for once symbolic links are followed; it need not exist.
+struct Target {
+    std::filesystem::path path; // where a replacement or a new file goes
+    bool exists = false;
+    struct stat status {};     // of the file itself, links followed
+    bool through_link = false; // the name given was a symbolic link
+};
+
+// Follows a chain of symbolic links by hand, to the name a dangling one points at.
+std::filesystem::path follow_links(const std::string &given) {
+    std::filesystem::path path = given;
+    for (int hops = 0;; ++hops) {
+        struct stat status {};
+        if (::lstat(path.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return path;
+        if (hops == kMaxSymlinkHops) throw IoError(errno_message("cannot use", quoted_name(given), ELOOP));
+        std::error_code error;
+        const std::filesystem::path link = std::filesystem::read_symlink(path, error);
+        if (error) throw IoError(errno_message("cannot read the link", quoted_name(path.string()), error.value()));
+        path = link.is_absolute() ? link : path.parent_path() / link;
+    }
+}
+
+Target resolve_target(const std::string &given) {
+    Target target;
+    target.path = given;
+    struct stat link {};
+    target.through_link = ::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    if (::stat(given.c_str(), &target.status) == 0) {
+        target.exists = true;
+        // A file to replace in its own directory. (Other files are opened by the name given,
+        // which also works for /dev/stdout and /proc/self/fd/N.)
+        if (target.through_link && S_ISREG(target.status.st_mode)) {
+            std::error_code error;
+            target.path = std::filesystem::canonical(given, error);
+            if (error) throw IoError(errno_message("cannot use", quoted_name(given), error.value()));
+        }
+        return target;
+    }
+    if (errno != ENOENT) throw IoError(errno_message("cannot use", quoted_name(given), errno));
+    if (target.through_link) target.path = follow_links(given);
+    return target;
+}
+
+// A name no one else is using now: ".NAME.aesgpu-XXXXXXXX", cut to stay within NAME_MAX.
+std::string hidden_name(const std::string &target_name) {
+    static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::array<unsigned char, 8> random{};
+    if (::getrandom(random.data(), random.size(), 0) != static_cast<ssize_t>(random.size())) {
+        throw IoError(errno_message("cannot name", "a temporary file", errno));
+    }
+    std::string name(".");
+    name.append(target_name, 0, 200).append(".aesgpu-"); // append: GCC 12 warns falsely on + chains
+    for (const unsigned char r : random) name += kLetters[r % (sizeof kLetters - 1)];
+    return name;
+}
+
+std::string fd_link(int fd) {
+    return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// An unnamed file in `directory`, created with the mode the kernel gives a new file there (the
+// umask, or the directory's default ACL); nothing when the file system or kernel has no O_TMPFILE,
+// or when it could not be linked by name later (no /proc).
+UniqueFd open_unnamed_temporary(int directory, const std::string &display_directory) {
+    UniqueFd fd(::openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666));
+    if (!fd.valid()) {
+        if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT) return {};
+        throw IoError(errno_message("cannot create a file in", display_directory, errno));
+    }
+    struct stat opened {
+    }, linked{};
+    if (::fstat(fd.get(), &opened) != 0 || ::stat(fd_link(fd.get()).c_str(), &linked) != 0 ||
+        !same_file(opened, linked)) {
+        return {};
+    }
+    return fd;
 }
 
 void refuse_same_file(const struct stat &target, const OutputPolicy &policy, const std::string &name) {
@@ -38,47 +107,34 @@ void refuse_same_file(const struct stat &target, const OutputPolicy &policy, con
     }
 }
 
-// Moves the finished temporary file onto the target; without overwrite, never replaces a file
-// that appeared while we were writing.
-void rename_into_place(const std::string &from, const std::string &to, bool overwrite) {
-    if (!overwrite) {
-        if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
-        if (errno == EEXIST) throw IoError(quoted(to) + " already exists; use -f to overwrite it");
-        if (errno != EINVAL && errno != ENOSYS)
-            throw IoError(errno_message("cannot rename output to", quoted(to), errno));
-        // The file system cannot promise "no replace"; fall back to check-then-rename.
-        struct stat st {};
-        if (::lstat(to.c_str(), &st) == 0) throw IoError(quoted(to) + " already exists; use -f to overwrite it");
-    }
-    if (::rename(from.c_str(), to.c_str()) != 0) {
-        throw IoError(errno_message("cannot rename output to", quoted(to), errno));
-    }
-}
-
 } // namespace
 
-OutputSink::OutputSink(UniqueFd owned, int fd, std::string display_name)
-    : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)) {}
+OutputSink::OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name)
+    : kind_(kind), owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)) {}
 
 OutputSink::OutputSink(OutputSink &&other) noexcept
-    : owned_fd_(std::move(other.owned_fd_)), fd_(std::exchange(other.fd_, -1)),
-      display_name_(std::move(other.display_name_)), final_path_(std::move(other.final_path_)),
-      temporary_path_(std::exchange(other.temporary_path_, {})), final_mode_(other.final_mode_),
-      overwrite_(other.overwrite_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
+    : kind_(other.kind_), owned_fd_(std::move(other.owned_fd_)), fd_(std::exchange(other.fd_, -1)),
+      display_name_(std::move(other.display_name_)), directory_(std::move(other.directory_)),
+      target_name_(std::move(other.target_name_)), temporary_name_(std::exchange(other.temporary_name_, {})),
+      cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
+      committed_(other.committed_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
       io_threads_(other.io_threads_), may_map_(other.may_map_), mapped_(std::move(other.mapped_)) {
     other.mapped_.reset();
 }
 
 OutputSink::~OutputSink() {
     mapped_.reset();
-    if (!temporary_path_.empty()) {
-        owned_fd_.reset();
-        ::unlink(temporary_path_.c_str());
-        disarm_temporary_file();
-    }
+    owned_fd_.reset(); // an unnamed temporary file not linked in is gone with its descriptor
+    if (!temporary_name_.empty() && !committed_) (void)::unlinkat(directory_.get(), temporary_name_.c_str(), 0);
+    cleanup_.release();
 }
 
 OutputSink OutputSink::standard_output(const struct stat *input_status) {
+    const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
+    // main() puts /dev/null, open for reading only, where standard output was closed.
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+        throw IoError("cannot write to standard output: it is closed (or open for reading only)");
+    }
     struct stat st {};
     if (::fstat(STDOUT_FILENO, &st) != 0) throw IoError(errno_message("cannot use", "standard output", errno));
     // `aesgpu encrypt f -c >> f` would read its own output forever.
@@ -86,57 +142,91 @@ OutputSink OutputSink::standard_output(const struct stat *input_status) {
         throw IoError("refusing to write standard output: it is the input file");
     }
     enlarge_pipe_buffer(STDOUT_FILENO);
-    return OutputSink(UniqueFd{}, STDOUT_FILENO, "standard output");
+    return OutputSink(Kind::direct, UniqueFd{}, STDOUT_FILENO, "standard output");
 }
 
 OutputSink OutputSink::create(const std::string &path, const OutputPolicy &policy) {
     if (path == "-") return standard_output(policy.input_status);
-    const std::string name = quoted(path);
+    const std::string name = quoted_name(path);
+    const Target target = resolve_target(path);
+    const bool regular_input = policy.input_status && S_ISREG(policy.input_status->st_mode);
 
-    std::string final_path = path;
-    mode_t final_mode = default_file_mode();
-    struct stat existing {};
-    if (::stat(path.c_str(), &existing) == 0) {
+    Attributes attributes;
+    if (regular_input) {
+        attributes.mode = policy.input_status->st_mode & 0777;
+        attributes.times_from = *policy.input_status;
+    }
+    if (target.exists) {
+        const struct stat &existing = target.status;
         refuse_same_file(existing, policy, name);
         if (S_ISDIR(existing.st_mode)) throw IoError("cannot write " + name + ": it is a directory");
         if (S_ISBLK(existing.st_mode) && !policy.overwrite) {
             throw IoError("refusing to write to block device " + name + " without -f");
         }
         if (!S_ISREG(existing.st_mode)) {
-            // A FIFO or a device: nothing to replace atomically, so write straight into it.
+            // A FIFO, a terminal or a device: nothing to replace atomically, so write straight into it.
             UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
             if (!fd.valid()) throw IoError(errno_message("cannot open", name, errno));
             enlarge_pipe_buffer(fd.get());
             const int raw = fd.get();
-            return OutputSink(std::move(fd), raw, name);
+            return OutputSink(Kind::direct, std::move(fd), raw, name);
         }
-        if (!policy.overwrite) throw IoError(name + " already exists; use -f to overwrite it");
-        // -f replaces the contents the way `> file` would: through a symbolic link, keeping the mode.
-        final_path = std::filesystem::canonical(path).string();
-        final_mode = existing.st_mode & 07777;
-    } else if (errno != ENOENT) {
-        throw IoError(errno_message("cannot use", name, errno));
+        if (!policy.overwrite) throw IoError(exists_message(name));
+        // -f replaces the contents as `> file` would: the owner, group and permissions stay (never
+        // set-user-ID, set-group-ID or sticky), and never wider than the input's.
+        attributes.mode = existing.st_mode & 0777 & (attributes.mode ? *attributes.mode : 0777);
+        attributes.owner = existing.st_uid;
+        attributes.group = existing.st_gid;
+    } else if (target.through_link && !policy.overwrite) {
+        throw IoError(name + " is a symbolic link to " + quoted_name(target.path.string()) +
+                      ", which does not exist; use -f to create it");
     }
 
-    const std::filesystem::path target(final_path);
-    const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
-    // A hidden name beside the target, so the final rename stays within one file system; cut so
-    // that it stays within NAME_MAX however long the target's name is.
-    std::string hidden_name(".");
-    hidden_name.append(target.filename().string().substr(0, 200)).append(".aesgpu-XXXXXX");
-    const std::string pattern = (directory / hidden_name).string();
-    std::vector<char> writable(pattern.begin(), pattern.end());
-    writable.push_back('\0');
-    // mkostemp creates the file 0600: partial output is private until commit() sets final_mode.
-    UniqueFd fd(::mkostemp(writable.data(), O_CLOEXEC));
-    if (!fd.valid())
-        throw IoError(errno_message("cannot create a temporary file in", quoted(directory.string()), errno));
+    const std::filesystem::path directory_path =
+        target.path.has_parent_path() ? target.path.parent_path() : std::filesystem::path(".");
+    const std::string target_name = target.path.filename().string();
+    const std::string display_directory = quoted_name(directory_path.string());
+    if (target_name.empty() || target_name == "." || target_name == "..") {
+        throw IoError("cannot write " + name + ": it is a directory");
+    }
+    UniqueFd directory(::open(directory_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!directory.valid()) throw IoError(errno_message("cannot open the directory", display_directory, errno));
+
+    Kind kind = Kind::unnamed_temporary;
+    UniqueFd fd = policy.unnamed_temporary ? open_unnamed_temporary(directory.get(), display_directory) : UniqueFd();
+    std::string temporary_name;
+    InterruptCleanup cleanup;
+    if (!fd.valid()) {
+        kind = Kind::named_temporary;
+        const int dir = directory.get();
+        for (int error = EEXIST; !fd.valid();) {
+            if (error != EEXIST) throw IoError(errno_message("cannot create a file in", display_directory, error));
+            temporary_name = hidden_name(target_name);
+            // Created and registered in one step: a signal at any moment removes it.
+            cleanup = InterruptCleanup::after(
+                [&] {
+                    fd = UniqueFd(::openat(dir, temporary_name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0666));
+                    error = fd.valid() ? 0 : errno;
+                },
+                [dir, temporary_name] { (void)::unlinkat(dir, temporary_name.c_str(), 0); });
+        }
+        // Created with the mode a new file gets here; private until it is complete.
+        struct stat created {};
+        if (::fstat(fd.get(), &created) != 0 || ::fchmod(fd.get(), 0600) != 0) {
+            const int error = errno;
+            (void)::unlinkat(dir, temporary_name.c_str(), 0);
+            throw IoError(errno_message("cannot set permissions of", display_directory, error));
+        }
+        if (!attributes.mode) attributes.mode = created.st_mode & 0777;
+    }
+
     const int raw = fd.get();
-    OutputSink sink(std::move(fd), raw, name);
-    sink.temporary_path_ = writable.data();
-    arm_temporary_file(sink.temporary_path_);
-    sink.final_path_ = final_path;
-    sink.final_mode_ = final_mode;
+    OutputSink sink(kind, std::move(fd), raw, name);
+    sink.directory_ = std::move(directory);
+    sink.target_name_ = target_name;
+    sink.temporary_name_ = std::move(temporary_name);
+    sink.cleanup_ = std::move(cleanup);
+    sink.attributes_ = attributes;
     sink.overwrite_ = policy.overwrite;
     sink.io_threads_ = policy.io_threads;
     sink.may_map_ = policy.io_threads > 1;
@@ -171,19 +261,91 @@ void OutputSink::write_sequential(std::span<const std::byte> bytes) {
     }
 }
 
-void OutputSink::commit() {
-    if (mapped_) mapped_->finish();
-    if (!temporary_path_.empty() && ::fchmod(owned_fd_.get(), final_mode_) != 0) {
+void OutputSink::apply_attributes() {
+    const int fd = owned_fd_.get();
+    if (attributes_.owner || attributes_.group) {
+        // Keeping another user's ownership needs privilege; keeping the group needs membership.
+        // Where neither is allowed, the file is the caller's, as any new file would be.
+        const uid_t owner = attributes_.owner.value_or(static_cast<uid_t>(-1));
+        const gid_t group = attributes_.group.value_or(static_cast<gid_t>(-1));
+        if (::fchown(fd, owner, group) != 0) (void)::fchown(fd, static_cast<uid_t>(-1), group);
+    }
+    if (attributes_.mode && ::fchmod(fd, *attributes_.mode) != 0) {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }
-    if (owned_fd_.valid() && owned_fd_.close() != 0) {
-        throw IoError(errno_message("error writing", display_name_, errno));
+    if (attributes_.times_from) {
+        const timespec times[2] = {attributes_.times_from->st_atim, attributes_.times_from->st_mtim};
+        (void)::futimens(fd, times); // best effort, as gzip: the contents are what matter
     }
-    if (!temporary_path_.empty()) {
-        rename_into_place(temporary_path_, final_path_, overwrite_);
-        disarm_temporary_file();
-        temporary_path_.clear();
+}
+
+// An unnamed temporary file gets its name by linkat(); -f links it under a hidden name first
+// and renames that over the target, so the target is replaced in one step.
+void OutputSink::link_into_place() {
+    const std::string source = fd_link(owned_fd_.get());
+    const int dir = directory_.get();
+    if (!overwrite_) {
+        if (::linkat(AT_FDCWD, source.c_str(), dir, target_name_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+        if (errno == EEXIST) throw IoError(exists_message(display_name_));
+        throw IoError(errno_message("cannot create", display_name_, errno));
     }
+    std::string hidden;
+    InterruptCleanup undo;
+    int error = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        hidden = hidden_name(target_name_);
+        undo = InterruptCleanup::after(
+            [&] {
+                error = ::linkat(AT_FDCWD, source.c_str(), dir, hidden.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+            },
+            [dir, hidden] { (void)::unlinkat(dir, hidden.c_str(), 0); });
+        if (error != EEXIST) break;
+    }
+    if (error != 0) throw IoError(errno_message("cannot create", display_name_, error));
+    if (::renameat(dir, hidden.c_str(), dir, target_name_.c_str()) != 0) {
+        error = errno;
+        (void)::unlinkat(dir, hidden.c_str(), 0);
+        throw IoError(errno_message("cannot replace", display_name_, error));
+    }
+}
+
+// A named temporary file is renamed onto the target; without overwrite, never over a file that
+// appeared while we were writing.
+void OutputSink::rename_into_place() {
+    const int dir = directory_.get();
+    const char *from = temporary_name_.c_str();
+    const char *to = target_name_.c_str();
+    if (!overwrite_) {
+        if (::renameat2(dir, from, dir, to, RENAME_NOREPLACE) == 0) return;
+        if (errno == EEXIST) throw IoError(exists_message(display_name_));
+        if (errno != EINVAL && errno != ENOSYS) throw IoError(errno_message("cannot create", display_name_, errno));
+        // The file system cannot promise "no replace": check, then rename.
+        struct stat st {};
+        if (::fstatat(dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) throw IoError(exists_message(display_name_));
+    }
+    if (::renameat(dir, from, dir, to) != 0) throw IoError(errno_message("cannot create", display_name_, errno));
+}
+
+void OutputSink::commit() {
+    if (mapped_) mapped_->finish();
+    if (kind_ == Kind::direct) {
+        if (owned_fd_.valid() && owned_fd_.close() != 0) {
+            throw IoError(errno_message("error writing", display_name_, errno));
+        }
+        committed_ = true;
+        return;
+    }
+    apply_attributes();
+    if (kind_ == Kind::unnamed_temporary) {
+        link_into_place();
+        committed_ = true;
+        if (owned_fd_.close() != 0) throw IoError(errno_message("error writing", display_name_, errno));
+        return;
+    }
+    if (owned_fd_.close() != 0) throw IoError(errno_message("error writing", display_name_, errno));
+    rename_into_place();
+    committed_ = true;
+    cleanup_.release();
 }
 
 bool OutputSink::is_terminal() const {

@@ -1,7 +1,12 @@
 #pragma once
-// Where the bytes go. A regular-file target is written to a temporary file beside it and renamed
-// into place only by commit(), so a failed or interrupted run never leaves a partial or clobbered
-// file behind. Other targets (standard output, a FIFO, a device) are written directly.
+// Where the bytes go. A regular-file target is written to an unnamed temporary file (O_TMPFILE)
+// in the target's directory and linked into place only by commit(), so a failed, interrupted or
+// even killed run leaves no partial file and never clobbers an existing one. Where the file
+// system has no O_TMPFILE, a hidden named file (0600 until commit) stands in, removed on failure
+// and by the interrupt clean-up. Everything happens relative to the target's directory, opened
+// once, so an output whose directory is renamed mid-run still lands in it. Other targets
+// (standard output, a FIFO, a terminal, a device) are written directly and cannot be withdrawn.
+#include "io/interrupt_cleanup.hpp"
 #include "io/mapped_file_writer.hpp"
 #include "io/unique_fd.hpp"
 
@@ -16,22 +21,28 @@
 namespace aesgpu {
 
 struct OutputPolicy {
-    bool overwrite = false;                    // replace an existing regular file (-f)
-    const struct stat *input_status = nullptr; // refuse to write over the input, even with -f
-    unsigned io_threads = 1;                   // > 1: large writes to a file may be split (mapped)
+    bool overwrite = false; // replace an existing regular file (-f)
+    // The input, when there is one: refused as the output even with overwrite; when it is a regular
+    // file, a new output gets its permission bits and times, as gzip and zstd do.
+    const struct stat *input_status = nullptr;
+    unsigned io_threads = 1; // > 1: large writes to a file may be split (mapped)
+    // false: a hidden named file even where O_TMPFILE works (tests of that fallback use it).
+    bool unnamed_temporary = true;
 };
 
 class OutputSink {
 public:
+    // Throws IoError when standard output is closed or is the input file.
     static OutputSink standard_output(const struct stat *input_status = nullptr);
-    // Throws IoError when the target exists and may not be replaced, or cannot be created.
+    // Follows symbolic links to the file they name. Throws IoError when the target exists and may
+    // not be replaced (before any work is done), or cannot be created.
     static OutputSink create(const std::string &path, const OutputPolicy &policy);
 
     OutputSink(OutputSink &&other) noexcept;
     OutputSink &operator=(OutputSink &&) = delete;
     OutputSink(const OutputSink &) = delete;
     OutputSink &operator=(const OutputSink &) = delete;
-    // Removes the temporary file unless commit() succeeded.
+    // Discards the temporary file unless commit() succeeded.
     ~OutputSink();
 
     // Writes everything or throws IoError (short writes and EINTR absorbed). With io_threads > 1,
@@ -39,23 +50,43 @@ public:
     void write_all(std::span<const std::byte> bytes);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
     void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
-    // Flushes, closes and (for a regular-file target) renames into place. Throws IoError.
+    // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
 
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] bool is_terminal() const;
+    // True when nothing reaches the destination before commit(): a failed run can still be
+    // withdrawn. False for standard output, FIFOs, terminals and devices.
+    [[nodiscard]] bool withdrawable() const { return kind_ != Kind::direct; }
 
 private:
-    OutputSink(UniqueFd owned, int fd, std::string display_name);
-    void write_sequential(std::span<const std::byte> bytes);
+    enum class Kind { direct, unnamed_temporary, named_temporary };
+    // What commit() gives the file: the replaced file's owner and group (where the process may),
+    // a mode, the input's times.
+    struct Attributes {
+        std::optional<mode_t> mode;
+        std::optional<uid_t> owner;
+        std::optional<gid_t> group;
+        std::optional<struct stat> times_from;
+    };
 
+    OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
+    void write_sequential(std::span<const std::byte> bytes);
+    void apply_attributes();
+    void link_into_place();
+    void rename_into_place();
+
+    Kind kind_;
     UniqueFd owned_fd_; // empty for standard output, which we never close
     int fd_;
     std::string display_name_;
-    std::string final_path_;     // set when writing through a temporary file
-    std::string temporary_path_; // removed by the destructor unless committed
-    mode_t final_mode_ = 0600;   // given at commit: 0666 & ~umask, or the replaced file's mode
+    UniqueFd directory_;         // the target's directory (temporary kinds)
+    std::string target_name_;    // the target's name in directory_
+    std::string temporary_name_; // the named temporary file's name in directory_
+    InterruptCleanup cleanup_;   // removes the named temporary file on a signal
+    Attributes attributes_;
     bool overwrite_ = false;
+    bool committed_ = false;
     std::uint64_t bytes_written_ = 0;
     std::uint64_t expected_size_ = 0;
     unsigned io_threads_ = 1;

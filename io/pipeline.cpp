@@ -1,8 +1,10 @@
 #include "io/pipeline.hpp"
 
+#include "io/cancellation.hpp"
 #include "io/channel.hpp"
 #include "io/errors.hpp"
 #include "io/pkcs7.hpp"
+#include "io/threads.hpp"
 
 #include <chrono>
 #include <exception>
@@ -42,9 +44,11 @@ public:
         for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
 
         std::exception_ptr reader_error;
-        std::thread reader([&] {
+        std::thread reader = start_thread("reading the input", [&] {
             try {
                 read_all();
+            } catch (const Cancelled &) {
+                // The writer failed and stopped the read; its error is the one to report.
             } catch (...) {
                 reader_error = std::current_exception();
             }
@@ -57,7 +61,10 @@ public:
         } catch (...) {
             writer_error = std::current_exception();
         }
-        free_slots_.close(); // a reader waiting for a slot gives up
+        // A reader waiting for a slot gives up; one waiting for a pipe that may never deliver
+        // again (or close) is woken too.
+        free_slots_.close();
+        if (writer_error) cancellation_.cancel();
         reader.join();
         // Jobs the writer never reached must finish before their buffers can be reused or freed.
         while (const auto chunk = filled_.pop()) {
@@ -117,7 +124,7 @@ private:
     }
 
     std::size_t read_chunk(std::size_t slot) {
-        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(chunk_bytes_));
+        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(chunk_bytes_), &cancellation_);
         stats_.bytes_read += got;
         return got;
     }
@@ -169,6 +176,7 @@ private:
     std::size_t chunk_bytes_;
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
+    Cancellation cancellation_;    // ends a read waiting on a pipe when the writer has failed
     PipelineStats stats_;          // bytes_read: reader thread; bytes_written: calling thread
     std::uint64_t input_done_ = 0; // calling thread, for on_progress
 };

@@ -15,6 +15,13 @@ SecretBytes &SecretBytes::operator=(SecretBytes &&other) noexcept {
     return *this;
 }
 
+SecretBytes SecretBytes::take(std::string &text) {
+    SecretBytes secret(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()));
+    OPENSSL_cleanse(text.data(), text.size());
+    text.clear();
+    return secret;
+}
+
 void SecretBytes::wipe() {
     if (!bytes_.empty()) OPENSSL_cleanse(bytes_.data(), bytes_.size());
     bytes_.clear();

@@ -1,5 +1,7 @@
 #include "io/worker_pool.hpp"
 
+#include "io/threads.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -10,11 +12,11 @@ unsigned default_io_threads() {
     return hardware < 8 ? 1u : std::min(hardware / 2, 8u);
 }
 
-WorkerPool::WorkerPool(unsigned threads) {
+WorkerPool::WorkerPool(unsigned threads, const char *purpose) {
     const unsigned workers = std::max(threads, 1u) - 1;
     workers_.reserve(workers);
     try {
-        for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
+        for (unsigned i = 0; i < workers; ++i) workers_.push_back(start_thread(purpose, [this] { work(); }));
     } catch (...) {
         stop(); // join the threads already started before the exception leaves
         throw;

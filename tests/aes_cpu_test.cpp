@@ -2,6 +2,7 @@
 // piece boundaries, and misuse.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
+#include "io/errors.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,23 @@ TEST(OpenSslBackend, RejectsMisuse) {
         const Bytes bad_key(bad, 1);
         EXPECT_THROW(OpenSslBackend(bad_key, Direction::encrypt, 1), std::invalid_argument) << bad;
     }
+}
+
+TEST(OpenSslBackend, ARingTooBigForMemoryIsResourceExhausted) {
+    // The pipeline retries smaller chunks on ResourceExhausted (as for the GPU ring), so the CPU
+    // ring must report exactly that, not std::bad_alloc, and still work afterwards.
+    const Bytes key = random_bytes(16);
+    OpenSslBackend backend(key, Direction::encrypt, 2);
+    EXPECT_THROW(backend.configure_slots(4, std::size_t{1} << 46), ResourceExhausted);
+    backend.configure_slots(2, 4096);
+    const Bytes plain = random_bytes(4096);
+    std::memcpy(backend.slot_buffer(0).data(), plain.data(), plain.size());
+    backend.submit(0, plain.size());
+    backend.wait(0);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    const auto *out = reinterpret_cast<const std::uint8_t *>(backend.slot_buffer(0).data());
+    EXPECT_TRUE(Bytes(out, out + plain.size()) == expected);
 }
 
 TEST(OpenSslBackend, DescribesItself) {

@@ -14,6 +14,10 @@
 
 #include <cstring>
 
+#ifdef AESGPU_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace aesgpu::test {
 namespace {
 
@@ -193,6 +197,69 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         EXPECT_EQ(report.first_bytes + report.successor_bytes, cipher.size());
     }
 }
+
+TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
+    // A job that does not fit the slot's device buffer goes through it piece by piece on the
+    // slot's stream; the pieces must meet up byte for byte, at piece and block boundaries.
+    const std::size_t chunk = (3u << 20) + 4096;
+    for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+        const Bytes key = random_bytes(24);
+        auto backend = make_gpu_backend(key, direction, {0, 2, kMinDevicePieceBytes});
+        for (const std::size_t size :
+             {std::size_t{0}, kMinDevicePieceBytes - 16, kMinDevicePieceBytes + 16, chunk - 16, 7 * chunk + 5}) {
+            SCOPED_TRACE(std::to_string(size));
+            const Bytes plain = random_bytes(size);
+            Bytes cipher;
+            ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+            const Bytes &input = direction == Direction::encrypt ? plain : cipher;
+            const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
+            EXPECT_TRUE(run_pipeline_on_files(*backend, input, {direction, true, chunk, 3}) == expected);
+        }
+    }
+}
+
+#ifdef AESGPU_HAVE_CUDA
+TEST_F(Gpu, AGpuShortOfMemoryTakesOverACpuRingInPieces) {
+    // The CPU start hands the GPU a ring of fixed host buffers (7 x 8 MiB), which cannot shrink.
+    // With 24 MiB of device memory left, the GPU must take them in pieces instead of failing.
+    constexpr std::size_t kLeft = std::size_t{24} << 20;
+    std::vector<void *> filler;
+    for (std::size_t step = std::size_t{1} << 30; step >= (std::size_t{2} << 20);) {
+        std::size_t free = 0, total = 0;
+        ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+        if (free <= kLeft + step) {
+            step /= 2;
+            continue;
+        }
+        void *block = nullptr;
+        if (cudaMalloc(&block, step) != cudaSuccess) {
+            (void)cudaGetLastError();
+            step /= 2;
+            continue;
+        }
+        filler.push_back(block);
+    }
+    const Bytes key = random_bytes(16);
+    std::vector<AlignedBuffer> memory;
+    std::vector<std::span<std::byte>> buffers;
+    for (std::size_t slot = 0; slot < gpu_ring_slots(kDefaultGpuStreams); ++slot) {
+        buffers.push_back(memory.emplace_back(kGpuFileChunkBytes + kAesBlockBytes).span());
+    }
+    std::unique_ptr<CipherBackend> backend;
+    EXPECT_NO_THROW(backend = make_gpu_backend_over(key, Direction::encrypt, {}, buffers));
+    if (backend) {
+        const Bytes plain = random_bytes(kGpuFileChunkBytes);
+        Bytes expected;
+        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+        std::memcpy(buffers[3].data(), plain.data(), plain.size());
+        backend->submit(3, plain.size());
+        backend->wait(3);
+        EXPECT_EQ(std::memcmp(buffers[3].data(), expected.data(), expected.size()), 0);
+        backend.reset();
+    }
+    for (void *block : filler) EXPECT_EQ(cudaFree(block), cudaSuccess);
+}
+#endif
 
 } // namespace
 } // namespace aesgpu::test

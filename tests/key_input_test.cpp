@@ -71,15 +71,5 @@ TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
     EXPECT_THROW((void)read_key_file(dir.file("missing")), IoError);
 }
 
-TEST(SecretBytes, WipesOnRelease) {
-    SecretBytes secret(std::span<const std::uint8_t>(random_bytes(16)));
-    secret.wipe();
-    EXPECT_TRUE(secret.empty());
-    SecretBytes moved_from(Bytes(16, 7));
-    SecretBytes moved_to(std::move(moved_from));
-    EXPECT_EQ(moved_to.size(), 16u);
-    EXPECT_TRUE(moved_from.empty()); // NOLINT(bugprone-use-after-move): the contract under test
-}
-
 } // namespace
 } // namespace aesgpu::test

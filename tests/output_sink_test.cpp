@@ -2,12 +2,16 @@
 // and the input itself are protected.
 #include "io/errors.hpp"
 #include "io/input_source.hpp"
+#include "io/interrupt_cleanup.hpp"
 #include "io/output_sink.hpp"
 #include "test_support.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 namespace aesgpu::test {
@@ -38,8 +42,60 @@ TEST(OutputSink, LeavesNothingBehindWithoutCommit) {
     {
         OutputSink sink = OutputSink::create(dir.file("out"), {});
         write_text(sink, "partial");
-        EXPECT_EQ(entries(dir), 1u); // the temporary file
+        EXPECT_EQ(entries(dir), 0u) << "an unnamed temporary file has no name to leave behind";
     }
+    EXPECT_EQ(entries(dir), 0u);
+    OutputPolicy named;
+    named.unnamed_temporary = false; // the fallback where O_TMPFILE is missing
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), named);
+        write_text(sink, "partial");
+        EXPECT_EQ(entries(dir), 1u);
+    }
+    EXPECT_EQ(entries(dir), 0u);
+}
+
+TEST(OutputSink, TheNamedFallbackCommitsLikeTheUnnamedFile) {
+    TempDir dir;
+    OutputPolicy named;
+    named.unnamed_temporary = false;
+    const mode_t old_mask = umask(027);
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), named);
+        write_text(sink, "named");
+        for (const auto &entry : std::filesystem::directory_iterator(dir.path())) {
+            EXPECT_EQ(std::filesystem::status(entry).permissions() & std::filesystem::perms::all,
+                      std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+                << "partial output readable by others";
+        }
+        sink.commit();
+    }
+    umask(old_mask);
+    EXPECT_EQ(read_file(dir.file("out")), Bytes({'n', 'a', 'm', 'e', 'd'}));
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640u) << "not the mode a new file gets under umask 027";
+    EXPECT_EQ(entries(dir), 1u);
+}
+
+// Interrupt clean-up runs in a child process: it locks the registry for good, as the signal
+// thread does just before the process ends.
+TEST(OutputSinkDeathTest, InterruptCleanupRemovesEveryLiveTemporaryFile) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    TempDir dir;
+    EXPECT_EXIT(
+        {
+            OutputPolicy named;
+            named.unnamed_temporary = false;
+            std::optional<OutputSink> first(OutputSink::create(dir.file("a"), named));
+            OutputSink second = OutputSink::create(dir.file("b"), named);
+            OutputSink third = OutputSink::create(dir.file("c"), named);
+            first.reset(); // one output ending must not disarm the others
+            const bool two_left = entries(dir) == 2;
+            run_interrupt_cleanups();
+            std::_Exit(two_left && entries(dir) == 0 ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "");
     EXPECT_EQ(entries(dir), 0u);
 }
 
@@ -157,6 +213,87 @@ TEST(OutputSink, WritesAFifoDirectly) {
     reader.join();
     EXPECT_EQ(received, Bytes({'t', 'h', 'r', 'o', 'u', 'g', 'h'}));
     EXPECT_EQ(entries(dir), 1u);
+}
+
+TEST(OutputSink, ReplacingNeverCarriesSpecialBitsOrWidensTheMode) {
+    TempDir dir;
+    write_file(dir.file("in"), {1});
+    ASSERT_EQ(chmod(dir.file("in").c_str(), 0750), 0);
+    struct stat input {};
+    ASSERT_EQ(stat(dir.file("in").c_str(), &input), 0);
+    for (const mode_t existing : {04755, 02775, 01777, 0644}) {
+        write_file(dir.file("out"), {2});
+        ASSERT_EQ(chmod(dir.file("out").c_str(), existing), 0);
+        {
+            OutputSink sink = OutputSink::create(dir.file("out"), {true, &input});
+            write_text(sink, "x");
+            sink.commit();
+        }
+        struct stat st {};
+        ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, existing & 0750) << std::oct << existing;
+    }
+}
+
+TEST(OutputSink, NewFilesTakeARegularInputsModeAndTimes) {
+    TempDir dir;
+    write_file(dir.file("in"), {1});
+    ASSERT_EQ(chmod(dir.file("in").c_str(), 04640), 0);
+    const timespec times[2] = {{1000000000, 5}, {1200000000, 7}};
+    ASSERT_EQ(utimensat(AT_FDCWD, dir.file("in").c_str(), times, 0), 0);
+    struct stat input {};
+    ASSERT_EQ(stat(dir.file("in").c_str(), &input), 0);
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), {false, &input});
+        write_text(sink, "data");
+        sink.commit();
+    }
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);
+    EXPECT_EQ(st.st_mtim.tv_sec, 1200000000);
+    EXPECT_EQ(st.st_mtim.tv_nsec, 7);
+}
+
+TEST(OutputSink, ADanglingLinkNeedsOverwriteAndThenCreatesItsTarget) {
+    TempDir dir;
+    std::filesystem::create_symlink("sub/target", dir.file("link"));
+    std::filesystem::create_directory(dir.file("sub"));
+    EXPECT_THROW(OutputSink::create(dir.file("link"), {}), IoError);
+    {
+        OutputSink sink = OutputSink::create(dir.file("link"), {true});
+        write_text(sink, "via link");
+        sink.commit();
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link")));
+    EXPECT_EQ(read_file(dir.file("sub/target")).size(), 8u);
+}
+
+TEST(OutputSink, AnOutputFollowsItsDirectoryWhenThatIsRenamed) {
+    TempDir dir;
+    std::filesystem::create_directory(dir.file("d"));
+    for (const bool unnamed : {true, false}) {
+        OutputPolicy policy;
+        policy.unnamed_temporary = unnamed;
+        OutputSink sink = OutputSink::create(dir.file("d/out"), policy);
+        write_text(sink, "moved");
+        std::filesystem::rename(dir.file("d"), dir.file("e"));
+        sink.commit();
+        EXPECT_EQ(read_file(dir.file("e/out")).size(), 5u) << unnamed;
+        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.file("e")), {}), 1) << unnamed;
+        std::filesystem::remove(dir.file("e/out"));
+        std::filesystem::rename(dir.file("e"), dir.file("d"));
+    }
+}
+
+TEST(OutputSink, SaysWhetherWhatIsWrittenCanBeWithdrawn) {
+    TempDir dir;
+    EXPECT_TRUE(OutputSink::create(dir.file("file"), {}).withdrawable());
+    EXPECT_FALSE(OutputSink::create("/dev/null", {}).withdrawable());
+    ASSERT_EQ(mkfifo(dir.file("fifo").c_str(), 0600), 0);
+    const int keep_open = open(dir.file("fifo").c_str(), O_RDWR); // so that opening for writing does not wait
+    EXPECT_FALSE(OutputSink::create(dir.file("fifo"), {}).withdrawable());
+    close(keep_open);
 }
 
 TEST(InputSource, ReportsMissingFilesAndDirectories) {

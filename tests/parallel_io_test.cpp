@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -98,6 +100,20 @@ std::vector<std::filesystem::path> directories_to_try() {
     return found;
 }
 
+// True when /proc/self/maps lists a mapping of the file `st` describes.
+bool mapped_in_this_process(const struct stat &st) {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        std::istringstream fields(line);
+        std::string range, permissions, offset, device;
+        unsigned long inode = 0;
+        fields >> range >> permissions >> offset >> device >> inode;
+        if (inode == st.st_ino) return true;
+    }
+    return false;
+}
+
 TEST(MappedFileWriter, AppendsAcrossGrowthAndCutsTheReservationAtFinish) {
     bool tried_any = false;
     for (const auto &parent : directories_to_try()) {
@@ -121,6 +137,8 @@ TEST(MappedFileWriter, AppendsAcrossGrowthAndCutsTheReservationAtFinish) {
         struct stat st {};
         ASSERT_EQ(fstat(fd.get(), &st), 0);
         EXPECT_GT(static_cast<std::size_t>(st.st_size), expected.size()) << "reserved beyond the data";
+        // Nothing of the file stays mapped between appends: memory stays bounded by one append.
+        EXPECT_FALSE(mapped_in_this_process(st)) << "the writer keeps the file mapped";
         writer->finish();
         ASSERT_EQ(fstat(fd.get(), &st), 0);
         EXPECT_EQ(static_cast<std::size_t>(st.st_size), expected.size());

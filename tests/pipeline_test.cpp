@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -268,6 +269,23 @@ TEST(Pipeline, WriteFailureIsReported) {
     } catch (const IoError &e) {
         EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
     }
+}
+
+TEST(Pipeline, AWriteFailureStopsAReaderWaitingOnASilentPipe) {
+    // The producer sends two chunks and then neither writes nor closes: a reader blocked in read()
+    // would keep the run (and the process) alive after /dev/full has failed the first write.
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const Bytes data = random_bytes(2 * 4096);
+    ASSERT_EQ(write(fds[1], data.data(), data.size()), static_cast<ssize_t>(data.size()));
+    InputSource source = InputSource::open("/dev/fd/" + std::to_string(fds[0]));
+    OutputSink sink = OutputSink::create("/dev/full", {});
+    OpenSslBackend backend(random_bytes(16), Direction::encrypt, 2);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4}), IoError);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    close(fds[1]);
+    close(fds[0]);
 }
 
 } // namespace

@@ -1,0 +1,26 @@
+#pragma once
+// Starting a thread, with a failure that says what it was for: std::thread reports only
+// "Resource temporarily unavailable" when the process or user thread limit (ulimit -u) is hit.
+#include "io/errors.hpp"
+
+#include <cerrno>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+namespace aesgpu {
+
+// Throws ResourceExhausted ("cannot start a thread for <purpose>: <reason>").
+template <typename Function>
+[[nodiscard]] std::thread start_thread(const std::string &purpose, Function &&function) {
+    try {
+        return std::thread(std::forward<Function>(function));
+    } catch (const std::system_error &e) {
+        throw ResourceExhausted(
+            std::string("cannot start a thread for ") + purpose + ": " + e.code().message() +
+            (e.code().value() == EAGAIN ? " (the limit on processes and threads, ulimit -u?)" : ""));
+    }
+}
+
+} // namespace aesgpu

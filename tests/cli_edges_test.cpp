@@ -1,0 +1,460 @@
+// The binary at the edges a hostile or careless caller reaches: closed standard streams, modes
+// and owners of outputs, empty and odd secrets, secrets in messages and memory, checks before the
+// prompt, hangs, signals, moved directories, links, pipes for output, memory and resource limits.
+#include "cli_fixture.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+
+namespace aesgpu::test {
+namespace {
+
+Bytes ecb(const Bytes &plain, const std::string &key = kKey128) {
+    Bytes cipher;
+    EXPECT_TRUE(openssl_ecb(from_hex(key), Direction::encrypt, true, plain, cipher));
+    return cipher;
+}
+
+struct stat status_of(const std::string &path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st;
+}
+
+void make_private(const std::string &path) {
+    ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+}
+
+// --- 1. closed standard streams ---------------------------------------------------------------
+
+TEST_F(Cli, ClosedStandardStreamsNeverReceiveLogTextOrTakeTheData) {
+    const Bytes plain = random_bytes(3 << 20);
+    write_file(file("m3"), plain);
+    const Bytes expected = ecb(plain);
+    // With stderr closed, the temporary output would get descriptor 2 and with it the log lines.
+    for (const std::string how : {"-v -o a < m3 2>&-", "-v --progress -o b < m3 2>&-", "-v -o c m3 <&- 2>&-"}) {
+        Outcome r = run("$AESGPU encrypt -K " + kKey128 + " " + how);
+        EXPECT_EQ(r.status, 0) << how;
+        const std::string out = how.substr(how.find("-o ") + 3, 1);
+        EXPECT_TRUE(read_file(file(out)) == expected) << how << ": the output holds more than the ciphertext";
+    }
+    Outcome no_input = run("$AESGPU encrypt -q -K " + kKey128 + " -o d <&-");
+    EXPECT_EQ(no_input.status, 1);
+    EXPECT_EQ(no_input.err, "aesgpu: cannot read standard input: it is closed (or open for writing only)\n");
+    EXPECT_FALSE(std::filesystem::exists(file("d")));
+    Outcome no_output = run("$AESGPU encrypt -q -K " + kKey128 + " m3 -c >&-");
+    EXPECT_EQ(no_output.status, 1);
+    EXPECT_EQ(no_output.err, "aesgpu: cannot write to standard output: it is closed (or open for reading only)\n");
+}
+
+// --- 2 and 3. owners, modes and times of outputs ----------------------------------------------
+
+TEST_F(Cli, ForceNeverCarriesSetuidAndKeepsTheReplacedFilesOwner) {
+    write_file(file("p"), random_bytes(1000));
+    ASSERT_EQ(::chmod(file("p").c_str(), 0755), 0);
+    const bool root = ::geteuid() == 0;
+    for (const mode_t special : {04755, 02755, 01755}) {
+        write_file(file("t"), {1, 2, 3});
+        ASSERT_EQ(::chmod(file("t").c_str(), special), 0);
+        if (root) {
+            ASSERT_EQ(::chown(file("t").c_str(), 65534, 65534), 0);
+        }
+        Outcome r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o t");
+        ASSERT_EQ(r.status, 0) << r.err;
+        const struct stat st = status_of(file("t"));
+        EXPECT_EQ(st.st_mode & 07777, 0755u) << std::oct << special << ": special bits carried";
+        if (root) {
+            EXPECT_EQ(st.st_uid, 65534u) << "the replaced file's owner was dropped";
+            EXPECT_EQ(st.st_gid, 65534u);
+        }
+    }
+}
+
+TEST_F(Cli, OutputsTakeTheInputsPermissionsAndTimes) {
+    write_file(file("s"), random_bytes(5000));
+    make_private(file("s"));
+    const auto when = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 400);
+    std::filesystem::last_write_time(file("s"), when);
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " s && mv s s.orig && $AESGPU decrypt -q -K " + kKey128 +
+                    " s.aes && cmp s s.orig");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char *name : {"s.aes", "s"}) {
+        EXPECT_EQ(status_of(file(name)).st_mode & 0777, 0600u) << name << " is not private like its input";
+        EXPECT_EQ(std::filesystem::last_write_time(file(name)), when) << name << " did not keep the input's time";
+    }
+    // Not from a regular file: the mode a new file gets there (umask), as `>` gives it.
+    r = run("umask 022 && cat s.orig | $AESGPU encrypt -q -K " + kKey128 + " -o piped && umask 077 && cat s.orig | " +
+            "$AESGPU encrypt -q -K " + kKey128 + " -o masked");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(status_of(file("piped")).st_mode & 0777, 0644u);
+    EXPECT_EQ(status_of(file("masked")).st_mode & 0777, 0600u);
+}
+
+TEST_F(Cli, OutputsFromPipesFollowTheDirectorysDefaultAcl) {
+    if (!have_command("setfacl")) GTEST_SKIP() << "setfacl (package acl) is not installed";
+    write_file(file("p"), random_bytes(100));
+    if (run("mkdir d && setfacl -d -m u::rw,g::-,o::- d").status != 0) {
+        GTEST_SKIP() << "this file system takes no ACLs";
+    }
+    Outcome r = run("umask 022 && cat p | $AESGPU encrypt -q -K " + kKey128 + " -o d/ours && echo > d/shells");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(status_of(file("d/shells")).st_mode & 0777, 0600u);
+    EXPECT_EQ(status_of(file("d/ours")).st_mode & 0777, 0600u) << "not the mode the shell's file got";
+}
+
+// --- 4, 5, 6. secrets: empty ones, passphrase sources as openssl reads them, none in messages --
+
+TEST_F(Cli, EmptySecretsAreRefused) {
+    write_file(file("p"), random_bytes(100));
+    for (const std::string option : {"-K ''", "--key-file ''", "-p ''", "-K \"$UNSET\""}) {
+        Outcome r = run("$AESGPU encrypt -q p " + option);
+        EXPECT_EQ(r.status, 2) << option << ": " << r.err;
+        EXPECT_NE(r.err.find("empty value"), std::string::npos) << option << ": " << r.err;
+    }
+    write_file(file("empty"), {});
+    write_file(file("newline"), {'\n'});
+    make_private(file("empty"));
+    make_private(file("newline"));
+    for (const std::string spec : {"pass:", "file:empty", "file:newline", "env:EMPTY", "stdin < newline"}) {
+        Outcome r = run("EMPTY= $AESGPU encrypt -q p -o out -p " + spec);
+        EXPECT_EQ(r.status, 1) << spec << ": " << r.err;
+        EXPECT_NE(r.err.find("empty"), std::string::npos) << spec << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("out"))) << spec;
+    }
+}
+
+TEST_F(Cli, EmptyPassphraseAtThePromptIsRefused) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    // Enter twice, and Ctrl-D.
+    for (const std::string typed :
+         {"(sleep 0.5; printf '\\n'; sleep 0.5; printf '\\n')", "(sleep 0.5; printf '\\004')"}) {
+        Outcome r = run(typed + " | timeout 10 script -qec '$AESGPU encrypt -q p -o out' /dev/null");
+        EXPECT_EQ(r.status, 1) << typed << r.out;
+        EXPECT_NE(r.out.find("passphrase"), std::string::npos) << r.out;
+        EXPECT_FALSE(std::filesystem::exists(file("out"))) << typed;
+    }
+}
+
+TEST_F(Cli, PassphraseSourcesGiveWhatOpensslGets) {
+    // openssl 3 reads file:, fd: and stdin with BIO_gets into 1024 bytes and keeps the result as a
+    // C string cut at the first newline: a CR stays, a NUL ends it, long lines are cut at 1023.
+    const std::vector<std::string> contents{"secret\r\n",
+                                            "secret\r",
+                                            std::string("sec\0ret\n", 8),
+                                            std::string(1024, 'a') + "\n",
+                                            std::string(2000, 'b') + "\n",
+                                            "two\nlines\n",
+                                            "no newline",
+                                            std::string(1023, 'c') + "\nd\n"};
+    write_file(file("p"), random_bytes(777));
+    for (std::size_t i = 0; i < contents.size(); ++i) {
+        SCOPED_TRACE("passphrase file #" + std::to_string(i));
+        write_file(file("pw"), Bytes(contents[i].begin(), contents[i].end()));
+        make_private(file("pw"));
+        const std::string openssl = "openssl enc -aes-256-ecb -pbkdf2 -iter 1 ";
+        const std::string ours = " -q --iter 1 ";
+        const char *commands[] = {
+            // theirs to ours, and ours to theirs, through each source
+            "-pass file:pw -in p -out t1 && $AESGPU decrypt{} -p file:pw t1 -o b1 && cmp b1 p",
+            "$AESGPU encrypt{} -p file:pw p -o o1 && {}-d -pass file:pw -in o1 | cmp - p",
+            "-pass fd:3 3<pw -in p -out t2 && $AESGPU decrypt{} -p fd:3 3<pw t2 -o b2 && cmp b2 p",
+            "$AESGPU encrypt{} -p fd:3 3<pw p -o o2 && {}-d -pass fd:3 3<pw -in o2 | cmp - p",
+            "-pass stdin -in p -out t3 < pw && $AESGPU decrypt{} -p stdin t3 -o b3 < pw && cmp b3 p",
+            "$AESGPU encrypt{} -p stdin p -o o3 < pw && {}-d -pass stdin -in o3 < pw | cmp - p",
+        };
+        for (const std::string command : commands) {
+            std::string line = command.front() == '-' ? openssl + command : command;
+            line.replace(line.find("{}"), 2, ours);
+            if (const auto at = line.find("{}"); at != std::string::npos) line.replace(at, 2, openssl);
+            Outcome r = run(line);
+            EXPECT_EQ(r.status, 0) << line << "\n" << r.err;
+        }
+        run("rm -f t1 t2 t3 o1 o2 o3 b1 b2 b3");
+    }
+    // Where openssl gets an empty passphrase (a leading NUL or newline), aesgpu refuses.
+    for (const std::string &content : {std::string("\0abc\n", 5), std::string("\nsecret\n")}) {
+        write_file(file("pw"), Bytes(content.begin(), content.end()));
+        Outcome r = run("$AESGPU encrypt -q -p fd:3 3<pw p -o out");
+        EXPECT_EQ(r.status, 1) << r.err;
+    }
+}
+
+TEST_F(Cli, SecretsNeverAppearInMessages) {
+    write_file(file("p"), random_bytes(100));
+    const std::string key = "00112233445566778899aabbccddeeff";
+    for (const std::string &command : std::vector<std::string>{
+             "$AESGPU encrypt p -p hunter2secret", "$AESGPU encrypt p -p fd:hunter2secret",
+             "$AESGPU encrypt p --pass=Pass:hunter2secret", "$AESGPU info -K " + key, "$AESGPU info --key=" + key,
+             "$AESGPU info -p hunter2secret", "$AESGPU encrypt p -K " + key + " --bogus " + key}) {
+        Outcome r = run(command);
+        EXPECT_EQ(r.status, 2) << command;
+        EXPECT_FALSE(r.err.empty()) << command;
+        EXPECT_EQ(r.err.find("hunter2secret"), std::string::npos) << command << ": " << r.err;
+        EXPECT_EQ(r.err.find(key), std::string::npos) << command << ": " << r.err;
+    }
+}
+
+// --- 7. checks before the prompt --------------------------------------------------------------
+
+TEST_F(Cli, EverythingThatFailsWithoutTheKeyFailsBeforeThePrompt) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    const std::string salted = "Salted__12345678" + std::string(16, 'x');
+    write_file(file("exists.aes"), Bytes(salted.begin(), salted.end()));
+    write_file(file("salted"), Bytes(salted.begin(), salted.end()));
+    write_file(file("exists"), {1});
+    const std::pair<std::string, std::string> cases[] = {
+        {"$AESGPU encrypt", "refusing to read data from a terminal"},
+        {"$AESGPU encrypt p -c", "refusing to write ciphertext to a terminal"},
+        {"$AESGPU encrypt exists", "already exists"},
+        {"$AESGPU encrypt missing", "cannot open 'missing'"},
+        {"$AESGPU decrypt p -o q", "no 'Salted__' header"},
+        {"$AESGPU decrypt salted", "cannot name the output"},
+        {"$AESGPU decrypt exists.aes", "already exists"},
+    };
+    for (const auto &[command, expected] : cases) {
+        Outcome r = run("timeout 10 script -qec '" + command + "' /dev/null");
+        EXPECT_NE(r.status, 0) << command;
+        EXPECT_NE(r.out.find(expected), std::string::npos) << command << ":\n" << r.out;
+        EXPECT_EQ(r.out.find("password"), std::string::npos) << command << " asked first:\n" << r.out;
+    }
+}
+
+// --- 8. secrets in memory ---------------------------------------------------------------------
+
+TEST_F(Cli, KeysLeaveTheCommandLineAndTheProcessCannotDumpCore) {
+    const std::string key = to_hex(random_bytes(32));
+    // aesgpu waits opening a FIFO no one writes yet: its state can be read from /proc meanwhile.
+    // As root it runs as nobody, where an undumpable process's /proc files belong to root.
+    const bool root = ::geteuid() == 0;
+    if (root && !have_command("setpriv")) GTEST_SKIP() << "setpriv is not installed";
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    const std::string as_user = root ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+    Outcome r = run("mkfifo f && chmod 666 f || exit 1; " + as_user + "$AESGPU encrypt -q -K " + key +
+                    " f -o out & pid=$!; sleep 1; "
+                    "grep 'Max core file size' /proc/$pid/limits | tr -s ' '; stat -c 'owner=%u' /proc/$pid/status; "
+                    "tr '\\0' ' ' < /proc/$pid/cmdline; echo; exec 3>f; exec 3>&-; wait $pid; echo status=$?");
+    EXPECT_NE(r.out.find("Max core file size 0 0 bytes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("owner=0"), std::string::npos) << "still dumpable (ptrace, /proc/PID/mem):\n" << r.out;
+    EXPECT_EQ(r.out.find(key), std::string::npos) << "the key is still in the command line:\n" << r.out;
+    EXPECT_NE(r.out.find("-K "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("status=0"), std::string::npos) << r.out << r.err;
+}
+
+// --- 9. key files ------------------------------------------------------------------------------
+
+TEST_F(Cli, KeyFilesThatOthersCanReadAreFlaggedAndStandardInputIsNotTakenTwice) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("key"), random_bytes(16));
+    ASSERT_EQ(::chmod(file("key").c_str(), 0644), 0);
+    Outcome open_key = run("$AESGPU encrypt p -o a --key-file key");
+    EXPECT_EQ(open_key.status, 0) << open_key.err;
+    EXPECT_NE(open_key.err.find("aesgpu: warning: key file 'key' can be read or changed by group or others "
+                                "(mode 0644); chmod 600 it\n"),
+              std::string::npos)
+        << open_key.err;
+    make_private(file("key"));
+    Outcome private_key = run("$AESGPU encrypt p -o b --key-file key");
+    EXPECT_EQ(private_key.err.find("key file"), std::string::npos) << private_key.err;
+    // The key would be taken from the data (and the data would then be empty).
+    for (const std::string secret :
+         {"--key-file /dev/stdin", "--key-file /proc/self/fd/0", "-p file:/dev/stdin", "-p fd:3 3<&0"}) {
+        Outcome r = run("head -c 16 /dev/urandom | $AESGPU encrypt -q -o c " + secret);
+        EXPECT_EQ(r.status, 2) << secret << ": " << r.err;
+        EXPECT_NE(r.err.find("standard input"), std::string::npos) << secret << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("c"))) << secret;
+    }
+}
+
+// --- 10. hangs ----------------------------------------------------------------------------------
+
+TEST_F(Cli, AWriteFailureEndsTheRunEvenWhileTheProducerStaysSilent) {
+    // The FIFO stays open for writing (fd 3) and gets no more data after 3 MB: a reader blocked
+    // in read() would wait forever once /dev/full has failed the first write.
+    Outcome r = run("mkfifo f && exec 3<>f && (head -c 3000000 /dev/urandom >&3 &) && start=$(date +%s%N) && "
+                    "timeout 20 $AESGPU encrypt -q -K " +
+                    kKey128 +
+                    " -o /dev/full < f; echo status=$? ms=$((($(date +%s%N) - start) / 1000000)); "
+                    "exec 3>&-; pkill -f 'head -c 3000000' || true");
+    ASSERT_NE(r.out.find("status=1 "), std::string::npos) << r.out << r.err;
+    EXPECT_LT(std::stol(r.out.substr(r.out.find("ms=") + 3)), 5000) << r.out;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+// --- 11. signals ----------------------------------------------------------------------------------
+
+TEST_F(Cli, EverySignalThatEndsTheRunLeavesNothingBehindAndKeepsAReplacedFile) {
+    // aesgpu reads a FIFO that stays open (fd 3) after 3 MB, so it is mid-run when the signal
+    // comes. set -m gives the background job its own process group, so SIGINT is not pre-ignored.
+    ASSERT_EQ(run("mkfifo in.fifo").status, 0);
+    const std::pair<const char *, int> signals[] = {{"INT", 2},   {"TERM", 15}, {"HUP", 1},  {"QUIT", 3},
+                                                    {"USR1", 10}, {"USR2", 12}, {"ALRM", 14}};
+    for (const auto &[signal, number] : signals) {
+        for (const std::string force : {"", " -f"}) {
+            SCOPED_TRACE(std::string(signal) + force);
+            std::filesystem::remove(file("out"));
+            if (!force.empty()) write_file(file("out"), {'o', 'l', 'd'});
+            Outcome r = run("set -m; $AESGPU encrypt -q" + force + " in.fifo -o out -K " + kKey128 +
+                            " & pid=$!; exec 3>in.fifo; head -c 3000000 /dev/urandom >&3; sleep 0.5; "
+                            "ls -l /proc/$pid/fd | grep -c -e '(deleted)' -e '/[.]out[.]aesgpu-'; kill -" +
+                            std::string(signal) + " $pid; wait $pid; echo status=$?; exec 3>&-; ls -A");
+            // One unfinished output open mid-run; afterwards the status says the signal, and only
+            // the FIFO (and a replaced file, untouched) is left.
+            EXPECT_EQ(r.out,
+                      "1\nstatus=" + std::to_string(128 + number) + "\nin.fifo\n" + (force.empty() ? "" : "out\n"))
+                << r.err;
+            if (!force.empty()) {
+                EXPECT_EQ(read_file(file("out")), (Bytes{'o', 'l', 'd'}));
+            }
+        }
+    }
+}
+
+TEST_F(Cli, CtrlBackslashAtThePromptGivesTheTerminalItsEchoBack) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    // env --default-signal: a shell without job control starts `&` commands with SIGQUIT ignored.
+    // `sleep 5 |`: script would pass the end of its own input on to the prompt as Ctrl-D.
+    Outcome r = run("sleep 5 | timeout 20 script -qec \"sh -c 'env --default-signal=QUIT $AESGPU encrypt p -o x & sleep 1; "
+                    "kill -QUIT \\$!; wait \\$!; echo status=\\$?; stty -a'\" /dev/null");
+    EXPECT_NE(r.out.find("password:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("status=131"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" echo "), std::string::npos) << "echo still off:\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(file("x")));
+}
+
+// --- 12, 13, 14. where the output goes --------------------------------------------------------
+
+TEST_F(Cli, AnOutputWhoseDirectoryIsMovedMidRunLandsInIt) {
+    Outcome r = run("mkdir d && mkfifo f && ($AESGPU encrypt -q -K " + kKey128 +
+                    " f -o d/out & pid=$!; exec 3>f; head -c 2000000 /dev/urandom | tee plain >&3; sleep 0.5; "
+                    "mv d moved; head -c 1000 /dev/urandom | tee -a plain >&3; exec 3>&-; wait $pid; "
+                    "echo status=$?); ls -A moved");
+    EXPECT_EQ(r.out, "status=0\nout\n") << r.err;
+    EXPECT_TRUE(read_file(file("moved/out")) == ecb(read_file(file("plain"))));
+}
+
+TEST_F(Cli, ADanglingLinkIsRefusedBeforeTheWorkAndWrittenThroughWithForce) {
+    write_file(file("p"), random_bytes(5000));
+    ASSERT_EQ(run("ln -s missing link && mkfifo f").status, 0);
+    // The input never ends (fd 3 keeps the FIFO open): only a refusal before reading returns.
+    Outcome r = run("exec 3<>f; timeout 10 $AESGPU encrypt -q -K " + kKey128 + " f -o link");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("'link' is a symbolic link to 'missing', which does not exist; use -f"), std::string::npos)
+        << r.err;
+    r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o link");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::is_symlink(file("link"))) << "the link was replaced";
+    EXPECT_TRUE(read_file(file("missing")) == ecb(read_file(file("p"))));
+}
+
+TEST_F(Cli, GpuBackendToAPipeOrDeviceNeverSendsWhatItCannotWithdraw) {
+    write_file(file("p"), random_bytes(3 << 20));
+    ASSERT_EQ(run("mkfifo f").status, 0);
+    // No GPU (hidden where there is one), and one slow to find that out: the CPU must not start
+    // ciphering into the FIFO or /dev/stdout meanwhile, since those bytes cannot be taken back
+    // when the GPU then fails.
+    const std::string slow_gpu =
+        "CUDA_VISIBLE_DEVICES= AESGPU_TEST_SLOW_CUDA_DRIVER=1000 LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
+        " ";
+    for (const std::string output : {"-o f", "-o /dev/stdout | cat > got"}) {
+        const std::string reader = output == "-o f" ? "(timeout 10 cat f > got &); " : "";
+        Outcome r = run(reader + slow_gpu + "$AESGPU encrypt -q --backend gpu -K " + kKey128 + " p " + output +
+                        "; echo status=${PIPESTATUS[0]}; sleep 0.2; wc -c < got");
+        EXPECT_EQ(r.out, "status=1\n0\n") << output << ": " << r.err;
+        EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+    }
+    if (!gpu_available()) return;
+    Outcome r =
+        run("(timeout 10 cat f > got &); $AESGPU encrypt -q --backend gpu -K " + kKey128 + " p -o f; sleep 0.2");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(read_file(file("got")) == ecb(read_file(file("p"))));
+}
+
+// --- 15, 16. memory and resources ---------------------------------------------------------------
+
+TEST_F(Cli, MappedWritesHoldNoMoreOfTheFileThanAChunk) {
+    // Split I/O maps the output to write it: a mapping kept whole would count the file in the
+    // process's memory. On tmpfs the output is memory itself, which makes the growth plain.
+    const std::filesystem::path shm = "/dev/shm";
+    const TempDir place = std::filesystem::is_directory(shm) ? TempDir(shm) : TempDir();
+    std::ofstream(place.file("small")).close();
+    std::filesystem::resize_file(place.file("small"), 128u << 20);
+    std::ofstream(place.file("large")).close();
+    std::filesystem::resize_file(place.file("large"), std::uintmax_t{1} << 30);
+    const auto with_input = [&](const std::string &name) {
+        return std::vector<std::string>{"encrypt", place.file(name),          "-q",           "-K", kKey128,
+                                        "-o",      place.file(name + ".aes"), "--io-threads", "4",  "-T",
+                                        "2"};
+    };
+    const long small = peak_rss_kib(with_input("small"));
+    const long large = peak_rss_kib(with_input("large"));
+    ASSERT_GT(small, 0);
+    ASSERT_GT(large, 0);
+    EXPECT_EQ(std::filesystem::file_size(place.file("large.aes")), (std::uintmax_t{1} << 30) + 16);
+    EXPECT_LT(large - small, 16 * 1024) << "peak RSS " << small << " KiB for 128 MiB, " << large << " KiB for 1 GiB";
+}
+
+TEST_F(Cli, ShortOfMemoryTheCpuRingRetriesWithSmallerChunks) {
+    const Bytes plain = random_bytes((5 << 20) + 3);
+    write_file(file("p"), plain);
+    // 5 slots of 256 MiB do not fit in 900 MB of address space; of 64 MiB they do.
+    Outcome r =
+        run("ulimit -v 900000 && $AESGPU encrypt -v --backend cpu -T 2 --chunk-size 256M -K " + kKey128 + " p -o out");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("memory was short: ran with"), std::string::npos) << r.err;
+    EXPECT_TRUE(read_file(file("out")) == ecb(plain));
+}
+
+TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
+    write_file(file("p"), random_bytes(5 << 20));
+    // Thread 1 takes signals; the CPU cipher's first worker is the one refused.
+    Outcome r = run("AESGPU_TEST_THREADS_ALLOWED=1 LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
+                    " $AESGPU encrypt -q --backend cpu -T 4 -K " + kKey128 + " p -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: cannot start a thread for the CPU cipher: Resource temporarily unavailable "
+                     "(the limit on processes and threads, ulimit -u?)\n");
+    EXPECT_FALSE(std::filesystem::exists(file("out")));
+}
+
+TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
+    write_file(file("f"), random_bytes(1 << 20));
+    // The CPU stage needs two buffers of --size; the file stage little.
+    Outcome r = run("ulimit -v 1500000 && $AESGPU bench --backend cpu --size 1G --reps 1 --key-bits 128 "
+                    "--direction encrypt --file f");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.out.find("file copy (cp)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("failed: cpu: not enough memory"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.rfind("aesgpu: cpu: not enough memory", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// --- also: `--` after files, names that are not plain text --------------------------------------
+
+TEST_F(Cli, DoubleDashWorksAfterFilesToo) {
+    write_file(file("a b"), random_bytes(100));
+    write_file(file("-dash"), random_bytes(100));
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " 'a b' -- -dash");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(file("a b.aes")));
+    EXPECT_TRUE(std::filesystem::exists(file("-dash.aes")));
+}
+
+TEST_F(Cli, FileNamesInMessagesCannotBreakLinesOrDriveTheTerminal) {
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " $'two\\nlines' $'\\e[31mred'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("aesgpu: cannot open $'two\\nlines': No such file or directory\n"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("aesgpu: cannot open $'\\E[31mred'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\033'), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+}
+
+} // namespace
+} // namespace aesgpu::test

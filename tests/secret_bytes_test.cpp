@@ -1,0 +1,88 @@
+// SecretBytes wipes key material before its memory goes back to the allocator. The test watches
+// the very buffer being freed (this program replaces operator delete), so it fails the moment
+// the wipe is dropped: a freed buffer still holding the key is what a core dump or a later
+// allocation would see.
+#include "io/secret_bytes.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<const void *> watched{nullptr};
+std::size_t watched_bytes = 0;
+std::atomic<int> wiped_when_freed{-1}; // -1: not freed yet, 0: held data, 1: all zero
+
+void inspect(void *pointer) noexcept {
+    if (pointer == nullptr || pointer != watched.load()) return;
+    const auto *bytes = static_cast<const unsigned char *>(pointer);
+    wiped_when_freed = std::all_of(bytes, bytes + watched_bytes, [](unsigned char b) { return b == 0; }) ? 1 : 0;
+    watched = nullptr;
+}
+} // namespace
+
+void *operator new(std::size_t bytes) {
+    if (void *pointer = std::malloc(bytes ? bytes : 1)) return pointer;
+    throw std::bad_alloc();
+}
+void operator delete(void *pointer) noexcept {
+    inspect(pointer);
+    std::free(pointer);
+}
+void operator delete(void *pointer, std::size_t) noexcept {
+    inspect(pointer);
+    std::free(pointer);
+}
+
+namespace aesgpu::test {
+namespace {
+
+void watch(const SecretBytes &secret) {
+    watched_bytes = secret.size();
+    wiped_when_freed = -1;
+    watched = secret.view().data();
+}
+
+TEST(SecretBytes, MemoryIsWipedBeforeItIsFreed) {
+    {
+        SecretBytes secret(Bytes(64, 0xA5));
+        watch(secret);
+    }
+    EXPECT_EQ(wiped_when_freed.load(), 1) << "the destructor freed the key unwiped";
+
+    SecretBytes replaced(Bytes(32, 0x5A));
+    watch(replaced);
+    replaced = SecretBytes(Bytes(8, 1));
+    EXPECT_EQ(wiped_when_freed.load(), 1) << "move assignment freed the old key unwiped";
+}
+
+TEST(SecretBytes, WipeClearsInPlace) {
+    SecretBytes secret(Bytes(48, 0x3C));
+    const std::uint8_t *bytes = secret.view().data();
+    secret.wipe();
+    EXPECT_TRUE(secret.empty());
+    EXPECT_TRUE(std::all_of(bytes, bytes + 48, [](std::uint8_t b) { return b == 0; }));
+}
+
+TEST(SecretBytes, MovesLeaveNothingBehind) {
+    SecretBytes moved_from(Bytes(16, 7));
+    SecretBytes moved_to(std::move(moved_from));
+    EXPECT_EQ(moved_to.size(), 16u);
+    EXPECT_TRUE(moved_from.empty()); // NOLINT(bugprone-use-after-move): the contract under test
+}
+
+TEST(SecretBytes, TakeWipesTheParsersString) {
+    std::string text(40, 'k'); // longer than any small-string buffer: on the heap
+    const char *original = text.data();
+    const SecretBytes secret = SecretBytes::take(text);
+    EXPECT_EQ(secret.text(), std::string(40, 'k'));
+    EXPECT_TRUE(text.empty());
+    EXPECT_TRUE(std::all_of(original, original + 40, [](char c) { return c == 0; })) << "the string still holds it";
+}
+
+} // namespace
+} // namespace aesgpu::test
