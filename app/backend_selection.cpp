@@ -1,6 +1,7 @@
 #include "app/backend_selection.hpp"
 
 #include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "app/progress.hpp"
 #include "io/errors.hpp"
@@ -95,6 +96,12 @@ SelectedBackend select_backend(const CipherOptions &options, std::span<const std
                          : automatic_backend(options, key);
     }
     throw std::logic_error("unknown backend choice");
+}
+
+void check_required_backend(const CipherOptions &options) {
+    if (options.backend != BackendChoice::gpu) return;
+    const GpuProbe probe = probe_gpus();
+    if (!probe.usable()) throw GpuUnavailable("no usable CUDA device: " + probe.unavailable_reason);
 }
 
 void log_cpu_start(const CipherOptions &options, const HandoverReport &report) {

@@ -27,6 +27,10 @@ struct SelectedBackend {
 [[nodiscard]] SelectedBackend select_backend(const CipherOptions &options, std::span<const std::uint8_t> key,
                                              bool output_is_withdrawable);
 
+// Fails, as select_backend would for `--backend gpu`, when no GPU is there at all; nothing for
+// the other choices. Lets a run that prompts for a passphrase fail before asking.
+void check_required_backend(const CipherOptions &options);
+
 // After a run with a CPU start: logs at info level how the work was shared, or why the GPU never
 // took over.
 void log_cpu_start(const CipherOptions &options, const HandoverReport &report);

@@ -325,10 +325,13 @@ private:
             // mkdtemp fills in the name, which the undo action must see.
             auto made = std::make_shared<std::string>((parent / ".aesgpu-bench-XXXXXX").string());
             int error = 0;
-            remove_on_interrupt_ = InterruptCleanup::after([&] { error = ::mkdtemp(made->data()) ? 0 : errno; },
-                                                           [made] { remove_all(*made); });
+            remove_on_interrupt_ = InterruptCleanup::after(
+                [&] {
+                    error = ::mkdtemp(made->data()) ? 0 : errno;
+                    return error == 0;
+                },
+                [made] { remove_all(*made); });
             if (error != 0) {
-                remove_on_interrupt_.release();
                 throw IoError(errno_message("cannot create a directory in", quoted_name(parent.string()), error));
             }
             path_ = *made;
@@ -408,7 +411,15 @@ private:
         posix_spawnattr_setsigmask(&attributes, &none);
         posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
         pid_t pid = 0;
-        const int spawned = ::posix_spawnp(&pid, "cp", nullptr, &attributes, const_cast<char *const *>(argv), environ);
+        int spawned = 0;
+        // Ctrl-C while cp runs stops it too, before the scratch directory it writes into goes.
+        // (The undo may read `pid` by reference: releasing it waits while the undo actions run.)
+        const InterruptCleanup stop_cp = InterruptCleanup::after(
+            [&] {
+                spawned = ::posix_spawnp(&pid, "cp", nullptr, &attributes, const_cast<char *const *>(argv), environ);
+                return spawned == 0;
+            },
+            [&pid] { (void)::kill(pid, SIGTERM); });
         posix_spawnattr_destroy(&attributes);
         if (spawned != 0) throw std::runtime_error("cannot run cp");
         int status = 0;
@@ -515,6 +526,8 @@ bool run_stage(BenchReport &report, const std::string &stage, const std::functio
         return true;
     } catch (const ResourceExhausted &e) {
         report.failed.push_back(fmt::format("{}: {} (try a smaller --size)", stage, e.what()));
+    } catch (const ThreadLimit &e) {
+        report.failed.push_back(fmt::format("{}: {}", stage, e.what()));
     } catch (const std::bad_alloc &) {
         report.failed.push_back(fmt::format("{}: not enough memory for --size {} (try a smaller one)", stage,
                                             human_bytes(double(report.size_bytes))));

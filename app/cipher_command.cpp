@@ -82,6 +82,8 @@ public:
     }
 
     [[nodiscard]] bool passphrase_mode() const { return passphrase_mode_; }
+    // True while the key is still to be asked for on the terminal.
+    [[nodiscard]] bool will_prompt() const { return !loaded_; }
     // True once asking for the key failed: no later input can succeed either.
     [[nodiscard]] bool failed() const { return failed_; }
 
@@ -144,21 +146,32 @@ std::string gigabytes_per_second(double bytes, double seconds) {
     return fmt::format("{:.2f} GB/s", bytes / seconds / 1e9);
 }
 
-// The checks that need no key: terminals that would be read or written by mistake.
-void check_terminals(const CipherOptions &options, const InputSource &source, const OutputSink &sink) {
-    if (options.force) return;
-    if (source.is_terminal()) {
-        throw IoError(std::string("refusing to read ") +
-                      (options.direction == Direction::encrypt ? "data" : "ciphertext") +
-                      " from a terminal; give a FILE, redirect standard input, or use -f");
-    }
-    if (options.direction == Direction::encrypt && sink.is_terminal()) {
-        throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
-    }
+// Terminals read or written by mistake (a forgotten FILE, a missing redirection), checked before
+// anything is read from them.
+void refuse_terminal_input(const CipherOptions &options, const InputSource &source) {
+    if (options.force || !source.is_terminal()) return;
+    throw IoError(std::string("refusing to read ") + (options.direction == Direction::encrypt ? "data" : "ciphertext") +
+                  " from a terminal; give a FILE, redirect standard input, or use -f");
+}
+
+// The length check the pipeline makes at the end of a stream, made up front for a regular file,
+// whose length is known: a ragged file fails before a passphrase is asked for or work is done.
+// `header_bytes`: already read (a Salted__ header).
+void check_input_length(const CipherOptions &options, const InputSource &source, std::uint64_t header_bytes) {
+    if (!source.size()) return;
+    check_stream_length(options.direction, !options.no_pad, *source.size() - std::min(*source.size(), header_bytes));
+}
+
+void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
+    if (options.force || options.direction != Direction::encrypt || !sink.is_terminal()) return;
+    throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
 }
 
 // One input to its output. Throws on failure; the output is committed only on success.
-void run_one(const CipherOptions &options, const std::string &input, KeySource &keys, bool last, WhenDone when_done) {
+// `settle_status`: when set, this is the last output, and the command's exit status once it is
+// in place.
+void run_one(const CipherOptions &options, const std::string &input, KeySource &keys,
+             std::optional<int> settle_status) {
     const bool encrypting = options.direction == Direction::encrypt;
     const bool passphrase_mode = keys.passphrase_mode();
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
@@ -173,6 +186,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
 
     // Everything that can fail without the key comes first: the input, its header, the output.
     InputSource source = InputSource::open(input, io_threads);
+    refuse_terminal_input(options, source);
     if (!passphrase_mode && !encrypting && starts_with_salted_header(source)) {
         throw UsageError(source.display_name() +
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
@@ -185,7 +199,13 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
         sink.emplace(output_path.empty() ? OutputSink::standard_output(&source.status())
                                          : OutputSink::create(output_path, policy));
     }
-    if (sink) check_terminals(options, source, *sink);
+    if (sink) refuse_terminal_output(options, *sink);
+    if (sink && sink->shares_file_with(STDERR_FILENO)) {
+        throw UsageError("standard error goes where the output goes (2>&1?): a warning or error would corrupt "
+                         "the output; send standard error elsewhere");
+    }
+    check_input_length(options, source, salt && !encrypting ? kSaltedHeaderBytes : 0);
+    if (keys.will_prompt()) check_required_backend(options);
 
     const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
                                             : SecretBytes(keys.secret().view());
@@ -233,6 +253,13 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
         throw;
     }
     progress.finish();
+    // A file that shrank or grew while it was read gave an output that matches no one version of it.
+    const std::uint64_t header_bytes = salt && !encrypting ? kSaltedHeaderBytes : 0;
+    if (source.size() && stats.bytes_read + header_bytes != *source.size()) {
+        throw IoError(source.display_name() + " changed size while it was read (" + std::to_string(*source.size()) +
+                      " bytes at the start, " + std::to_string(stats.bytes_read + header_bytes) +
+                      " read); nothing was written");
+    }
     if (selected.cpu_start) log_cpu_start(options, selected.cpu_start->report());
     if (stats.chunk_bytes != pipeline.chunk_bytes) {
         spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
@@ -240,7 +267,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     // A signal during the commit waits for it; one after the last commit finds every output final.
     run_uninterrupted([&] {
         sink->commit();
-        if (last && when_done == WhenDone::settle_interrupts) settle_interrupts();
+        if (settle_status) settle_interrupts(*settle_status);
     });
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
                  stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),
@@ -260,24 +287,27 @@ int run_cipher_command(const CipherOptions &options, WhenDone when_done) {
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
                      "stay visible, and nothing detects tampering (-q silences this)");
     }
+    const bool settle = when_done == WhenDone::settle_interrupts;
     if (inputs.size() == 1) {
-        run_one(options, inputs.front(), keys, true, when_done); // failures reach main() as they are
+        // Failures reach main() as they are.
+        run_one(options, inputs.front(), keys, settle ? std::optional(0) : std::nullopt);
         return 0;
     }
     // Several files: each on its own; one failure does not stop the others.
     int status = 0;
     std::size_t failed = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const bool last = i + 1 == inputs.size();
         try {
-            run_one(options, inputs[i], keys, i + 1 == inputs.size(), when_done);
+            run_one(options, inputs[i], keys, settle && last ? std::optional(status) : std::nullopt);
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
-            spdlog::error("{}", e.what());
+            spdlog::error("{}", printable(e.what()));
             status = 2;
             ++failed;
         } catch (const std::exception &e) {
             if (keys.failed()) throw;
-            spdlog::error("{}", e.what());
+            spdlog::error("{}", printable(e.what()));
             status = std::max(status, 1);
             ++failed;
         }

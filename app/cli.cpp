@@ -24,7 +24,7 @@ constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
   aesgpu encrypt -K 000102030405060708090a0b0c0d0e0f < in.bin > out.aes
   tar c photos/ | aesgpu encrypt --key-file my.key -o photos.tar.aes
-  head -c 32 /dev/urandom > my.key                  a new random AES-256 key
+  (umask 077; head -c 32 /dev/urandom > my.key)     a new random AES-256 key, private
   aesgpu encrypt notes.txt                          asks for a passphrase (AES-256, PBKDF2)
   aesgpu encrypt -p env:BACKUP_PASS db.dump         passphrase from a variable, not from `ps`
 Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
@@ -64,7 +64,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                        ->option_text("OUT");
     auto *to_stdout = command.add_flag("-c,--stdout", options.to_stdout, "Write to standard output");
     output->excludes(to_stdout);
-    command.add_flag("-f,--force", options.force, "Replace an existing output file; allow ciphertext on a terminal");
+    command.add_flag("-f,--force", options.force,
+                     "Replace an existing output file (keeping its owner; never set-user-ID bits); allow "
+                     "ciphertext to or data from a terminal");
 
     auto *key = command
                     .add_option("-K,--key", secrets.key_hex,
@@ -218,6 +220,7 @@ void seal_command_secrets(CLI::App &command, CipherOptions &options, SecretArgum
     refuse_empty(key, options.key_hex.empty());
     refuse_empty(pass, options.pass_spec.empty());
     refuse_empty(*command.get_option("--key-file"), options.key_file.empty());
+    refuse_empty(*command.get_option("--output"), options.output.empty());
 }
 
 } // namespace
@@ -253,15 +256,22 @@ std::string without_secret_arguments(std::string message, int argc, char **argv)
     };
     for (int i = 1; i < argc; ++i) {
         const std::string_view word = argv[i];
-        for (const std::string_view option : {"-K", "--key", "-p", "--pass"}) {
-            if (word == option && i + 1 < argc) blank(argv[i + 1]);
-            // --key=HEX, or -KHEX (a short option glued to its value): the whole word goes.
-            const bool glued = word.size() > option.size() && word.starts_with(option) &&
-                               (word[option.size()] == '=' || option.size() == 2);
-            if (glued) {
-                blank(word);
-                blank(word.substr(option.size() + (word[option.size()] == '=' ? 1 : 0)));
-            }
+        const std::string_view next = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
+        if (word == "--key" || word == "--pass") blank(next);
+        if (word.starts_with("--key=") || word.starts_with("--pass=")) {
+            blank(word);
+            blank(word.substr(word.find('=') + 1));
+        }
+        // Short options, alone or bundled (-K HEX, -KHEX, -qK HEX, -fppass:x): what follows K or p
+        // in the word is the value, or else the next word is.
+        if (word.size() < 2 || word[0] != '-' || word[1] == '-') continue;
+        const std::size_t at = word.find_first_of("Kp", 1);
+        if (at == std::string_view::npos) continue;
+        if (at + 1 < word.size()) {
+            blank(word);
+            blank(word.substr(at + 1));
+        } else {
+            blank(next);
         }
     }
     return message;

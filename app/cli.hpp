@@ -44,7 +44,7 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
 // Right after parsing: moves -K and -p into SecretBytes, then wipes every copy that can be
 // reached (the bound strings, CLI11's own results, the argv words, which `ps` shows). Copies the
 // parser made and freed on the way cannot be reached; core dumps are off (process_hardening).
-// Throws UsageError when -K, --key-file or -p was given empty (an unset shell variable).
+// Throws UsageError when -K, --key-file, -p or -o was given empty (an unset shell variable).
 void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **argv);
 
 // `message` (a parse error) with the values given to -K/--key and -p/--pass blanked out: CLI11

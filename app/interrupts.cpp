@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <utility>
 
 namespace aesgpu {
 
@@ -18,22 +19,37 @@ std::mutex &decision_mutex() {
     static auto *mutex = new std::mutex; // never destroyed: the signal thread outlives main()
     return *mutex;
 }
-bool settled = false; // guarded by decision_mutex()
+bool settled = false;        // guarded by decision_mutex()
+int settled_exit_status = 0; // likewise
 
-// Signals whose default action ends the process and that come from outside: not the faults a
-// thread causes itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS), nor SIGPIPE.
+// The hooks of the one StopHooks alive (a prompt), guarded by stop_mutex().
+std::mutex &stop_mutex() {
+    static auto *mutex = new std::mutex;
+    return *mutex;
+}
+std::function<void()> before_stop;
+std::function<void()> after_continue;
+
+bool sigpipe_was_ignored = false; // set once, before any other thread starts
+
+bool ignored_by_parent(int signal_number) {
+    struct sigaction current {};
+    return ::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
+
+// Signals whose default action ends the process and that come from outside (not the faults a
+// thread causes itself: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS), and Ctrl-Z.
 sigset_t signals_to_take() {
     sigset_t set;
     sigemptyset(&set);
     const int fixed[] = {SIGHUP,    SIGINT,  SIGQUIT, SIGTERM, SIGUSR1,   SIGUSR2, SIGALRM,
-                         SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSTKFLT, SIGXCPU};
-    const auto take_unless_ignored = [&set](int signal_number) {
-        struct sigaction current {};
-        if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) return;
-        sigaddset(&set, signal_number);
-    };
-    for (const int signal_number : fixed) take_unless_ignored(signal_number);
-    for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; ++signal_number) take_unless_ignored(signal_number);
+                         SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSTKFLT, SIGXCPU, SIGTSTP};
+    for (const int signal_number : fixed) {
+        if (!ignored_by_parent(signal_number)) sigaddset(&set, signal_number);
+    }
+    for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; ++signal_number) {
+        if (!ignored_by_parent(signal_number)) sigaddset(&set, signal_number);
+    }
     return set;
 }
 
@@ -51,12 +67,25 @@ sigset_t signals_to_take() {
     ::_exit(128 + signal_number); // only for a signal whose default action lets the process live
 }
 
+// Ctrl-Z: stops the whole process as SIGTSTP would, with the hooks around the stop.
+void stop_here() {
+    std::lock_guard lock(stop_mutex());
+    if (before_stop) before_stop();
+    (void)::raise(SIGSTOP); // SIGSTOP cannot be blocked: every thread stops until SIGCONT
+    if (after_continue) after_continue();
+}
+
 void take_signals(sigset_t set) {
     for (;;) {
         int signal_number = 0;
         if (::sigwait(&set, &signal_number) != 0) continue;
+        if (signal_number == SIGTSTP) {
+            stop_here();
+            continue;
+        }
         std::lock_guard lock(decision_mutex());
-        if (settled) continue;
+        // Nothing is left to undo; the run may still be winding down (CUDA, a slow stderr).
+        if (settled) ::_exit(settled_exit_status);
         run_interrupt_cleanups();
         die_of(signal_number);
     }
@@ -65,9 +94,12 @@ void take_signals(sigset_t set) {
 } // namespace
 
 void start_interrupt_handling() {
-    const sigset_t set = signals_to_take();
-    (void)::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    start_thread("handling signals", [set] { take_signals(set); }).detach();
+    const sigset_t taken = signals_to_take();
+    sigset_t blocked = taken;
+    sigpipe_was_ignored = ignored_by_parent(SIGPIPE);
+    if (!sigpipe_was_ignored) sigaddset(&blocked, SIGPIPE); // EPIPE instead; see the header
+    (void)::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+    start_thread("handling signals", [taken] { take_signals(taken); }).detach();
     // Past a file-size limit (ulimit -f), write() and fallocate() fail with EFBIG and the run ends
     // with a message and no partial file, instead of the process being killed mid-write.
     (void)::signal(SIGXFSZ, SIG_IGN);
@@ -78,8 +110,31 @@ void run_uninterrupted(const std::function<void()> &step) {
     step();
 }
 
-void settle_interrupts() {
+void settle_interrupts(int exit_status) {
     settled = true;
+    settled_exit_status = exit_status;
+}
+
+bool broken_pipe_ends_quietly() {
+    return !sigpipe_was_ignored;
+}
+
+void end_by_broken_pipe() {
+    std::lock_guard lock(decision_mutex());
+    run_interrupt_cleanups();
+    die_of(SIGPIPE);
+}
+
+StopHooks::StopHooks(std::function<void()> before, std::function<void()> after) {
+    std::lock_guard lock(stop_mutex());
+    before_stop = std::move(before);
+    after_continue = std::move(after);
+}
+
+StopHooks::~StopHooks() {
+    std::lock_guard lock(stop_mutex());
+    before_stop = nullptr;
+    after_continue = nullptr;
 }
 
 } // namespace aesgpu

@@ -4,14 +4,17 @@
 // terminal whose echo a prompt turned off gets it back), then the process dies of the same signal,
 // so the shell reports 128 + N (130 for Ctrl-C, 143 for SIGTERM) and a script's loop stops as it
 // should. The signals are blocked in every thread and taken by one thread with sigwait(), so the
-// clean-up is ordinary code, never a signal handler. SIGPIPE keeps its default (a reader that goes
-// away ends aesgpu quietly), and crashes stay crashes.
+// clean-up is ordinary code, never a signal handler. Crashes stay crashes.
+//
+// SIGPIPE is blocked too, so a write to a pipe with no reader fails with EPIPE instead of killing
+// the process: a log line to a stderr whose reader left is simply lost, and the output's own
+// broken pipe ends the run quietly through end_by_broken_pipe(), with status 141, as `cat` does.
 #include <functional>
 
 namespace aesgpu {
 
 // Call at the start of main(), before any other thread exists: threads inherit the blocked set.
-// Leaves alone signals the parent set to be ignored (nohup, `cmd &`). Throws ResourceExhausted
+// Leaves alone signals the parent set to be ignored (nohup, `cmd &`). Throws ThreadLimit
 // when the signal thread cannot start.
 void start_interrupt_handling();
 
@@ -19,8 +22,26 @@ void start_interrupt_handling();
 // is never half put in place, and the status then says what happened to it.
 void run_uninterrupted(const std::function<void()> &step);
 
-// From now on a signal no longer ends the run: every output is final, and the exit status that
-// main() returns will say so. Call from inside run_uninterrupted(), after the last commit.
-void settle_interrupts();
+// From now on every output is final: a signal ends the process at once with `exit_status`, the
+// status main() is about to return, instead of reporting an interruption that changed nothing.
+// Call from inside run_uninterrupted(), right after the last commit.
+void settle_interrupts(int exit_status);
+
+// True unless the parent had SIGPIPE ignored: then a broken pipe is an error like any other, as
+// it is for every program that inherits the ignored signal.
+[[nodiscard]] bool broken_pipe_ends_quietly();
+// The reader of the output went away: undoes what a signal would, then dies of SIGPIPE.
+[[noreturn]] void end_by_broken_pipe();
+
+// While it lives, Ctrl-Z (SIGTSTP) runs `before_stop` before aesgpu stops and `after_continue`
+// when it continues (fg): a passphrase prompt gives the terminal its echo back while stopped and
+// takes it again, as ssh's readpassphrase does.
+class StopHooks {
+public:
+    StopHooks(std::function<void()> before_stop, std::function<void()> after_continue);
+    ~StopHooks();
+    StopHooks(const StopHooks &) = delete;
+    StopHooks &operator=(const StopHooks &) = delete;
+};
 
 } // namespace aesgpu

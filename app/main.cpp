@@ -7,15 +7,37 @@
 #include "app/logging.hpp"
 #include "app/process_hardening.hpp"
 #include "app/usage_error.hpp"
+#include "io/errors.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 
 namespace {
 constexpr int kExitRuntimeFailure = 1;
 constexpr int kExitUsage = 2;
+
+// Messages may quote what the user typed (CLI11 quotes unexpected arguments): one line, no
+// terminal control sequences.
+void report(const std::string &message) {
+    spdlog::error("{}", aesgpu::printable(message));
+}
+
+// What info, --help, --version and bench printed must have arrived: a full disk or a closed
+// standard output is an error (as for ls > /dev/full), a reader that went away ends quietly.
+int finish_standard_output(int status) {
+    // errno still holds the failed write's reason when an earlier flush (std::endl) failed.
+    const bool flushed = std::fflush(stdout) == 0;
+    const int error = errno;
+    if (flushed && !std::ferror(stdout)) return status;
+    if (error == EPIPE && aesgpu::broken_pipe_ends_quietly()) aesgpu::end_by_broken_pipe();
+    report(error ? aesgpu::errno_message("error writing", "standard output", error)
+                 : std::string("error writing standard output"));
+    return kExitRuntimeFailure;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -27,7 +49,7 @@ int main(int argc, char **argv) {
     try {
         start_interrupt_handling();
     } catch (const std::exception &e) {
-        spdlog::error("{}", e.what());
+        report(e.what());
         return kExitRuntimeFailure;
     }
 
@@ -38,20 +60,20 @@ int main(int argc, char **argv) {
         parse_command_line(app, parsed, argc, argv);
         seal_secret_arguments(app, parsed, argc, argv);
     } catch (const CLI::CallForHelp &e) {
-        return app.exit(e);
+        return finish_standard_output(app.exit(e));
     } catch (const CLI::CallForAllHelp &e) {
-        return app.exit(e);
+        return finish_standard_output(app.exit(e));
     } catch (const CLI::CallForVersion &e) {
-        return app.exit(e);
+        return finish_standard_output(app.exit(e));
     } catch (const CLI::ParseError &e) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            spdlog::error("{} (see `aesgpu --help`)", without_secret_arguments(e.what(), argc, argv));
+            report(without_secret_arguments(e.what(), argc, argv) + " (see `aesgpu --help`)");
         }
         return kExitUsage;
     } catch (const UsageError &e) {
-        spdlog::error("{}", e.what());
+        report(e.what());
         return kExitUsage;
     }
 
@@ -59,17 +81,21 @@ int main(int argc, char **argv) {
         switch (parsed.command) {
         case Command::encrypt:
         case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
-        case Command::info: print_info(std::cout); break;
+        case Command::info: print_info(std::cout); return finish_standard_output(0);
         case Command::bench:
             configure_logging({0, true}); // the file stage's runs would each repeat the ECB warning
-            return run_bench_command(parsed.bench_options);
+            return finish_standard_output(run_bench_command(parsed.bench_options));
         case Command::none: return kExitUsage;
         }
+    } catch (const BrokenPipe &e) {
+        if (broken_pipe_ends_quietly()) end_by_broken_pipe();
+        report(e.what());
+        return kExitRuntimeFailure;
     } catch (const UsageError &e) {
-        spdlog::error("{}", e.what());
+        report(e.what());
         return kExitUsage;
     } catch (const std::exception &e) {
-        spdlog::error("{}", e.what());
+        report(e.what());
         return kExitRuntimeFailure;
     }
     return 0;

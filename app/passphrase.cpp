@@ -1,5 +1,6 @@
 #include "app/passphrase.hpp"
 
+#include "app/interrupts.hpp"
 #include "app/key_input.hpp"
 #include "app/usage_error.hpp"
 #include "io/errors.hpp"
@@ -7,6 +8,7 @@
 #include "io/unique_fd.hpp"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <termios.h>
@@ -16,6 +18,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 
@@ -68,11 +71,15 @@ public:
         if (::tcgetattr(fd_, &saved_) != 0) return;
         termios quiet = saved_;
         quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+        // Ctrl-Z at the prompt: the shell gets its echo while aesgpu is stopped; fg hides again.
+        stopped_.emplace([fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); },
+                         [fd = fd_, quiet] { (void)::tcsetattr(fd, TCSAFLUSH, &quiet); });
         restore_on_interrupt_ =
-            InterruptCleanup::after([&] { active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0; },
+            InterruptCleanup::after([&] { return active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0; },
                                     [fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); });
     }
     ~EchoOff() {
+        stopped_.reset(); // first: a Ctrl-Z from here on must not turn echo off again on fg
         if (active_) (void)::tcsetattr(fd_, TCSAFLUSH, &saved_);
     }
     EchoOff(const EchoOff &) = delete;
@@ -82,6 +89,7 @@ private:
     int fd_;
     termios saved_{};
     bool active_ = false;
+    std::optional<StopHooks> stopped_;
     InterruptCleanup restore_on_interrupt_; // released after the destructor gave echo back
 };
 
@@ -112,9 +120,12 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
     if (spec.starts_with("pass:")) return from_text(spec.substr(5), "pass:");
     if (spec.starts_with("env:")) {
         const std::string name(spec.substr(4));
-        const char *value = std::getenv(name.c_str());
-        if (!value) throw UsageError("--pass env:" + name + ": the variable is not set");
-        return from_text(value, "env:" + name);
+        char *value = std::getenv(name.c_str());
+        if (!value) throw UsageError("--pass env:" + quoted_name(name) + ": the variable is not set");
+        SecretBytes passphrase = from_text(value, "env:" + quoted_name(name));
+        // Wiped where it lies, which also blanks it in /proc/PID/environ.
+        OPENSSL_cleanse(value, std::strlen(value));
+        return passphrase;
     }
     if (spec.starts_with("file:")) {
         const std::string path(spec.substr(5));

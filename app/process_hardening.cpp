@@ -13,7 +13,7 @@ bool open_standard_descriptors() noexcept {
     for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
         if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
         // open() returns the lowest free descriptor: this one, since the lower ones are open.
-        const int opened = ::open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+        const int opened = ::open("/", O_PATH);
         if (opened != fd) {
             if (opened >= 0) ::close(opened);
             return false;

@@ -3,11 +3,11 @@
 // aesgpu against its own data or secrets.
 namespace aesgpu {
 
-// Makes sure descriptors 0, 1 and 2 are open. Where one is closed, /dev/null takes its place,
-// opened the wrong way round (standard input for writing, standard output and error for reading),
-// as gnulib's stdopen does: nothing aesgpu opens later can land on 0, 1 or 2 and receive log text
-// or be taken for the data, and using a closed standard stream fails instead of going nowhere.
-// Returns false when even /dev/null cannot be opened.
+// Makes sure descriptors 0, 1 and 2 are open, so that nothing aesgpu opens later can land on
+// them and receive log text or be taken for the data. Where one is closed, "/" opened with O_PATH
+// takes its place: reading or writing it fails (EBADF), and so does opening it again by name
+// (/dev/stdout: "is a directory"), so a closed standard stream is an error, never a silent
+// /dev/null. Returns false when even that cannot be opened.
 bool open_standard_descriptors() noexcept;
 
 // No core dump, and no ptrace or /proc/PID/mem access by other processes of the same user, for

@@ -30,8 +30,24 @@ std::size_t printable_utf8_length(std::string_view text, std::size_t i) {
         code = code << 6 | (byte(i + k) & 0x3Fu);
     }
     const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-    if (code < minimum || code > 0x10FFFF || surrogate || code <= 0x9F) return 0;
+    // Invisible characters that reorder or hide text: zero-width ones, bidirectional controls.
+    const bool invisible = (code >= 0x200B && code <= 0x200F) || (code >= 0x2028 && code <= 0x202E) ||
+                           (code >= 0x2060 && code <= 0x2069) || code == 0xFEFF;
+    if (code < minimum || code > 0x10FFFF || surrogate || code <= 0x9F || invisible) return 0;
     return length;
+}
+
+// `byte` as a $'...' escape: \n, \t, \r, \E or \xHH.
+void append_escape(std::string &out, unsigned char byte) {
+    switch (byte) {
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    case '\r': out += "\\r"; break;
+    case '\033': out += "\\E"; break;
+    default:
+        constexpr char kHex[] = "0123456789ABCDEF";
+        out.append("\\x").append(1, kHex[byte >> 4]).append(1, kHex[byte & 15]);
+    }
 }
 
 } // namespace
@@ -62,19 +78,25 @@ std::string quoted_name(std::string_view name) {
             i += length;
         } else {
             needs_escapes = true;
-            switch (c) {
-            case '\n': escaped += "\\n"; break;
-            case '\t': escaped += "\\t"; break;
-            case '\r': escaped += "\\r"; break;
-            case '\033': escaped += "\\E"; break;
-            default:
-                constexpr char kHex[] = "0123456789ABCDEF";
-                escaped.append("\\x").append(1, kHex[byte >> 4]).append(1, kHex[byte & 15]);
-            }
+            append_escape(escaped, byte);
             ++i;
         }
     }
     return needs_escapes ? escaped + "'" : plain + "'";
+}
+
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7F) {
+            append_escape(out, byte);
+        } else {
+            out += c;
+        }
+    }
+    return out;
 }
 
 } // namespace aesgpu

@@ -12,6 +12,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A write found no reader at the other end of a pipe (EPIPE): the consumer went away, which
+// (as for `cat`) ends the run quietly rather than as an error.
+class BrokenPipe : public IoError {
+public:
+    using IoError::IoError;
+};
+
 // The data cannot be what it claims: ragged length, bad padding, wrong key.
 class FormatError : public std::runtime_error {
 public:
@@ -31,6 +38,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A thread could not be started (the process or user limit, ulimit -u): unlike memory, smaller
+// buffers do not help.
+class ThreadLimit : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 [[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
 
@@ -38,5 +52,9 @@ public:
 // name with a control character or bytes that are not UTF-8 becomes $'...' with escapes, so one
 // message stays one line and a name can never drive the terminal.
 [[nodiscard]] std::string quoted_name(std::string_view name);
+
+// `text` with every control character escaped as quoted_name() does, for messages that quote
+// arguments they did not build (CLI11's parse errors): one message, one line.
+[[nodiscard]] std::string printable(std::string_view text);
 
 } // namespace aesgpu

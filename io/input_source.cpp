@@ -48,8 +48,8 @@ InputSource InputSource::open(const std::string &path, unsigned io_threads) {
 
 InputSource InputSource::standard_input(unsigned io_threads) {
     const int flags = ::fcntl(STDIN_FILENO, F_GETFL);
-    // main() puts /dev/null, open for writing only, where standard input was closed.
-    if (flags < 0 || (flags & O_ACCMODE) == O_WRONLY) {
+    // main() puts an O_PATH descriptor, good for nothing, where standard input was closed.
+    if (flags < 0 || (flags & O_PATH) != 0 || (flags & O_ACCMODE) == O_WRONLY) {
         throw IoError("cannot read standard input: it is closed (or open for writing only)");
     }
     InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", true, io_threads);

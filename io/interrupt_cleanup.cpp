@@ -22,10 +22,10 @@ Registry &registry() {
 
 } // namespace
 
-InterruptCleanup InterruptCleanup::after(const std::function<void()> &create, std::function<void()> undo) {
+InterruptCleanup InterruptCleanup::after(const std::function<bool()> &create, std::function<void()> undo) {
     Registry &r = registry();
     std::lock_guard lock(r.mutex);
-    if (create) create();
+    if (!create()) return {};
     const std::uint64_t id = r.next_id++;
     r.undo.emplace(id, std::move(undo));
     return InterruptCleanup(id);

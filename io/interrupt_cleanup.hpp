@@ -12,11 +12,13 @@ namespace aesgpu {
 class InterruptCleanup {
 public:
     InterruptCleanup() = default;
-    // Runs `create`, then registers `undo`, as one step that the clean-up cannot split: whatever
-    // `create` made is undone however close behind it a signal comes. Throws what `create` throws
-    // (and then registers nothing).
-    static InterruptCleanup after(const std::function<void()> &create, std::function<void()> undo);
-    static InterruptCleanup register_undo(std::function<void()> undo) { return after({}, std::move(undo)); }
+    // Runs `create` and, when it returns true (it made something), registers `undo`, as one step
+    // that the clean-up cannot split: whatever `create` made is undone however close behind it a
+    // signal comes. Throws what `create` throws (and then registers nothing).
+    static InterruptCleanup after(const std::function<bool()> &create, std::function<void()> undo);
+    static InterruptCleanup register_undo(std::function<void()> undo) {
+        return after([] { return true; }, std::move(undo));
+    }
 
     InterruptCleanup(InterruptCleanup &&other) noexcept;
     InterruptCleanup &operator=(InterruptCleanup &&other) noexcept;

@@ -44,6 +44,22 @@ std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string disp
 MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size)
     : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size) {}
 
+MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
+    : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
+      expected_size_(other.expected_size_), reserved_(other.reserved_), window_(std::exchange(other.window_, nullptr)),
+      window_start_(other.window_start_), window_bytes_(std::exchange(other.window_bytes_, 0)),
+      copiers_(std::move(other.copiers_)) {}
+
+MappedFileWriter::~MappedFileWriter() {
+    unmap();
+}
+
+void MappedFileWriter::unmap() noexcept {
+    if (window_) ::munmap(window_, window_bytes_);
+    window_ = nullptr;
+    window_bytes_ = 0;
+}
+
 // Grows the reservation to cover `end`: by half again at least (few calls for a file of unknown
 // size), or to the expected size; exactly to `end` when the file system is too full for more.
 bool MappedFileWriter::reserve(std::uint64_t end) {
@@ -62,28 +78,36 @@ bool MappedFileWriter::reserve(std::uint64_t end) {
     return true;
 }
 
-void MappedFileWriter::append(std::span<const std::byte> bytes) {
-    if (bytes.empty()) return;
-    reserve(size_ + bytes.size());
-    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    const std::uint64_t first_page = size_ / page * page;
-    const std::size_t length = static_cast<std::size_t>(size_ + bytes.size() - first_page);
-    void *mapped = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(first_page));
+// Windows start at multiples of kWindowBytes (a multiple of the page, as mmap's offset must be)
+// and end at the reservation at most: a page past the file's end would be SIGBUS.
+void MappedFileWriter::map_window(std::uint64_t at) {
+    unmap();
+    const std::uint64_t start = at / kWindowBytes * kWindowBytes;
+    const std::uint64_t bytes = std::min(kWindowBytes, reserved_ - start);
+    void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(start));
     if (mapped == MAP_FAILED) throw IoError(errno_message("cannot map", display_name_, errno));
-    std::byte *destination = static_cast<std::byte *>(mapped) + (size_ - first_page);
-    try {
-        copiers_->run_pieces(bytes.size(), [&](std::size_t offset, std::size_t piece) {
-            std::memcpy(destination + offset, bytes.data() + offset, piece);
+    window_ = static_cast<std::byte *>(mapped);
+    window_start_ = start;
+    window_bytes_ = bytes;
+}
+
+void MappedFileWriter::append(std::span<const std::byte> bytes) {
+    reserve(size_ + bytes.size());
+    while (!bytes.empty()) {
+        if (!window_ || size_ < window_start_ || size_ >= window_start_ + window_bytes_) map_window(size_);
+        const std::size_t piece =
+            static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), window_start_ + window_bytes_ - size_));
+        std::byte *destination = window_ + (size_ - window_start_);
+        copiers_->run_pieces(piece, [&](std::size_t offset, std::size_t length) {
+            std::memcpy(destination + offset, bytes.data() + offset, length);
         });
-    } catch (...) {
-        ::munmap(mapped, length);
-        throw;
+        bytes = bytes.subspan(piece);
+        size_ += piece;
     }
-    ::munmap(mapped, length);
-    size_ += bytes.size();
 }
 
 void MappedFileWriter::finish() {
+    unmap();
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }

@@ -27,29 +27,37 @@ public:
     static std::optional<MappedFileWriter> start(int fd, std::string display_name, std::uint64_t size,
                                                  std::uint64_t expected_size, unsigned threads);
 
-    MappedFileWriter(MappedFileWriter &&other) noexcept = default;
+    // The most of the file mapped at once: a window that slides along as appends fill it, so the
+    // process holds kWindowBytes of the file (and its page tables) whatever the file's size.
+    static constexpr std::uint64_t kWindowBytes = std::uint64_t{64} << 20;
+
+    MappedFileWriter(MappedFileWriter &&other) noexcept;
     MappedFileWriter &operator=(MappedFileWriter &&) = delete;
     MappedFileWriter(const MappedFileWriter &) = delete;
     MappedFileWriter &operator=(const MappedFileWriter &) = delete;
-    ~MappedFileWriter() = default; // the file keeps its reserved length until finish()
+    ~MappedFileWriter(); // unmaps; the file keeps its reserved length until finish()
 
-    // Appends `bytes`, growing the reservation as needed: maps just the pages they land on,
-    // copies, and unmaps, so the process holds no more of the file than one append, whatever the
-    // file's size. Throws IoError.
+    // Appends `bytes`, growing the reservation as needed. Throws IoError.
     void append(std::span<const std::byte> bytes);
-    // Cuts the file to the bytes written, releasing the unused reservation.
+    // Unmaps and cuts the file to the bytes written, releasing the unused reservation.
     void finish();
 
 private:
     MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size);
     // False when the file system cannot reserve space (only possible on the first call).
     bool reserve(std::uint64_t end);
+    // Maps the window that holds file offset `at`.
+    void map_window(std::uint64_t at);
+    void unmap() noexcept;
 
     int fd_;
     std::string display_name_;
-    std::uint64_t size_;                  // bytes written: the file's logical length
-    std::uint64_t expected_size_;         // the caller's hint, 0 when unknown
-    std::uint64_t reserved_ = 0;          // bytes allocated with fallocate()
+    std::uint64_t size_;          // bytes written: the file's logical length
+    std::uint64_t expected_size_; // the caller's hint, 0 when unknown
+    std::uint64_t reserved_ = 0;  // bytes allocated with fallocate()
+    std::byte *window_ = nullptr; // mapping of [window_start_, window_start_ + window_bytes_)
+    std::uint64_t window_start_ = 0;
+    std::uint64_t window_bytes_ = 0;
     std::unique_ptr<WorkerPool> copiers_; // a pointer, so that the writer can move
 };
 

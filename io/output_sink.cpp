@@ -31,13 +31,29 @@ struct Target {
     bool through_link = false; // the name given was a symbolic link
 };
 
-// Follows a chain of symbolic links by hand, to the name a dangling one points at.
+// The kernel's fs.protected_symlinks rule, which following links by hand would skip: a link in
+// a sticky world-writable directory (/tmp) is followed only when it belongs to the caller or to
+// the directory's owner, so another user's link cannot aim a -f output at a file of ours.
+void check_link_may_be_followed(const std::filesystem::path &link, const struct stat &link_status) {
+    const std::filesystem::path parent = link.has_parent_path() ? link.parent_path() : std::filesystem::path(".");
+    struct stat directory {};
+    if (::stat(parent.c_str(), &directory) != 0) return;
+    const bool shared = (directory.st_mode & S_ISVTX) != 0 && (directory.st_mode & S_IWOTH) != 0;
+    if (shared && link_status.st_uid != ::geteuid() && link_status.st_uid != directory.st_uid) {
+        throw IoError("refusing to follow " + quoted_name(link.string()) +
+                      ": another user's symbolic link in a shared directory (as fs.protected_symlinks does)");
+    }
+}
+
+// Follows a chain of symbolic links by hand, to the name the last one points at (which need not
+// exist), so that the output can be created or replaced in that file's own directory.
 std::filesystem::path follow_links(const std::string &given) {
     std::filesystem::path path = given;
     for (int hops = 0;; ++hops) {
         struct stat status {};
         if (::lstat(path.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return path;
         if (hops == kMaxSymlinkHops) throw IoError(errno_message("cannot use", quoted_name(given), ELOOP));
+        check_link_may_be_followed(path, status);
         std::error_code error;
         const std::filesystem::path link = std::filesystem::read_symlink(path, error);
         if (error) throw IoError(errno_message("cannot read the link", quoted_name(path.string()), error.value()));
@@ -54,11 +70,7 @@ Target resolve_target(const std::string &given) {
         target.exists = true;
         // A file to replace in its own directory. (Other files are opened by the name given,
         // which also works for /dev/stdout and /proc/self/fd/N.)
-        if (target.through_link && S_ISREG(target.status.st_mode)) {
-            std::error_code error;
-            target.path = std::filesystem::canonical(given, error);
-            if (error) throw IoError(errno_message("cannot use", quoted_name(given), error.value()));
-        }
+        if (target.through_link && S_ISREG(target.status.st_mode)) target.path = follow_links(given);
         return target;
     }
     if (errno != ENOENT) throw IoError(errno_message("cannot use", quoted_name(given), errno));
@@ -101,6 +113,24 @@ UniqueFd open_unnamed_temporary(int directory, const std::string &display_direct
     return fd;
 }
 
+// The mode the kernel gives a new file in `directory` (the umask, or the directory's default
+// ACL), learnt from an empty probe file made and removed in one step: the output itself is
+// created 0600, so no one can open it before it is complete. 0600 when no probe can be made.
+mode_t new_file_mode(int directory, const std::string &target_name) {
+    const std::string probe = hidden_name(target_name);
+    mode_t mode = 0600;
+    (void)InterruptCleanup::after(
+        [&] {
+            UniqueFd fd(::openat(directory, probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666));
+            struct stat st {};
+            if (fd.valid() && ::fstat(fd.get(), &st) == 0) mode = st.st_mode & 0777;
+            if (fd.valid()) (void)::unlinkat(directory, probe.c_str(), 0);
+            return false; // nothing left to undo
+        },
+        {});
+    return mode;
+}
+
 void refuse_same_file(const struct stat &target, const OutputPolicy &policy, const std::string &name) {
     if (policy.input_status && same_file(target, *policy.input_status)) {
         throw IoError("refusing to write " + name + ": it is the input file");
@@ -131,8 +161,8 @@ OutputSink::~OutputSink() {
 
 OutputSink OutputSink::standard_output(const struct stat *input_status) {
     const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-    // main() puts /dev/null, open for reading only, where standard output was closed.
-    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+    // main() puts an O_PATH descriptor, good for nothing, where standard output was closed.
+    if (flags < 0 || (flags & O_PATH) != 0 || (flags & O_ACCMODE) == O_RDONLY) {
         throw IoError("cannot write to standard output: it is closed (or open for reading only)");
     }
     struct stat st {};
@@ -155,6 +185,11 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     if (regular_input) {
         attributes.mode = policy.input_status->st_mode & 0777;
         attributes.times_from = *policy.input_status;
+    }
+    struct stat standard_out {};
+    if (target.exists && ::fstat(STDOUT_FILENO, &standard_out) == 0 && same_file(target.status, standard_out)) {
+        // -o /dev/stdout, or the file standard output was redirected to: the same as -c.
+        return standard_output(policy.input_status);
     }
     if (target.exists) {
         const struct stat &existing = target.status;
@@ -186,9 +221,8 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         target.path.has_parent_path() ? target.path.parent_path() : std::filesystem::path(".");
     const std::string target_name = target.path.filename().string();
     const std::string display_directory = quoted_name(directory_path.string());
-    if (target_name.empty() || target_name == "." || target_name == "..") {
-        throw IoError("cannot write " + name + ": it is a directory");
-    }
+    if (target_name.empty()) throw IoError("cannot write " + name + ": a file name cannot end in '/'");
+    if (target_name == "." || target_name == "..") throw IoError("cannot write " + name + ": it is a directory");
     UniqueFd directory(::open(directory_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!directory.valid()) throw IoError(errno_message("cannot open the directory", display_directory, errno));
 
@@ -199,25 +233,20 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     if (!fd.valid()) {
         kind = Kind::named_temporary;
         const int dir = directory.get();
+        if (!attributes.mode) attributes.mode = new_file_mode(dir, target_name);
         for (int error = EEXIST; !fd.valid();) {
             if (error != EEXIST) throw IoError(errno_message("cannot create a file in", display_directory, error));
             temporary_name = hidden_name(target_name);
-            // Created and registered in one step: a signal at any moment removes it.
+            // Private (0600) until it is complete; created and registered in one step, so a
+            // signal at any moment removes it.
             cleanup = InterruptCleanup::after(
                 [&] {
-                    fd = UniqueFd(::openat(dir, temporary_name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0666));
+                    fd = UniqueFd(::openat(dir, temporary_name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
                     error = fd.valid() ? 0 : errno;
+                    return fd.valid();
                 },
                 [dir, temporary_name] { (void)::unlinkat(dir, temporary_name.c_str(), 0); });
         }
-        // Created with the mode a new file gets here; private until it is complete.
-        struct stat created {};
-        if (::fstat(fd.get(), &created) != 0 || ::fchmod(fd.get(), 0600) != 0) {
-            const int error = errno;
-            (void)::unlinkat(dir, temporary_name.c_str(), 0);
-            throw IoError(errno_message("cannot set permissions of", display_directory, error));
-        }
-        if (!attributes.mode) attributes.mode = created.st_mode & 0777;
     }
 
     const int raw = fd.get();
@@ -255,6 +284,7 @@ void OutputSink::write_sequential(std::span<const std::byte> bytes) {
         const ssize_t wrote = ::write(fd_, bytes.data() + done, bytes.size() - done);
         if (wrote < 0) {
             if (errno == EINTR) continue;
+            if (errno == EPIPE) throw BrokenPipe(errno_message("error writing", display_name_, errno));
             throw IoError(errno_message("error writing", display_name_, errno));
         }
         done += static_cast<std::size_t>(wrote);
@@ -263,14 +293,20 @@ void OutputSink::write_sequential(std::span<const std::byte> bytes) {
 
 void OutputSink::apply_attributes() {
     const int fd = owned_fd_.get();
+    std::optional<mode_t> mode = attributes_.mode;
     if (attributes_.owner || attributes_.group) {
         // Keeping another user's ownership needs privilege; keeping the group needs membership.
-        // Where neither is allowed, the file is the caller's, as any new file would be.
+        // Where neither is allowed, the file is the caller's, as any new file would be, and the
+        // group's permissions, meant for the old group, are not handed to the new one.
         const uid_t owner = attributes_.owner.value_or(static_cast<uid_t>(-1));
         const gid_t group = attributes_.group.value_or(static_cast<gid_t>(-1));
         if (::fchown(fd, owner, group) != 0) (void)::fchown(fd, static_cast<uid_t>(-1), group);
+        struct stat now {};
+        if (mode && attributes_.group && (::fstat(fd, &now) != 0 || now.st_gid != *attributes_.group)) {
+            *mode &= ~static_cast<mode_t>(070);
+        }
     }
-    if (attributes_.mode && ::fchmod(fd, *attributes_.mode) != 0) {
+    if (mode && ::fchmod(fd, *mode) != 0) {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }
     if (attributes_.times_from) {
@@ -297,6 +333,7 @@ void OutputSink::link_into_place() {
         undo = InterruptCleanup::after(
             [&] {
                 error = ::linkat(AT_FDCWD, source.c_str(), dir, hidden.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+                return error == 0;
             },
             [dir, hidden] { (void)::unlinkat(dir, hidden.c_str(), 0); });
         if (error != EEXIST) break;
@@ -337,6 +374,8 @@ void OutputSink::commit() {
     }
     apply_attributes();
     if (kind_ == Kind::unnamed_temporary) {
+        // Linked by its descriptor, so closed after: O_TMPFILE exists only on local file systems,
+        // where close() reports nothing that write() did not.
         link_into_place();
         committed_ = true;
         if (owned_fd_.close() != 0) throw IoError(errno_message("error writing", display_name_, errno));
@@ -350,6 +389,13 @@ void OutputSink::commit() {
 
 bool OutputSink::is_terminal() const {
     return ::isatty(fd_) == 1;
+}
+
+bool OutputSink::shares_file_with(int other_fd) const {
+    struct stat ours {
+    }, theirs{};
+    return ::fstat(fd_, &ours) == 0 && ::fstat(other_fd, &theirs) == 0 && same_file(ours, theirs) &&
+           !S_ISCHR(ours.st_mode);
 }
 
 } // namespace aesgpu

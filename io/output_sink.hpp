@@ -1,11 +1,13 @@
 #pragma once
 // Where the bytes go. A regular-file target is written to an unnamed temporary file (O_TMPFILE)
 // in the target's directory and linked into place only by commit(), so a failed, interrupted or
-// even killed run leaves no partial file and never clobbers an existing one. Where the file
-// system has no O_TMPFILE, a hidden named file (0600 until commit) stands in, removed on failure
-// and by the interrupt clean-up. Everything happens relative to the target's directory, opened
-// once, so an output whose directory is renamed mid-run still lands in it. Other targets
-// (standard output, a FIFO, a terminal, a device) are written directly and cannot be withdrawn.
+// even killed run leaves no partial file and never clobbers an existing one. (Replacing with -f
+// links a hidden name and renames it over the target: SIGKILL in that instant leaves the hidden
+// name.) Where the file system has no O_TMPFILE, a hidden named file (0600 until commit) stands
+// in, removed on failure and by the interrupt clean-up, not after SIGKILL. Everything happens
+// relative to the target's directory, opened once, so an output whose directory is renamed
+// mid-run still lands in it. Other targets (standard output, a FIFO, a terminal, a device) are
+// written directly and cannot be withdrawn.
 #include "io/interrupt_cleanup.hpp"
 #include "io/mapped_file_writer.hpp"
 #include "io/unique_fd.hpp"
@@ -45,8 +47,9 @@ public:
     // Discards the temporary file unless commit() succeeded.
     ~OutputSink();
 
-    // Writes everything or throws IoError (short writes and EINTR absorbed). With io_threads > 1,
-    // large writes to a file on a file system that reserves space go through a MappedFileWriter.
+    // Writes everything or throws IoError (BrokenPipe when a pipe lost its reader); short writes
+    // and EINTR are absorbed. With io_threads > 1, large writes to a file on a file system that
+    // reserves space go through a MappedFileWriter.
     void write_all(std::span<const std::byte> bytes);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
     void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
@@ -55,6 +58,9 @@ public:
 
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] bool is_terminal() const;
+    // True when `other_fd` writes into the same file or pipe as this output (2>&1 with -c), so
+    // whatever is written there would end up inside the data. Terminals and devices do not count.
+    [[nodiscard]] bool shares_file_with(int other_fd) const;
     // True when nothing reaches the destination before commit(): a failed run can still be
     // withdrawn. False for standard output, FIFOs, terminals and devices.
     [[nodiscard]] bool withdrawable() const { return kind_ != Kind::direct; }

@@ -130,23 +130,13 @@ private:
     }
 
     // Turns the bytes read into whole blocks: pads the last chunk when encrypting, and refuses a
-    // ragged length where padding cannot fix it. Every chunk but the last is a full chunk.
+    // ragged length where padding cannot fix it. Every chunk but the last is a full chunk, so the
+    // last one is ragged exactly when the whole stream is.
     std::size_t seal_chunk(std::size_t slot, std::size_t length, bool final) {
         if (!final) return length;
-        const std::string total = std::to_string(stats_.bytes_read);
-        if (options_.direction == Direction::encrypt) {
-            if (options_.pkcs7_padding) return pkcs7_pad(backend_.slot_buffer(slot), length);
-            if (length % kAesBlockBytes != 0) {
-                throw FormatError("input length " + total + " is not a multiple of 16 bytes, which --no-pad requires");
-            }
-            return length;
-        }
-        if (length % kAesBlockBytes != 0) {
-            throw FormatError("bad decrypt: input length " + total +
-                              " is not a multiple of 16 bytes (truncated or corrupted input)");
-        }
-        if (options_.pkcs7_padding && stats_.bytes_read == 0) {
-            throw FormatError("bad decrypt: the input is empty, but padded ciphertext is at least 16 bytes");
+        check_stream_length(options_.direction, options_.pkcs7_padding, stats_.bytes_read);
+        if (options_.direction == Direction::encrypt && options_.pkcs7_padding) {
+            return pkcs7_pad(backend_.slot_buffer(slot), length);
         }
         return length;
     }
@@ -182,6 +172,23 @@ private:
 };
 
 } // namespace
+
+void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t length) {
+    const std::string total = std::to_string(length);
+    if (direction == Direction::encrypt) {
+        if (!pkcs7_padding && length % kAesBlockBytes != 0) {
+            throw FormatError("input length " + total + " is not a multiple of 16 bytes, which --no-pad requires");
+        }
+        return;
+    }
+    if (length % kAesBlockBytes != 0) {
+        throw FormatError("bad decrypt: input length " + total +
+                          " is not a multiple of 16 bytes (truncated or corrupted input)");
+    }
+    if (pkcs7_padding && length == 0) {
+        throw FormatError("bad decrypt: the input is empty, but padded ciphertext is at least 16 bytes");
+    }
+}
 
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options) {

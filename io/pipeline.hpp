@@ -39,6 +39,11 @@ struct PipelineStats {
     std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
 };
 
+// Throws FormatError when a stream of `length` bytes cannot be ciphered whole: not whole blocks
+// where padding cannot fix that (--no-pad, or decrypting), or padded ciphertext that is empty.
+// run_pipeline checks this at the end of the stream; a caller that knows the length can check first.
+void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t length);
+
 // Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
 // allocate the ring (ResourceExhausted), retries with half the chunk size, down to
 // kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the

@@ -11,15 +11,14 @@
 
 namespace aesgpu {
 
-// Throws ResourceExhausted ("cannot start a thread for <purpose>: <reason>").
+// Throws ThreadLimit ("cannot start a thread for <purpose>: <reason>").
 template <typename Function>
 [[nodiscard]] std::thread start_thread(const std::string &purpose, Function &&function) {
     try {
         return std::thread(std::forward<Function>(function));
     } catch (const std::system_error &e) {
-        throw ResourceExhausted(
-            std::string("cannot start a thread for ") + purpose + ": " + e.code().message() +
-            (e.code().value() == EAGAIN ? " (the limit on processes and threads, ulimit -u?)" : ""));
+        throw ThreadLimit(std::string("cannot start a thread for ") + purpose + ": " + e.code().message() +
+                          (e.code().value() == EAGAIN ? " (the limit on processes and threads, ulimit -u?)" : ""));
     }
 }
 

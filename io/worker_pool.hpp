@@ -20,7 +20,7 @@ namespace aesgpu {
 class WorkerPool {
 public:
     // `threads` counts the caller of run(), so the pool starts threads - 1 workers. Throws
-    // ResourceExhausted, naming `purpose`, when a thread cannot start.
+    // ThreadLimit, naming `purpose`, when a thread cannot start.
     explicit WorkerPool(unsigned threads, const char *purpose = "parallel file reads and writes");
     ~WorkerPool();
     WorkerPool(const WorkerPool &) = delete;

@@ -8,7 +8,7 @@ scripts/build.sh --target aesgpu >/dev/null
 size_mib=${SIZE_MIB:-1024}
 work=$(mktemp -d "${TMPDIR:-/tmp}/aesgpu-demo-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-head -c 32 /dev/urandom > "$work/demo.key"
+(umask 077; head -c 32 /dev/urandom > "$work/demo.key")
 head -c "$((size_mib << 20))" /dev/urandom > "$work/sample.bin"
 
 build/aesgpu info

@@ -50,6 +50,12 @@ TEST_F(Cli, ClosedStandardStreamsNeverReceiveLogTextOrTakeTheData) {
     Outcome no_output = run("$AESGPU encrypt -q -K " + kKey128 + " m3 -c >&-");
     EXPECT_EQ(no_output.status, 1);
     EXPECT_EQ(no_output.err, "aesgpu: cannot write to standard output: it is closed (or open for reading only)\n");
+    // Nor by name: a closed stream must not reopen as something that swallows or invents data.
+    for (const std::string how : {"m3 -o /dev/stdout >&-", "/dev/stdin -o e <&-", "-o /dev/stderr < m3 2>&-"}) {
+        Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " " + how);
+        EXPECT_EQ(r.status, 1) << how << ": " << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(file("e")));
 }
 
 // --- 2 and 3. owners, modes and times of outputs ----------------------------------------------
@@ -73,6 +79,22 @@ TEST_F(Cli, ForceNeverCarriesSetuidAndKeepsTheReplacedFilesOwner) {
             EXPECT_EQ(st.st_gid, 65534u);
         }
     }
+}
+
+TEST_F(Cli, ForceByAnotherUserDropsGroupBitsMeantForAGroupItCannotKeep) {
+    if (::geteuid() != 0 || !have_command("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+    write_file(file("p"), random_bytes(100));
+    write_file(file("t"), {1});
+    ASSERT_EQ(::chmod(file("p").c_str(), 0666), 0);
+    ASSERT_EQ(::chmod(file("t").c_str(), 0664), 0); // root:root, group-writable
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    Outcome r =
+        run("setpriv --reuid=65534 --regid=65534 --clear-groups $AESGPU encrypt -q -f -K " + kKey128 + " p -o t");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const struct stat st = status_of(file("t"));
+    EXPECT_EQ(st.st_uid, 65534u);
+    EXPECT_NE(st.st_gid, 0u);
+    EXPECT_EQ(st.st_mode & 0777, 0604u) << "group-writable for a group the old file did not have";
 }
 
 TEST_F(Cli, OutputsTakeTheInputsPermissionsAndTimes) {
@@ -191,7 +213,10 @@ TEST_F(Cli, SecretsNeverAppearInMessages) {
     for (const std::string &command : std::vector<std::string>{
              "$AESGPU encrypt p -p hunter2secret", "$AESGPU encrypt p -p fd:hunter2secret",
              "$AESGPU encrypt p --pass=Pass:hunter2secret", "$AESGPU info -K " + key, "$AESGPU info --key=" + key,
-             "$AESGPU info -p hunter2secret", "$AESGPU encrypt p -K " + key + " --bogus " + key}) {
+             "$AESGPU info -p hunter2secret", "$AESGPU encrypt p -K " + key + " --bogus " + key,
+          // short options bundled, before the command or where it takes none
+          "$AESGPU -qK " + key + " encrypt p", "$AESGPU -fp pass:hunter2secret encrypt p",
+          "$AESGPU info -qppass:hunter2secret", "$AESGPU bench -qK" + key}) {
         Outcome r = run(command);
         EXPECT_EQ(r.status, 2) << command;
         EXPECT_FALSE(r.err.empty()) << command;
@@ -209,12 +234,18 @@ TEST_F(Cli, EverythingThatFailsWithoutTheKeyFailsBeforeThePrompt) {
     write_file(file("exists.aes"), Bytes(salted.begin(), salted.end()));
     write_file(file("salted"), Bytes(salted.begin(), salted.end()));
     write_file(file("exists"), {1});
+    const std::string ragged = salted + "abc";
+    write_file(file("ragged.aes"), Bytes(ragged.begin(), ragged.end()));
     const std::pair<std::string, std::string> cases[] = {
         {"$AESGPU encrypt", "refusing to read data from a terminal"},
         {"$AESGPU encrypt p -c", "refusing to write ciphertext to a terminal"},
         {"$AESGPU encrypt exists", "already exists"},
         {"$AESGPU encrypt missing", "cannot open 'missing'"},
         {"$AESGPU decrypt p -o q", "no 'Salted__' header"},
+        {"$AESGPU decrypt -p pass:x -o q", "refusing to read ciphertext from a terminal"},
+        {"$AESGPU encrypt --no-pad p", "not a multiple of 16 bytes, which --no-pad requires"},
+        {"$AESGPU decrypt ragged.aes", "not a multiple of 16 bytes"},
+        {"CUDA_VISIBLE_DEVICES= $AESGPU encrypt --backend gpu p -o g", "no usable CUDA device"},
         {"$AESGPU decrypt salted", "cannot name the output"},
         {"$AESGPU decrypt exists.aes", "already exists"},
     };
@@ -239,7 +270,7 @@ TEST_F(Cli, KeysLeaveTheCommandLineAndTheProcessCannotDumpCore) {
     Outcome r = run("mkfifo f && chmod 666 f || exit 1; " + as_user + "$AESGPU encrypt -q -K " + key +
                     " f -o out & pid=$!; sleep 1; "
                     "grep 'Max core file size' /proc/$pid/limits | tr -s ' '; stat -c 'owner=%u' /proc/$pid/status; "
-                    "tr '\\0' ' ' < /proc/$pid/cmdline; echo; exec 3>f; exec 3>&-; wait $pid; echo status=$?");
+                    "tr '\\0' ' ' < /proc/$pid/cmdline; echo; exec 3<>f; exec 3>&-; wait $pid; echo status=$?");
     EXPECT_NE(r.out.find("Max core file size 0 0 bytes"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("owner=0"), std::string::npos) << "still dumpable (ptrace, /proc/PID/mem):\n" << r.out;
     EXPECT_EQ(r.out.find(key), std::string::npos) << "the key is still in the command line:\n" << r.out;
@@ -321,8 +352,9 @@ TEST_F(Cli, CtrlBackslashAtThePromptGivesTheTerminalItsEchoBack) {
     write_file(file("p"), random_bytes(100));
     // env --default-signal: a shell without job control starts `&` commands with SIGQUIT ignored.
     // `sleep 5 |`: script would pass the end of its own input on to the prompt as Ctrl-D.
-    Outcome r = run("sleep 5 | timeout 20 script -qec \"sh -c 'env --default-signal=QUIT $AESGPU encrypt p -o x & sleep 1; "
-                    "kill -QUIT \\$!; wait \\$!; echo status=\\$?; stty -a'\" /dev/null");
+    Outcome r =
+        run("sleep 5 | timeout 20 script -qec \"sh -c 'env --default-signal=QUIT $AESGPU encrypt p -o x & sleep 1; "
+            "kill -QUIT \\$!; wait \\$!; echo status=\\$?; stty -a'\" /dev/null");
     EXPECT_NE(r.out.find("password:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("status=131"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(" echo "), std::string::npos) << "echo still off:\n" << r.out;
@@ -402,6 +434,7 @@ TEST_F(Cli, MappedWritesHoldNoMoreOfTheFileThanAChunk) {
 }
 
 TEST_F(Cli, ShortOfMemoryTheCpuRingRetriesWithSmallerChunks) {
+    if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
     const Bytes plain = random_bytes((5 << 20) + 3);
     write_file(file("p"), plain);
     // 5 slots of 256 MiB do not fit in 900 MB of address space; of 64 MiB they do.
@@ -424,6 +457,7 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
 }
 
 TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
+    if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
     write_file(file("f"), random_bytes(1 << 20));
     // The CPU stage needs two buffers of --size; the file stage little.
     Outcome r = run("ulimit -v 1500000 && $AESGPU bench --backend cpu --size 1G --reps 1 --key-bits 128 "
@@ -432,6 +466,82 @@ TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
     EXPECT_NE(r.out.find("file copy (cp)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("failed: cpu: not enough memory"), std::string::npos) << r.out;
     EXPECT_EQ(r.err.rfind("aesgpu: cpu: not enough memory", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// --- found by trying to break the above ------------------------------------------------------------
+
+TEST_F(Cli, CtrlZAtThePromptHidesThePassphraseAgainAfterFg) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    // An interactive shell under `script`: start aesgpu, stop it at the prompt, bring it back, type.
+    Outcome r = run("(sleep 1; printf '$AESGPU encrypt -q p -o z.aes\n'; sleep 1; printf '\032'; sleep 0.5; "
+                    "printf 'fg\n'; sleep 0.5; printf 'SECRETPW\n'; sleep 0.5; printf 'SECRETPW\n'; sleep 1; "
+                    "printf 'exit\n') | timeout 20 script -qec 'bash --norc --noprofile -i' /dev/null");
+    EXPECT_NE(r.out.find("password:"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("SECRETPW"), std::string::npos) << "the passphrase was echoed after fg:\n" << r.out;
+    EXPECT_TRUE(std::filesystem::exists(file("z.aes"))) << r.out;
+}
+
+TEST_F(Cli, AStandardErrorWhoseReaderLeftCostsOnlyTheLogLines) {
+    const Bytes plain = random_bytes(3 << 20);
+    write_file(file("p"), plain);
+    // stderr is a pipe whose reader exits at once: the log lines find no reader (EPIPE).
+    Outcome r = run("$AESGPU encrypt -v --progress -K " + kKey128 +
+                    " p -o out 2>&1 >/dev/null | (exec 0<&-); echo status=${PIPESTATUS[0]}");
+    EXPECT_EQ(r.out, "status=0\n") << r.err;
+    EXPECT_TRUE(read_file(file("out")) == ecb(plain));
+}
+
+TEST_F(Cli, WhatInfoHelpAndBenchPrintMustArrive) {
+    for (const std::string command : {"$AESGPU info", "$AESGPU --help", "$AESGPU encrypt --help", "$AESGPU --version",
+                                      "$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --json"}) {
+        Outcome full = run(command + " > /dev/full");
+        EXPECT_EQ(full.status, 1) << command;
+        EXPECT_EQ(full.err.rfind("aesgpu: error writing standard output", 0), 0u) << command << ": " << full.err;
+        Outcome closed = run(command + " >&-");
+        EXPECT_EQ(closed.status, 1) << command;
+    }
+}
+
+TEST_F(Cli, StandardOutputNamedAsAFileIsStandardOutput) {
+    write_file(file("p"), random_bytes(1000));
+    const Bytes expected = ecb(read_file(file("p")));
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " p -o /dev/stdout > so.aes");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(read_file(file("so.aes")) == expected);
+    r = run("echo PREVIOUS > log && $AESGPU encrypt -q -K " + kKey128 + " p -o /dev/stdout >> log");
+    EXPECT_EQ(r.status, 0) << r.err;
+    Bytes appended{'P', 'R', 'E', 'V', 'I', 'O', 'U', 'S', '\n'};
+    appended.insert(appended.end(), expected.begin(), expected.end());
+    EXPECT_TRUE(read_file(file("log")) == appended) << "`>>` must append, as -c does";
+}
+
+TEST_F(Cli, AnInputThatChangesSizeWhileReadFailsTheRun) {
+    write_file(file("p"), random_bytes(4 << 20));
+    // 16-byte chunks keep the run going long enough to cut the file under it.
+    Outcome r = run("$AESGPU encrypt -q --backend cpu -T 1 --io-threads 1 --chunk-size 16 -K " + kKey128 +
+                    " p -o out & pid=$!; sleep 0.2; truncate -s 1M p; wait $pid; echo status=$?");
+    EXPECT_EQ(r.out, "status=1\n") << r.err;
+    EXPECT_NE(r.err.find("'p' changed size while it was read"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("out")));
+}
+
+TEST_F(Cli, LogLinesCannotCorruptAnOutputThatStandardErrorSharesWithIt) {
+    write_file(file("p"), random_bytes(1000));
+    for (const std::string redirect : {"> m.aes 2>&1", "2>&1 | cat > m.aes"}) {
+        Outcome r = run("$AESGPU encrypt -K " + kKey128 + " -c p " + redirect + "; echo status=${PIPESTATUS[0]}");
+        EXPECT_EQ(r.out, "status=2\n") << redirect;
+        EXPECT_NE(slurp(file("m.aes")).find("standard error goes where the output goes"), std::string::npos)
+            << redirect;
+    }
+    EXPECT_EQ(run("$AESGPU encrypt -q -K " + kKey128 + " p -o ''").status, 2) << "-o '' is an unset variable";
+}
+
+TEST_F(Cli, ParseErrorsQuoteNothingRaw) {
+    Outcome r = run("$AESGPU encrypt -K " + kKey128 + " $'-x\\e[31mRED\\nl2'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.find('\033'), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 

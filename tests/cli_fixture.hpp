@@ -76,6 +76,11 @@ inline bool gpu_available() {
     return available;
 }
 
+// Set by scripts/sanitize.sh: the binary then needs terabytes of address space for shadow memory.
+inline bool under_sanitizer() {
+    return std::getenv("AESGPU_TEST_UNDER_SANITIZER") != nullptr;
+}
+
 inline bool have_command(const std::string &name) {
     return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
 }

@@ -296,6 +296,40 @@ TEST(OutputSink, SaysWhetherWhatIsWrittenCanBeWithdrawn) {
     close(keep_open);
 }
 
+TEST(OutputSink, AnotherUsersLinkInASharedDirectoryIsNotFollowed) {
+    // As the kernel's fs.protected_symlinks: in a sticky world-writable directory such as /tmp,
+    // a link that neither the caller nor the directory's owner made is not followed.
+    if (geteuid() != 0) GTEST_SKIP() << "making another user's link needs root";
+    TempDir dir;
+    write_file(dir.file("mine"), {1});
+    std::filesystem::create_directory(dir.file("shared"));
+    ASSERT_EQ(chmod(dir.file("shared").c_str(), 01777), 0);
+    std::filesystem::create_symlink(dir.file("mine"), dir.file("shared/theirs"));
+    ASSERT_EQ(lchown(dir.file("shared/theirs").c_str(), 65534, 65534), 0);
+    try {
+        (void)OutputSink::create(dir.file("shared/theirs"), {true});
+        ADD_FAILURE() << "followed another user's link";
+    } catch (const IoError &e) {
+        EXPECT_NE(std::string(e.what()).find("protected_symlinks"), std::string::npos) << e.what();
+    }
+    std::filesystem::create_symlink(dir.file("mine"), dir.file("shared/ours"));
+    EXPECT_NO_THROW((void)OutputSink::create(dir.file("shared/ours"), {true}));
+    EXPECT_EQ(read_file(dir.file("mine")), Bytes({1}));
+}
+
+TEST(InterruptCleanupDeathTest, NothingIsUndoneWhenTheStepMadeNothing) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            bool undone = false;
+            const InterruptCleanup failed = InterruptCleanup::after([] { return false; }, [&] { undone = true; });
+            const InterruptCleanup made = InterruptCleanup::after([] { return true; }, [] {});
+            run_interrupt_cleanups();
+            std::_Exit(!failed.armed() && made.armed() && !undone ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "");
+}
+
 TEST(InputSource, ReportsMissingFilesAndDirectories) {
     TempDir dir;
     try {

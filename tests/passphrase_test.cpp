@@ -63,6 +63,14 @@ TEST(Passphrase, ReadsEachSource) {
     close(fds[0]);
 }
 
+TEST(Passphrase, AnEnvironmentPassphraseIsWipedWhereItLies) {
+    setenv("AESGPU_TEST_WIPED", "hunter2", 1);
+    EXPECT_EQ(text(read_passphrase("env:AESGPU_TEST_WIPED", nullptr)), "hunter2");
+    const char *left = std::getenv("AESGPU_TEST_WIPED");
+    ASSERT_NE(left, nullptr);
+    EXPECT_EQ(std::string(left), "") << "the environment (and /proc/PID/environ) still holds it";
+}
+
 TEST(Passphrase, FileLinesReadAsOpensslAppGetPassReadsThem) {
     // BIO_gets into 1024 bytes, cut at the first newline, then used as a C string.
     TempDir dir;

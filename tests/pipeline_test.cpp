@@ -257,6 +257,28 @@ TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {
     EXPECT_THROW(run_pipeline(source, sink, hopeless, {Direction::encrypt, false, 1u << 20, 3}), ResourceExhausted);
 }
 
+TEST(Pipeline, AThreadLimitIsNotMistakenForShortMemory) {
+    // Smaller chunks give no thread back: the run must fail at once, not retry down to 64 KiB.
+    struct NoThreads final : public CipherBackend {
+        int configures = 0;
+        std::string describe() const override { return "no threads"; }
+        void configure_slots(std::size_t, std::size_t) override {
+            ++configures;
+            throw ThreadLimit("injected: cannot start a thread");
+        }
+        std::size_t slot_count() const override { return 0; }
+        std::span<std::byte> slot_buffer(std::size_t) override { return {}; }
+        void submit(std::size_t, std::size_t) override {}
+        void wait(std::size_t) override {}
+    } backend;
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(1000));
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create(dir.file("out"), {});
+    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 1u << 20, 3}), ThreadLimit);
+    EXPECT_EQ(backend.configures, 1);
+}
+
 TEST(Pipeline, WriteFailureIsReported) {
     TempDir dir;
     write_file(dir.file("in"), random_bytes(100000));
