@@ -48,7 +48,7 @@ MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
     : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
       expected_size_(other.expected_size_), reserved_(other.reserved_), window_(std::exchange(other.window_, nullptr)),
       window_start_(other.window_start_), window_bytes_(std::exchange(other.window_bytes_, 0)),
-      copiers_(std::move(other.copiers_)) {}
+      mapping_failed_(other.mapping_failed_), copiers_(std::move(other.copiers_)) {}
 
 MappedFileWriter::~MappedFileWriter() {
     unmap();
@@ -79,22 +79,41 @@ bool MappedFileWriter::reserve(std::uint64_t end) {
 }
 
 // Windows start at multiples of kWindowBytes (a multiple of the page, as mmap's offset must be)
-// and end at the reservation at most: a page past the file's end would be SIGBUS.
-void MappedFileWriter::map_window(std::uint64_t at) {
+// and end at the reservation at most: a page past the file's end would be SIGBUS. False when the
+// address space is short (ulimit -v): pwrite() then does the job, on one thread.
+bool MappedFileWriter::map_window(std::uint64_t at) {
     unmap();
     const std::uint64_t start = at / kWindowBytes * kWindowBytes;
     const std::uint64_t bytes = std::min(kWindowBytes, reserved_ - start);
     void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(start));
+    if (mapped == MAP_FAILED && errno == ENOMEM) return false;
     if (mapped == MAP_FAILED) throw IoError(errno_message("cannot map", display_name_, errno));
     window_ = static_cast<std::byte *>(mapped);
     window_start_ = start;
     window_bytes_ = bytes;
+    return true;
+}
+
+void MappedFileWriter::write_at_end(std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+        const ssize_t wrote = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(size_));
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0) throw IoError(errno_message("error writing", display_name_, errno));
+        bytes = bytes.subspan(static_cast<std::size_t>(wrote));
+        size_ += static_cast<std::uint64_t>(wrote);
+    }
 }
 
 void MappedFileWriter::append(std::span<const std::byte> bytes) {
     reserve(size_ + bytes.size());
     while (!bytes.empty()) {
-        if (!window_ || size_ < window_start_ || size_ >= window_start_ + window_bytes_) map_window(size_);
+        if (!mapping_failed_ && (!window_ || size_ < window_start_ || size_ >= window_start_ + window_bytes_)) {
+            mapping_failed_ = !map_window(size_);
+        }
+        if (mapping_failed_) {
+            write_at_end(bytes);
+            return;
+        }
         const std::size_t piece =
             static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), window_start_ + window_bytes_ - size_));
         std::byte *destination = window_ + (size_ - window_start_);

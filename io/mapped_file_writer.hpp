@@ -46,8 +46,10 @@ private:
     MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size);
     // False when the file system cannot reserve space (only possible on the first call).
     bool reserve(std::uint64_t end);
-    // Maps the window that holds file offset `at`.
-    void map_window(std::uint64_t at);
+    // Maps the window that holds file offset `at`; false when the address space is too short.
+    bool map_window(std::uint64_t at);
+    // pwrite() at the end of what was written, where no window can be mapped.
+    void write_at_end(std::span<const std::byte> bytes);
     void unmap() noexcept;
 
     int fd_;
@@ -58,6 +60,7 @@ private:
     std::byte *window_ = nullptr; // mapping of [window_start_, window_start_ + window_bytes_)
     std::uint64_t window_start_ = 0;
     std::uint64_t window_bytes_ = 0;
+    bool mapping_failed_ = false;         // short of address space: pwrite() from then on
     std::unique_ptr<WorkerPool> copiers_; // a pointer, so that the writer can move
 };
 
