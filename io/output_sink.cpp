@@ -300,7 +300,9 @@ void OutputSink::apply_attributes() {
         // group's permissions, meant for the old group, are not handed to the new one.
         const uid_t owner = attributes_.owner.value_or(static_cast<uid_t>(-1));
         const gid_t group = attributes_.group.value_or(static_cast<gid_t>(-1));
-        if (::fchown(fd, owner, group) != 0) (void)::fchown(fd, static_cast<uid_t>(-1), group);
+        if (::fchown(fd, owner, group) != 0 && ::fchown(fd, static_cast<uid_t>(-1), group) != 0) {
+            // Neither: the group check below drops the group's permissions.
+        }
         struct stat now {};
         if (mode && attributes_.group && (::fstat(fd, &now) != 0 || now.st_gid != *attributes_.group)) {
             *mode &= ~static_cast<mode_t>(070);

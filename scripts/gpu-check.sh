@@ -28,7 +28,7 @@ if [ -n "${BASELINE_SRC:-}" ]; then
   baseline_build=$!
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$build" -j"$(nproc)" 2>&1 |
-  grep -E "warning|error|spill|lmem" ; [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+  grep -E -B4 "warning|error|spill|lmem" ; [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 if [ -n "$baseline" ]; then wait "$baseline_build" || { echo "baseline build failed"; exit 1; }; fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 "$build/aesgpu" info
