@@ -1,5 +1,7 @@
 #include "aes_gpu/cuda_check.hpp"
 
+#include "io/errors.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <string>
@@ -15,6 +17,12 @@ std::string describe(cudaError_t code, const char *call, const char *file, int l
 
 CudaError::CudaError(cudaError_t code, const char *call, const char *file, int line)
     : std::runtime_error(describe(code, call, file, line)), code_(code) {}
+
+void throw_cuda_error(cudaError_t code, const char *call, const char *file, int line) {
+    (void)cudaGetLastError();
+    if (code == cudaErrorMemoryAllocation) throw ResourceExhausted(describe(code, call, file, line));
+    throw CudaError(code, call, file, line);
+}
 
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept {
     if (status == cudaSuccess || status == cudaErrorCudartUnloading) return;

@@ -1,6 +1,6 @@
 #pragma once
-// CUDA runtime errors as exceptions: AESGPU_CUDA_TRY(call) throws CudaError naming the error, the
-// call and where it was made, and clears the thread's last error. Destructors use cuda_check_noexcept, which logs
+// CUDA runtime errors as exceptions: AESGPU_CUDA_TRY(call) throws CudaError (or ResourceExhausted)
+// naming the error, the call and where it was made. Destructors use cuda_check_noexcept, which logs
 // instead.
 #include <cuda_runtime_api.h>
 
@@ -17,19 +17,20 @@ private:
     cudaError_t code_;
 };
 
+// What AESGPU_CUDA_TRY throws for a failed call: ResourceExhausted when memory ran out (smaller
+// buffers may fit, or the CPU can go on alone), CudaError otherwise. Clears this thread's last
+// error first: errors that are not sticky (a failed allocation or registration) would otherwise
+// be reported again by the next kernel launch on the thread, as its own.
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char *call, const char *file, int line);
+
 // For destructors: logs a failure (except cudaErrorCudartUnloading at process exit), never throws.
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept;
 
 } // namespace aesgpu
 
-// A failed call also clears this thread's last error (cudaGetLastError): errors that are not
-// sticky (a failed allocation or registration) would otherwise be reported again by the next
-// kernel launch on the thread, as its own.
 #define AESGPU_CUDA_TRY(call)                                                                                          \
     do {                                                                                                               \
         const cudaError_t aesgpu_cuda_status = (call);                                                                 \
-        if (aesgpu_cuda_status != cudaSuccess) {                                                                       \
-            (void)cudaGetLastError();                                                                                  \
-            throw ::aesgpu::CudaError(aesgpu_cuda_status, #call, __FILE__, __LINE__);                                  \
-        }                                                                                                              \
+        if (aesgpu_cuda_status != cudaSuccess)                                                                         \
+            ::aesgpu::throw_cuda_error(aesgpu_cuda_status, #call, __FILE__, __LINE__);                                 \
     } while (0)

@@ -18,7 +18,7 @@ template <typename Function>
         return std::thread(std::forward<Function>(function));
     } catch (const std::system_error &e) {
         throw ThreadLimit(std::string("cannot start a thread for ") + purpose + ": " + e.code().message() +
-                          (e.code().value() == EAGAIN ? " (the limit on processes and threads, ulimit -u?)" : ""));
+                          (e.code().value() == EAGAIN ? " (a limit on threads or memory: ulimit -u or -v?)" : ""));
     }
 }
 

@@ -14,10 +14,6 @@
 
 #include <cstring>
 
-#ifdef AESGPU_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 namespace aesgpu::test {
 namespace {
 
@@ -217,49 +213,6 @@ TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
         }
     }
 }
-
-#ifdef AESGPU_HAVE_CUDA
-TEST_F(Gpu, AGpuShortOfMemoryTakesOverACpuRingInPieces) {
-    // The CPU start hands the GPU a ring of fixed host buffers (7 x 8 MiB), which cannot shrink.
-    // With 24 MiB of device memory left, the GPU must take them in pieces instead of failing.
-    constexpr std::size_t kLeft = std::size_t{24} << 20;
-    std::vector<void *> filler;
-    for (std::size_t step = std::size_t{1} << 30; step >= (std::size_t{2} << 20);) {
-        std::size_t free = 0, total = 0;
-        ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-        if (free <= kLeft + step) {
-            step /= 2;
-            continue;
-        }
-        void *block = nullptr;
-        if (cudaMalloc(&block, step) != cudaSuccess) {
-            (void)cudaGetLastError();
-            step /= 2;
-            continue;
-        }
-        filler.push_back(block);
-    }
-    const Bytes key = random_bytes(16);
-    std::vector<AlignedBuffer> memory;
-    std::vector<std::span<std::byte>> buffers;
-    for (std::size_t slot = 0; slot < gpu_ring_slots(kDefaultGpuStreams); ++slot) {
-        buffers.push_back(memory.emplace_back(kGpuFileChunkBytes + kAesBlockBytes).span());
-    }
-    std::unique_ptr<CipherBackend> backend;
-    EXPECT_NO_THROW(backend = make_gpu_backend_over(key, Direction::encrypt, {}, buffers));
-    if (backend) {
-        const Bytes plain = random_bytes(kGpuFileChunkBytes);
-        Bytes expected;
-        ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
-        std::memcpy(buffers[3].data(), plain.data(), plain.size());
-        backend->submit(3, plain.size());
-        backend->wait(3);
-        EXPECT_EQ(std::memcmp(buffers[3].data(), expected.data(), expected.size()), 0);
-        backend.reset();
-    }
-    for (void *block : filler) EXPECT_EQ(cudaFree(block), cudaSuccess);
-}
-#endif
 
 } // namespace
 } // namespace aesgpu::test

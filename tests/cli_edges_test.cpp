@@ -332,7 +332,7 @@ TEST_F(Cli, EverySignalThatEndsTheRunLeavesNothingBehindAndKeepsAReplacedFile) {
             std::filesystem::remove(file("out"));
             if (!force.empty()) write_file(file("out"), {'o', 'l', 'd'});
             Outcome r =
-                run("set -m; $AESGPU encrypt -q" + force + " in.fifo -o out -K " + kKey128 +
+                run("set -m; $AESGPU encrypt -q --backend cpu" + force + " in.fifo -o out -K " + kKey128 +
                     " & pid=$!; exec 3>in.fifo; head -c 3000000 /dev/urandom >&3; sleep 0.5; "
                     "ls -l /proc/$pid/fd | grep -c -e \"$PWD/#[0-9]* (deleted)\" -e '/[.]out[.]aesgpu-'; kill -" +
                     std::string(signal) + " $pid; wait $pid; echo status=$?; exec 3>&-; ls -A");
@@ -464,9 +464,11 @@ TEST_F(Cli, ShortOfAddressSpaceTheMappedWriterFallsBackToWrite) {
     if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
     const Bytes plain = random_bytes((100 << 20) + 5);
     write_file(file("p"), plain);
-    // Room for the ring of 4 MiB chunks, not for a 64 MiB window of the output as well.
-    Outcome r =
-        run("ulimit -v 150000 && $AESGPU encrypt -q --backend cpu -T 2 --io-threads 4 -K " + kKey128 + " p -o out");
+    // Room for everything (the ring of 4 MiB chunks, threads with 1 MiB stacks, one malloc arena;
+    // about 40 MB) but a 64 MiB window of the output.
+    Outcome r = run("ulimit -s 1024 && ulimit -v 80000 && MALLOC_ARENA_MAX=1 $AESGPU encrypt -q --backend cpu -T 2 "
+                    "--io-threads 4 -K " +
+                    kKey128 + " p -o out");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(read_file(file("out")) == ecb(plain));
 }
@@ -478,7 +480,7 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
                     " $AESGPU encrypt -q --backend cpu -T 4 -K " + kKey128 + " p -o out");
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "aesgpu: cannot start a thread for the CPU cipher: Resource temporarily unavailable "
-                     "(the limit on processes and threads, ulimit -u?)\n");
+                     "(a limit on threads or memory: ulimit -u or -v?)\n");
     EXPECT_FALSE(std::filesystem::exists(file("out")));
 }
 
