@@ -308,11 +308,12 @@ TEST_F(Cli, KeyFilesThatOthersCanReadAreFlaggedAndStandardInputIsNotTakenTwice) 
 TEST_F(Cli, AWriteFailureEndsTheRunEvenWhileTheProducerStaysSilent) {
     // The FIFO stays open for writing (fd 3) and gets no more data after 3 MB: a reader blocked
     // in read() would wait forever once /dev/full has failed the first write.
-    Outcome r = run("mkfifo f && exec 3<>f && (head -c 3000000 /dev/urandom >&3 &) && start=$(date +%s%N) && "
-                    "timeout 20 $AESGPU encrypt -q -K " +
+    // (The producer is stopped by its own PID: tests run side by side.)
+    Outcome r = run("mkfifo f && exec 3<>f || exit 1; head -c 3000000 /dev/urandom >&3 & producer=$!; "
+                    "start=$(date +%s%N); timeout 20 $AESGPU encrypt -q -K " +
                     kKey128 +
                     " -o /dev/full < f; echo status=$? ms=$((($(date +%s%N) - start) / 1000000)); "
-                    "exec 3>&-; pkill -f 'head -c 3000000' || true");
+                    "exec 3>&-; kill $producer 2>/dev/null; wait");
     ASSERT_NE(r.out.find("status=1 "), std::string::npos) << r.out << r.err;
     EXPECT_LT(std::stol(r.out.substr(r.out.find("ms=") + 3)), 5000) << r.out;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
