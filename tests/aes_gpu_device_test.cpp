@@ -4,8 +4,8 @@
 // where no usable CUDA device is present.
 #include "aes_cpu/aligned_buffer.hpp"
 #include "aes_cpu/openssl_backend.hpp"
-#include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "gpu_fixture.hpp"
 #include "io/errors.hpp"
 #include "io/handover_backend.hpp"
 #include "test_support.hpp"
@@ -16,14 +16,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-class Gpu : public testing::Test {
-protected:
-    void SetUp() override {
-        const GpuProbe probe = probe_gpus();
-        if (!probe.usable()) GTEST_SKIP() << "no usable CUDA device: " << probe.unavailable_reason;
-    }
-};
 
 Bytes run_slot(CipherBackend &backend, const Bytes &in) {
     backend.configure_slots(2, in.size() + 16);

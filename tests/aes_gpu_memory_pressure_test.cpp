@@ -2,8 +2,8 @@
 // own that ctest runs alone (RUN_SERIAL), never beside other GPU tests it would starve. Skips
 // itself where no usable CUDA device is present.
 #include "aes_cpu/aligned_buffer.hpp"
-#include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "gpu_fixture.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -18,14 +18,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-class Gpu : public testing::Test {
-protected:
-    void SetUp() override {
-        const GpuProbe probe = probe_gpus();
-        if (!probe.usable()) GTEST_SKIP() << "no usable CUDA device: " << probe.unavailable_reason;
-    }
-};
 
 #ifdef AESGPU_HAVE_CUDA
 TEST_F(Gpu, AGpuShortOfMemoryTakesOverACpuRingInPieces) {
