@@ -1,5 +1,7 @@
 #include "app/bench_report.hpp"
 
+#include "io/utf8.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -7,32 +9,6 @@
 namespace aesgpu {
 
 namespace {
-
-// Length of the well-formed UTF-8 sequence starting at text[i] (RFC 3629), or 0 if there is none.
-std::size_t utf8_sequence_length(const std::string &text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = byte(i);
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF; // allowed range of the second byte
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) low = 0xA0;  // no overlong forms
-        if (lead == 0xED) high = 0x9F; // no surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) low = 0x90;
-        if (lead == 0xF4) high = 0x8F; // nothing past U+10FFFF
-    } else {
-        return 0;
-    }
-    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
-    for (std::size_t k = 2; k < length; ++k) {
-        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-    }
-    return length;
-}
 
 const char *direction_name(Direction direction) {
     return direction == Direction::encrypt ? "encrypt" : "decrypt";
@@ -46,12 +22,12 @@ std::string json_string(const std::string &text) {
         const char c = text[i];
         if (static_cast<unsigned char>(c) >= 0x80) {
             // JSON is UTF-8: a file name in another encoding gets U+FFFD for each bad byte.
-            const std::size_t length = utf8_sequence_length(text, i);
-            if (length == 0) {
+            const auto character = decode_utf8(text, i);
+            if (!character) {
                 quoted += "\\ufffd";
             } else {
-                quoted.append(text, i, length);
-                i += length - 1;
+                quoted.append(text, i, character->length);
+                i += character->length - 1;
             }
             continue;
         }

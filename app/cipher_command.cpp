@@ -192,6 +192,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
     }
     const std::optional<Salt> salt = passphrase_mode ? std::optional(salt_for(options, &source)) : std::nullopt;
+    const std::uint64_t header_bytes = salt && !encrypting ? kSaltedHeaderBytes : 0; // read already
     std::optional<OutputSink> sink;
     if (!options.print_key) {
         const std::string output_path = resolve_output_path(options, input);
@@ -204,7 +205,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
         throw UsageError("standard error goes where the output goes (2>&1?): a warning or error would corrupt "
                          "the output; send standard error elsewhere");
     }
-    check_input_length(options, source, salt && !encrypting ? kSaltedHeaderBytes : 0);
+    check_input_length(options, source, header_bytes);
     if (keys.will_prompt()) check_required_backend(options);
 
     const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
@@ -254,7 +255,6 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     }
     progress.finish();
     // A file that shrank or grew while it was read gave an output that matches no one version of it.
-    const std::uint64_t header_bytes = salt && !encrypting ? kSaltedHeaderBytes : 0;
     if (source.size() && stats.bytes_read + header_bytes != *source.size()) {
         throw IoError(source.display_name() + " changed size while it was read (" + std::to_string(*source.size()) +
                       " bytes at the start, " + std::to_string(stats.bytes_read + header_bytes) +

@@ -92,25 +92,12 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     if (path == "-" && data_on_stdin) {
         throw UsageError("--key-file - and the data cannot both come from standard input");
     }
-    UniqueFd owned;
-    int fd = STDIN_FILENO;
-    if (path == "-") {
-        check_secret_descriptor(fd, what, data_on_stdin);
-    } else {
-        owned = open_secret_file(path, what, data_on_stdin);
-        fd = owned.get();
-    }
+    InputSource file = InputSource::open(path); // "-" is standard input
+    check_secret_descriptor(file.fd(), what, data_on_stdin);
     // One byte more than any valid key file, to tell "too long" from "just right".
     SecretBytes buffer(kMaxKeyFileBytes + 1);
     auto bytes = buffer.mutable_view();
-    std::size_t length = 0;
-    while (length < bytes.size()) {
-        const ssize_t got = ::read(fd, bytes.data() + length, bytes.size() - length);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw IoError(errno_message("error reading", what, errno));
-        if (got == 0) break;
-        length += static_cast<std::size_t>(got);
-    }
+    const std::size_t length = file.read_full(std::as_writable_bytes(bytes));
 
     const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
     const std::string_view hex = without_trailing_newline(text);

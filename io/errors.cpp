@@ -1,5 +1,7 @@
 #include "io/errors.hpp"
 
+#include "io/utf8.hpp"
+
 #include <cstring>
 #include <string>
 
@@ -7,34 +9,16 @@ namespace aesgpu {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at text[i] that is not a control character (C1
-// controls U+0080..U+009F are encoded C2 80..C2 9F), or 0.
+// Length of the well-formed UTF-8 sequence at text[i] if it shows as itself: not a C1 control
+// (U+0080..U+009F) and not an invisible character that reorders or hides text (zero-width ones,
+// bidirectional controls); else 0.
 std::size_t printable_utf8_length(std::string_view text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = byte(i);
-    std::size_t length = 0;
-    unsigned minimum = 0;
-    unsigned code = 0;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2, minimum = 0x80, code = lead & 0x1Fu;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3, minimum = 0x800, code = lead & 0x0Fu;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4, minimum = 0x10000, code = lead & 0x07u;
-    } else {
-        return 0;
-    }
-    if (i + length > text.size()) return 0;
-    for (std::size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xC0) != 0x80) return 0;
-        code = code << 6 | (byte(i + k) & 0x3Fu);
-    }
-    const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-    // Invisible characters that reorder or hide text: zero-width ones, bidirectional controls.
+    const auto character = decode_utf8(text, i);
+    if (!character) return 0;
+    const char32_t code = character->code;
     const bool invisible = (code >= 0x200B && code <= 0x200F) || (code >= 0x2028 && code <= 0x202E) ||
                            (code >= 0x2060 && code <= 0x2069) || code == 0xFEFF;
-    if (code < minimum || code > 0x10FFFF || surrogate || code <= 0x9F || invisible) return 0;
-    return length;
+    return code <= 0x9F || invisible ? 0 : character->length;
 }
 
 // `byte` as a $'...' escape: \n, \t, \r, \E or \xHH.

@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
+#include <functional>
 #include <utility>
 
 namespace aesgpu {
@@ -91,6 +92,29 @@ std::string hidden_name(const std::string &target_name) {
     return name;
 }
 
+// A hidden file beside the target, made by `make` (which returns 0 or an errno) and registered for
+// removal on a signal in the same step; another name is tried while one is taken.
+struct HiddenFile {
+    std::string name;
+    InterruptCleanup cleanup;
+};
+
+HiddenFile make_hidden_file(int directory, const std::string &target_name, const std::function<int(const char *)> &make,
+                            std::string_view failure, std::string_view subject) {
+    int error = EEXIST;
+    for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
+        std::string name = hidden_name(target_name);
+        InterruptCleanup cleanup = InterruptCleanup::after(
+            [&] {
+                error = make(name.c_str());
+                return error == 0;
+            },
+            [directory, name] { (void)::unlinkat(directory, name.c_str(), 0); });
+        if (error == 0) return {std::move(name), std::move(cleanup)};
+    }
+    throw IoError(errno_message(failure, subject, error));
+}
+
 std::string fd_link(int fd) {
     return "/proc/self/fd/" + std::to_string(fd);
 }
@@ -104,8 +128,8 @@ UniqueFd open_unnamed_temporary(int directory, const std::string &display_direct
         if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT) return {};
         throw IoError(errno_message("cannot create a file in", display_directory, errno));
     }
-    struct stat opened {
-    }, linked{};
+    struct stat opened {};
+    struct stat linked {};
     if (::fstat(fd.get(), &opened) != 0 || ::stat(fd_link(fd.get()).c_str(), &linked) != 0 ||
         !same_file(opened, linked)) {
         return {};
@@ -234,19 +258,16 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         kind = Kind::named_temporary;
         const int dir = directory.get();
         if (!attributes.mode) attributes.mode = new_file_mode(dir, target_name);
-        for (int error = EEXIST; !fd.valid();) {
-            if (error != EEXIST) throw IoError(errno_message("cannot create a file in", display_directory, error));
-            temporary_name = hidden_name(target_name);
-            // Private (0600) until it is complete; created and registered in one step, so a
-            // signal at any moment removes it.
-            cleanup = InterruptCleanup::after(
-                [&] {
-                    fd = UniqueFd(::openat(dir, temporary_name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
-                    error = fd.valid() ? 0 : errno;
-                    return fd.valid();
-                },
-                [dir, temporary_name] { (void)::unlinkat(dir, temporary_name.c_str(), 0); });
-        }
+        // Private (0600) until it is complete.
+        HiddenFile hidden = make_hidden_file(
+            dir, target_name,
+            [&](const char *file) {
+                fd = UniqueFd(::openat(dir, file, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
+                return fd.valid() ? 0 : errno;
+            },
+            "cannot create a file in", display_directory);
+        temporary_name = std::move(hidden.name);
+        cleanup = std::move(hidden.cleanup);
     }
 
     const int raw = fd.get();
@@ -327,23 +348,16 @@ void OutputSink::link_into_place() {
         if (errno == EEXIST) throw IoError(exists_message(display_name_));
         throw IoError(errno_message("cannot create", display_name_, errno));
     }
-    std::string hidden;
-    InterruptCleanup undo;
-    int error = 0;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        hidden = hidden_name(target_name_);
-        undo = InterruptCleanup::after(
-            [&] {
-                error = ::linkat(AT_FDCWD, source.c_str(), dir, hidden.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
-                return error == 0;
-            },
-            [dir, hidden] { (void)::unlinkat(dir, hidden.c_str(), 0); });
-        if (error != EEXIST) break;
-    }
-    if (error != 0) throw IoError(errno_message("cannot create", display_name_, error));
-    if (::renameat(dir, hidden.c_str(), dir, target_name_.c_str()) != 0) {
-        error = errno;
-        (void)::unlinkat(dir, hidden.c_str(), 0);
+    // The hidden name is registered for removal until the rename has taken it.
+    const HiddenFile hidden = make_hidden_file(
+        dir, target_name_,
+        [&](const char *name) {
+            return ::linkat(AT_FDCWD, source.c_str(), dir, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+        },
+        "cannot create", display_name_);
+    if (::renameat(dir, hidden.name.c_str(), dir, target_name_.c_str()) != 0) {
+        const int error = errno;
+        (void)::unlinkat(dir, hidden.name.c_str(), 0);
         throw IoError(errno_message("cannot replace", display_name_, error));
     }
 }
@@ -394,8 +408,8 @@ bool OutputSink::is_terminal() const {
 }
 
 bool OutputSink::shares_file_with(int other_fd) const {
-    struct stat ours {
-    }, theirs{};
+    struct stat ours {};
+    struct stat theirs {};
     return ::fstat(fd_, &ours) == 0 && ::fstat(other_fd, &theirs) == 0 && same_file(ours, theirs) &&
            !S_ISCHR(ours.st_mode);
 }

@@ -174,15 +174,15 @@ private:
 } // namespace
 
 void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t length) {
-    const std::string total = std::to_string(length);
     if (direction == Direction::encrypt) {
         if (!pkcs7_padding && length % kAesBlockBytes != 0) {
-            throw FormatError("input length " + total + " is not a multiple of 16 bytes, which --no-pad requires");
+            throw FormatError("input length " + std::to_string(length) +
+                              " is not a multiple of 16 bytes, which --no-pad requires");
         }
         return;
     }
     if (length % kAesBlockBytes != 0) {
-        throw FormatError("bad decrypt: input length " + total +
+        throw FormatError("bad decrypt: input length " + std::to_string(length) +
                           " is not a multiple of 16 bytes (truncated or corrupted input)");
     }
     if (pkcs7_padding && length == 0) {
