@@ -380,7 +380,7 @@ private:
         if (plan_.threads > 1) {
             // The wall in-memory AES meets on all threads: one pass that reads and writes every
             // byte in place, as the CPU backend does, with no work in between.
-            WorkerPool pool(plan_.threads);
+            WorkerPool pool(plan_.threads, "the in-place memory pass");
             status_.show("cpu in-place pass, all threads");
             BenchResult pass = result("cpu", "ceiling", fmt::format("in-place pass, {} threads", plan_.threads));
             pass.bytes = double(plan_.size);

@@ -483,6 +483,12 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
     EXPECT_EQ(r.err, "aesgpu: cannot start a thread for the CPU cipher: Resource temporarily unavailable "
                      "(a limit on threads or memory: ulimit -u or -v?)\n");
     EXPECT_FALSE(std::filesystem::exists(file("out")));
+    // A thread limit is not short memory: bench must not advise a smaller --size for it.
+    Outcome bench = run("AESGPU_TEST_THREADS_ALLOWED=1 LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
+                        " $AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --direction encrypt -T 4");
+    EXPECT_EQ(bench.status, 1) << bench.err;
+    EXPECT_NE(bench.out.find("failed: cpu: cannot start a thread"), std::string::npos) << bench.out;
+    EXPECT_EQ(bench.out.find("--size"), std::string::npos) << bench.out;
 }
 
 TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
