@@ -1,6 +1,6 @@
 #pragma once
 // One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) in one direction.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <openssl/evp.h>
 

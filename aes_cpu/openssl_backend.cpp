@@ -1,7 +1,7 @@
 #include "aes_cpu/openssl_backend.hpp"
 
-#include "io/errors.hpp"
-#include "io/threads.hpp"
+#include "common/errors.hpp"
+#include "common/threads.hpp"
 
 #include <openssl/crypto.h>
 

@@ -5,7 +5,7 @@
 // `threads` counts it: N threads are the caller plus N - 1 workers.
 #include "aes_cpu/aligned_buffer.hpp"
 #include "aes_cpu/evp_cipher.hpp"
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <condition_variable>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "aes_gpu/cuda_backend.hpp"
 
 #include "aes_gpu/aes_tables.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <openssl/crypto.h>
 

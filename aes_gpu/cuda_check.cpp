@@ -1,6 +1,6 @@
 #include "aes_gpu/cuda_check.hpp"
 
-#include "io/errors.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <spdlog/spdlog.h>
 

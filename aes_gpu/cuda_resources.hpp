@@ -3,7 +3,7 @@
 // device memory and pinned host memory. Creation throws CudaError, or ResourceExhausted when
 // memory runs out; destruction never throws.
 #include "aes_gpu/cuda_check.hpp"
-#include "io/errors.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA backend as the rest of the program sees it: a factory with no CUDA types in sight, so
 // app/ builds the same with and without the CUDA toolkit.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // one warm-up, timed with CUDA events. (The pinned host-to-host pipeline is timed through the
 // ordinary CipherBackend interface, by the caller.) Without CUDA, create() throws GpuUnavailable.
 #include "aes_gpu/gpu_backend.hpp"
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,8 +4,8 @@
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "app/progress.hpp"
-#include "io/errors.hpp"
-#include "io/secret_bytes.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "common/errors.hpp"
 
 #include <spdlog/spdlog.h>
 

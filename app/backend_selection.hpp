@@ -2,8 +2,8 @@
 // Turns --backend auto|cpu|gpu into a working cipher backend, with the ring and chunk sizes that
 // suit it, and says why it chose it.
 #include "app/options.hpp"
-#include "io/cipher_backend.hpp"
-#include "io/handover_backend.hpp"
+#include "cipher/cipher_backend.hpp"
+#include "cipher/dispatcher.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -8,11 +8,10 @@
 #include "aes_gpu/gpu_bench.hpp"
 #include "app/cipher_command.hpp"
 #include "app/progress.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
+#include "common/interrupt_cleanup.hpp"
+#include "common/worker_pool.hpp"
 #include "io/input_source.hpp"
-#include "io/interrupt_cleanup.hpp"
-#include "io/worker_pool.hpp"
 
 #include <signal.h>
 #include <spawn.h>

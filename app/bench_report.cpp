@@ -1,6 +1,6 @@
 #include "app/bench_report.hpp"
 
-#include "io/utf8.hpp"
+#include "common/utf8.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // What `aesgpu bench` found, and its two renderings: a table for people and one JSON document
 // for scripts (scripts/plot-bench.py draws the README's plot from it).
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <optional>
 #include <ostream>

@@ -2,16 +2,15 @@
 
 #include "app/backend_selection.hpp"
 #include "app/interrupts.hpp"
-#include "app/key_input.hpp"
-#include "app/passphrase.hpp"
 #include "app/progress.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
+#include "common/worker_pool.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 #include "io/pipeline.hpp"
-#include "io/salted_header.hpp"
-#include "io/worker_pool.hpp"
+#include "keys/passphrase.hpp"
+#include "keys/raw_key.hpp"
+#include "keys/salted_header.hpp"
 
 #include <openssl/crypto.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
-#include "app/usage_error.hpp"
+#include "common/errors.hpp"
 
 #include <openssl/crypto.h>
 

@@ -1,7 +1,7 @@
 #include "app/interrupts.hpp"
 
-#include "io/interrupt_cleanup.hpp"
-#include "io/threads.hpp"
+#include "common/interrupt_cleanup.hpp"
+#include "common/threads.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -21,14 +21,6 @@ std::mutex &decision_mutex() {
 }
 bool settled = false;        // guarded by decision_mutex()
 int settled_exit_status = 0; // likewise
-
-// The hooks of the one StopHooks alive (a prompt), guarded by stop_mutex().
-std::mutex &stop_mutex() {
-    static auto *mutex = new std::mutex;
-    return *mutex;
-}
-std::function<void()> before_stop;
-std::function<void()> after_continue;
 
 bool sigpipe_was_ignored = false; // set once, before any other thread starts
 
@@ -69,10 +61,8 @@ sigset_t signals_to_take() {
 
 // Ctrl-Z: stops the whole process as SIGTSTP would, with the hooks around the stop.
 void stop_here() {
-    std::lock_guard lock(stop_mutex());
-    if (before_stop) before_stop();
-    (void)::raise(SIGSTOP); // SIGSTOP cannot be blocked: every thread stops until SIGCONT
-    if (after_continue) after_continue();
+    // SIGSTOP cannot be blocked: every thread stops until SIGCONT.
+    stop_with_hooks([] { (void)::raise(SIGSTOP); });
 }
 
 void take_signals(sigset_t set) {
@@ -123,18 +113,6 @@ void end_by_broken_pipe() {
     std::lock_guard lock(decision_mutex());
     run_interrupt_cleanups();
     die_of(SIGPIPE);
-}
-
-StopHooks::StopHooks(std::function<void()> before, std::function<void()> after) {
-    std::lock_guard lock(stop_mutex());
-    before_stop = std::move(before);
-    after_continue = std::move(after);
-}
-
-StopHooks::~StopHooks() {
-    std::lock_guard lock(stop_mutex());
-    before_stop = nullptr;
-    after_continue = nullptr;
 }
 
 } // namespace aesgpu

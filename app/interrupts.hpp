@@ -1,6 +1,6 @@
 #pragma once
 // Signals that would end the process (Ctrl-C, Ctrl-\, SIGTERM, SIGHUP, SIGUSR1, SIGALRM...) end
-// a run cleanly: the undo actions of io/interrupt_cleanup.hpp run (temporary outputs go, a
+// a run cleanly: the undo actions of common/interrupt_cleanup.hpp run (temporary outputs go, a
 // terminal whose echo a prompt turned off gets it back), then the process dies of the same signal,
 // so the shell reports 128 + N (130 for Ctrl-C, 143 for SIGTERM) and a script's loop stops as it
 // should. The signals are blocked in every thread and taken by one thread with sigwait(), so the
@@ -32,16 +32,5 @@ void settle_interrupts(int exit_status);
 [[nodiscard]] bool broken_pipe_ends_quietly();
 // The reader of the output went away: undoes what a signal would, then dies of SIGPIPE.
 [[noreturn]] void end_by_broken_pipe();
-
-// While it lives, Ctrl-Z (SIGTSTP) runs `before_stop` before aesgpu stops and `after_continue`
-// when it continues (fg): a passphrase prompt gives the terminal its echo back while stopped and
-// takes it again, as ssh's readpassphrase does.
-class StopHooks {
-public:
-    StopHooks(std::function<void()> before_stop, std::function<void()> after_continue);
-    ~StopHooks();
-    StopHooks(const StopHooks &) = delete;
-    StopHooks &operator=(const StopHooks &) = delete;
-};
 
 } // namespace aesgpu

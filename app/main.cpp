@@ -6,8 +6,7 @@
 #include "app/interrupts.hpp"
 #include "app/logging.hpp"
 #include "app/process_hardening.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,8 +1,8 @@
 #pragma once
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
+#include "cipher/secret_bytes.hpp"
 #include "io/pipeline.hpp"
-#include "io/secret_bytes.hpp"
 
 #include <cstddef>
 #include <string>

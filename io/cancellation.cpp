@@ -1,6 +1,6 @@
 #include "io/cancellation.hpp"
 
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>

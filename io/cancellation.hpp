@@ -2,7 +2,7 @@
 // A one-way "stop now" for threads blocked reading a pipe or terminal: a read waits in poll() on
 // both its input and this event descriptor, so a failure elsewhere (a full disk, a closed pipe)
 // ends the run at once, even when the producer never writes again and never closes.
-#include "io/unique_fd.hpp"
+#include "common/unique_fd.hpp"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 #include "io/input_source.hpp"
 
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #include "io/mapped_file_writer.hpp"
 
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <fcntl.h>
 #include <linux/magic.h>

@@ -1,6 +1,6 @@
 #include "io/output_sink.hpp"
 
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 #include "io/input_source.hpp"
 
 #include <fcntl.h>

@@ -8,9 +8,9 @@
 // relative to the target's directory, opened once, so an output whose directory is renamed
 // mid-run still lands in it. Other targets (standard output, a FIFO, a terminal, a device) are
 // written directly and cannot be withdrawn.
-#include "io/interrupt_cleanup.hpp"
+#include "common/interrupt_cleanup.hpp"
+#include "common/unique_fd.hpp"
 #include "io/mapped_file_writer.hpp"
-#include "io/unique_fd.hpp"
 
 #include <sys/stat.h>
 

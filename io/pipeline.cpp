@@ -1,10 +1,10 @@
 #include "io/pipeline.hpp"
 
+#include "common/errors.hpp"
+#include "common/threads.hpp"
 #include "io/cancellation.hpp"
 #include "io/channel.hpp"
-#include "io/errors.hpp"
 #include "io/pkcs7.hpp"
-#include "io/threads.hpp"
 
 #include <chrono>
 #include <exception>

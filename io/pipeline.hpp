@@ -3,7 +3,7 @@
 // cipher backend; the calling thread waits for each slot in order, writes it out and hands it
 // back. Reading, ciphering and writing overlap, and memory stays at ring_slots x chunk_bytes
 // whatever the input size.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 

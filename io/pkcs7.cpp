@@ -1,6 +1,6 @@
 #include "io/pkcs7.hpp"
 
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // piece boundaries, and misuse.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -5,9 +5,9 @@
 #include "aes_cpu/aligned_buffer.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "cipher/dispatcher.hpp"
+#include "common/errors.hpp"
 #include "gpu_fixture.hpp"
-#include "io/errors.hpp"
-#include "io/handover_backend.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -3,8 +3,8 @@
 // too (a stand-in for the GPU, so this runs everywhere), started behind a gate the test opens.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
-#include "io/errors.hpp"
-#include "io/handover_backend.hpp"
+#include "cipher/dispatcher.hpp"
+#include "common/errors.hpp"
 #include "io/pipeline.hpp"
 #include "test_support.hpp"
 

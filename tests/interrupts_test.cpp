@@ -2,7 +2,7 @@
 // all once the outputs are final. Each case runs in a child process (a death test), since
 // starting the signal thread and dying of a signal are for keeps.
 #include "app/interrupts.hpp"
-#include "io/interrupt_cleanup.hpp"
+#include "common/interrupt_cleanup.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

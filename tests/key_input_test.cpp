@@ -1,6 +1,5 @@
-#include "app/key_input.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
+#include "keys/raw_key.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

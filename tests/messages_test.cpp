@@ -1,6 +1,6 @@
 // File names in messages: quoted as the shell would read them back, one line each, never a
 // terminal control sequence.
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Output safety: nothing appears before commit, nothing is left behind on failure, existing files
 // and the input itself are protected.
-#include "io/errors.hpp"
+#include "common/errors.hpp"
+#include "common/interrupt_cleanup.hpp"
 #include "io/input_source.hpp"
-#include "io/interrupt_cleanup.hpp"
 #include "io/output_sink.hpp"
 #include "test_support.hpp"
 

@@ -1,10 +1,10 @@
 // Parallel file I/O: the fork-join pool, reads split across threads, and writes through a shared
 // mapping. Each must give exactly what one thread with read()/write() would.
-#include "io/errors.hpp"
+#include "common/errors.hpp"
+#include "common/worker_pool.hpp"
 #include "io/input_source.hpp"
 #include "io/mapped_file_writer.hpp"
 #include "io/output_sink.hpp"
-#include "io/worker_pool.hpp"
 #include "test_support.hpp"
 
 #include <fcntl.h>

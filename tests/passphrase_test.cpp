@@ -1,9 +1,8 @@
 // Passphrase sources (openssl's -pass syntax, read exactly as openssl 3 reads them), PBKDF2 key
 // derivation and the Salted__ header.
-#include "app/passphrase.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
-#include "io/salted_header.hpp"
+#include "common/errors.hpp"
+#include "keys/passphrase.hpp"
+#include "keys/salted_header.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // around block and chunk boundaries, several chunk sizes and thread counts, files and pipes with
 // odd read/write sizes, and every way a run must fail.
 #include "aes_cpu/openssl_backend.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 #include "io/pipeline.hpp"
 #include "test_support.hpp"
 

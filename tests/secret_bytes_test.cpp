@@ -2,7 +2,7 @@
 // the very buffer being freed (this program replaces operator delete), so it fails the moment
 // the wipe is dropped: a freed buffer still holding the key is what a core dump or a later
 // allocation would see.
-#include "io/secret_bytes.hpp"
+#include "cipher/secret_bytes.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

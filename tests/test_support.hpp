@@ -1,6 +1,6 @@
 #pragma once
 // Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 #include "io/pipeline.hpp"
 
 #include <cstddef>

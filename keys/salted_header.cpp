@@ -1,4 +1,4 @@
-#include "io/salted_header.hpp"
+#include "keys/salted_header.hpp"
 
 #include <algorithm>
 #include <cstring>

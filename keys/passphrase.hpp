@@ -1,8 +1,8 @@
 #pragma once
 // Passphrases the way `openssl enc -pass` takes them, the terminal prompt, and the key they give
 // through PBKDF2-HMAC-SHA256, exactly as `openssl enc -pbkdf2` derives it.
-#include "io/salted_header.hpp"
-#include "io/secret_bytes.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "keys/salted_header.hpp"
 
 #include <sys/stat.h>
 

@@ -2,8 +2,8 @@
 // Raw AES keys from the command line (-K HEX) or a key file, and the checks every file or
 // descriptor that holds a secret gets. The key length picks AES-128/192/256, so a key is never
 // padded or truncated: anything but 16, 24 or 32 bytes is a UsageError.
-#include "io/secret_bytes.hpp"
-#include "io/unique_fd.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "common/unique_fd.hpp"
 
 #include <sys/stat.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Starting a thread, with a failure that says what it was for: std::thread reports only
 // "Resource temporarily unavailable" when the process or user thread limit (ulimit -u) is hit.
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
 #include <cerrno>
 #include <string>

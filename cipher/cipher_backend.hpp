@@ -17,6 +17,13 @@ inline constexpr std::size_t kAesBlockBytes = 16;
 
 enum class Direction { encrypt, decrypt };
 
+// Not enough memory of some kind (host, pinned host, device) for the buffers asked for; smaller
+// ones may still fit, so the pipeline retries with smaller chunks.
+class ResourceExhausted : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class CipherBackend {
 public:
     virtual ~CipherBackend() = default;

@@ -1,6 +1,6 @@
-#include "io/handover_backend.hpp"
+#include "cipher/dispatcher.hpp"
 
-#include "io/threads.hpp"
+#include "common/threads.hpp"
 
 #include <stdexcept>
 #include <utility>

@@ -1,6 +1,6 @@
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 
-#include "io/utf8.hpp"
+#include "common/utf8.hpp"
 
 #include <cstring>
 #include <string>

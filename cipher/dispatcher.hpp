@@ -4,7 +4,7 @@
 // after the successor is ready to the successor. Both work in place on the first backend's host
 // buffers, so nothing is copied and the pipeline sees one ring. ECB blocks are independent, so
 // the output does not depend on which backend ciphered which chunk.
-#include "io/cipher_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 
 #include <chrono>
 #include <condition_variable>

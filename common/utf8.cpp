@@ -1,4 +1,4 @@
-#include "io/utf8.hpp"
+#include "common/utf8.hpp"
 
 namespace aesgpu {
 

@@ -1,4 +1,4 @@
-#include "io/interrupt_cleanup.hpp"
+#include "common/interrupt_cleanup.hpp"
 
 #include <map>
 #include <mutex>
@@ -20,7 +20,34 @@ Registry &registry() {
     return *instance;
 }
 
+// The hooks of the one StopHooks alive (a prompt), guarded by stop_mutex().
+std::mutex &stop_mutex() {
+    static auto *mutex = new std::mutex; // never destroyed, as the registry
+    return *mutex;
+}
+std::function<void()> before_stop;
+std::function<void()> after_continue;
+
 } // namespace
+
+StopHooks::StopHooks(std::function<void()> before, std::function<void()> after) {
+    std::lock_guard lock(stop_mutex());
+    before_stop = std::move(before);
+    after_continue = std::move(after);
+}
+
+StopHooks::~StopHooks() {
+    std::lock_guard lock(stop_mutex());
+    before_stop = nullptr;
+    after_continue = nullptr;
+}
+
+void stop_with_hooks(const std::function<void()> &stop) {
+    std::lock_guard lock(stop_mutex());
+    if (before_stop) before_stop();
+    stop();
+    if (after_continue) after_continue();
+}
 
 InterruptCleanup InterruptCleanup::after(const std::function<bool()> &create, std::function<void()> undo) {
     Registry &r = registry();

@@ -1,11 +1,9 @@
-#include "app/passphrase.hpp"
+#include "keys/passphrase.hpp"
 
-#include "app/interrupts.hpp"
-#include "app/key_input.hpp"
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
-#include "io/interrupt_cleanup.hpp"
-#include "io/unique_fd.hpp"
+#include "common/errors.hpp"
+#include "common/interrupt_cleanup.hpp"
+#include "common/unique_fd.hpp"
+#include "keys/raw_key.hpp"
 
 #include <fcntl.h>
 #include <openssl/crypto.h>

@@ -1,7 +1,6 @@
-#include "app/key_input.hpp"
+#include "keys/raw_key.hpp"
 
-#include "app/usage_error.hpp"
-#include "io/errors.hpp"
+#include "common/errors.hpp"
 #include "io/input_source.hpp"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-#include "io/worker_pool.hpp"
+#include "common/worker_pool.hpp"
 
-#include "io/threads.hpp"
+#include "common/threads.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -31,9 +31,8 @@ public:
     using FormatError::FormatError;
 };
 
-// Not enough memory of some kind (pinned host, device) for the buffers asked for; smaller ones
-// may still fit.
-class ResourceExhausted : public std::runtime_error {
+// A mistake in how aesgpu was called (bad option value, bad key, missing output name): exit 2.
+class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };

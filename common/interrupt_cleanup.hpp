@@ -35,6 +35,20 @@ private:
     std::uint64_t id_ = 0;
 };
 
+// While it lives, Ctrl-Z (SIGTSTP) runs `before_stop` before aesgpu stops and `after_continue`
+// when it continues (fg): a passphrase prompt gives the terminal its echo back while stopped and
+// takes it again, as ssh's readpassphrase does. One at a time.
+class StopHooks {
+public:
+    StopHooks(std::function<void()> before_stop, std::function<void()> after_continue);
+    ~StopHooks();
+    StopHooks(const StopHooks &) = delete;
+    StopHooks &operator=(const StopHooks &) = delete;
+};
+
+// For the signal-handling thread: runs `stop` between the hooks of the StopHooks alive, if any.
+void stop_with_hooks(const std::function<void()> &stop);
+
 // Runs every registered undo action, newest first, and keeps the registry locked from then on, so
 // that nothing new is created behind it: the caller ends the process next.
 void run_interrupt_cleanups() noexcept;

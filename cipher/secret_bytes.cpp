@@ -1,4 +1,4 @@
-#include "io/secret_bytes.hpp"
+#include "cipher/secret_bytes.hpp"
 
 #include <openssl/crypto.h>
 
