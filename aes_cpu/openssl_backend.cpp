@@ -1,55 +1,55 @@
 #include "aes_cpu/openssl_backend.hpp"
 
-#include "common/errors.hpp"
-#include "common/threads.hpp"
-
 #include <openssl/crypto.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace aesgpu {
 
 namespace {
-// Pieces smaller than this cost more in hand-offs and wake-ups than they gain in parallelism; a
-// 1 MiB stream chunk stays whole and runs on the submitting thread alone.
-constexpr std::size_t kMinPieceBytes = std::size_t{1} << 20;
+
+unsigned thread_count(unsigned asked) {
+    return asked == 0 ? default_cpu_threads() : asked;
+}
+
+std::vector<EvpEcbCipher> make_ciphers(std::span<const std::uint8_t> key, Direction direction, unsigned count) {
+    std::vector<EvpEcbCipher> ciphers;
+    ciphers.reserve(count);
+    for (unsigned i = 0; i < count; ++i) ciphers.emplace_back(key, direction);
+    return ciphers;
+}
+
+std::exception_ptr run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept {
+    try {
+        cipher.transform(data, data);
+        return nullptr;
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
 } // namespace
 
 unsigned default_cpu_threads() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads) {
-    const unsigned count = threads == 0 ? default_cpu_threads() : threads;
-    ciphers_.reserve(count);
-    for (unsigned i = 0; i < count; ++i) ciphers_.emplace_back(key, direction);
-    // The submitting thread works too (on ciphers_[0]), so `count` threads need count - 1 workers.
-    workers_.reserve(count - 1);
-    try {
-        for (unsigned i = 1; i < count; ++i) {
-            workers_.push_back(start_thread("the CPU cipher", [this, i] { work(ciphers_[i]); }));
-        }
-    } catch (...) {
-        stop_workers(); // threads already started must be joined before the exception leaves
-        throw;
-    }
-}
+OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads)
+    : ciphers_(make_ciphers(key, direction, thread_count(threads))), pool_(thread_count(threads), "the CPU cipher") {}
 
 OpenSslBackend::~OpenSslBackend() {
-    stop_workers();
+    wait_for_all();
 }
 
-void OpenSslBackend::stop_workers() noexcept {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    work_ready_.notify_all();
-    for (auto &worker : workers_) worker.join();
-    workers_.clear();
+void OpenSslBackend::wait_for_all() noexcept {
+    std::unique_lock lock(mutex_);
+    piece_done_.wait(lock, [&] {
+        return std::all_of(slots_.begin(), slots_.end(), [](const Slot &slot) { return slot.pieces_left == 0; });
+    });
 }
 
 std::string OpenSslBackend::describe() const {
@@ -58,48 +58,48 @@ std::string OpenSslBackend::describe() const {
 }
 
 void OpenSslBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
+    adopt_slots({}); // checks that no job is in flight, and lets the old ring go first
+    own_ring_ = {};
+    own_ring_ = HostRing(slot_count, slot_bytes);
+    adopt_slots(own_ring_.buffers());
+}
+
+void OpenSslBackend::adopt_slots(std::span<const std::span<std::byte>> buffers) {
     std::lock_guard lock(mutex_);
     for (const auto &slot : slots_) {
         if (slot.pieces_left != 0) throw std::logic_error("configure_slots while jobs are in flight");
     }
     slots_.clear();
-    try {
-        slots_.reserve(slot_count);
-        for (std::size_t i = 0; i < slot_count; ++i) slots_.push_back(Slot{AlignedBuffer(slot_bytes), 0, nullptr});
-    } catch (const std::bad_alloc &) {
-        slots_.clear();
-        // As the GPU ring reports it, so that the pipeline retries with smaller chunks.
-        throw ResourceExhausted("not enough memory for " + std::to_string(slot_count) + " buffers of " +
-                                std::to_string(slot_bytes >> 10) + " KiB");
-    }
+    for (const auto &buffer : buffers) slots_.push_back(Slot{buffer, 0, nullptr});
 }
 
 std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
-    return ring_slot(slots_, slot).buffer.span();
+    return ring_slot(slots_, slot).buffer;
 }
 
-void OpenSslBackend::submit(std::size_t slot, std::size_t bytes) {
+void OpenSslBackend::submit(const CipherJob &job) {
     std::span<std::byte> first_piece;
-    bool shared = false;
+    std::vector<std::span<std::byte>> other_pieces;
     {
         std::lock_guard lock(mutex_);
-        Slot &target = ring_slot(slots_, slot);
-        check_job_size(bytes, target.buffer.size());
+        Slot &target = ring_slot(slots_, job.slot);
+        check_job_size(job.bytes, target.buffer.size());
         if (target.pieces_left != 0) throw std::logic_error("slot submitted twice");
         target.error = nullptr;
-        const std::size_t share = (bytes / threads() + kAesBlockBytes - 1) / kAesBlockBytes * kAesBlockBytes;
-        const std::size_t piece = std::max(kMinPieceBytes, share);
-        first_piece = target.buffer.span().first(std::min(piece, bytes));
-        target.pieces_left = 1;
-        for (std::size_t offset = first_piece.size(); offset < bytes; offset += piece) {
-            queue_.push_back({slot, offset, std::min(piece, bytes - offset)});
-            ++target.pieces_left;
+        const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
+        first_piece = target.buffer.first(std::min(piece, job.bytes));
+        for (std::size_t offset = first_piece.size(); offset < job.bytes; offset += piece) {
+            other_pieces.push_back(target.buffer.subspan(offset, std::min(piece, job.bytes - offset)));
         }
-        shared = target.pieces_left > 1;
+        target.pieces_left = 1 + other_pieces.size();
     }
-    if (shared) work_ready_.notify_all();
+    // Posted without the lock: a pool with no workers runs a task at once, here.
+    for (const auto data : other_pieces) {
+        pool_.post(
+            [this, slot = job.slot, data](unsigned worker) { finish_piece(slot, run_piece(ciphers_[worker], data)); });
+    }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    finish_piece(slot, run_piece(ciphers_[0], first_piece));
+    finish_piece(job.slot, run_piece(ciphers_[0], first_piece));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {
@@ -109,36 +109,11 @@ void OpenSslBackend::wait(std::size_t slot) {
     if (target.error) std::rethrow_exception(std::exchange(target.error, nullptr));
 }
 
-std::exception_ptr OpenSslBackend::run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept {
-    try {
-        cipher.transform(data, data);
-        return nullptr;
-    } catch (...) {
-        return std::current_exception();
-    }
-}
-
 void OpenSslBackend::finish_piece(std::size_t slot, std::exception_ptr error) {
     std::lock_guard lock(mutex_);
     Slot &target = slots_[slot];
     if (error && !target.error) target.error = error;
     if (--target.pieces_left == 0) piece_done_.notify_all();
-}
-
-void OpenSslBackend::work(EvpEcbCipher &cipher) {
-    for (;;) {
-        Piece piece{};
-        std::span<std::byte> data;
-        {
-            std::unique_lock lock(mutex_);
-            work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-            if (queue_.empty()) return; // stopping, and nothing left to finish
-            piece = queue_.front();
-            queue_.pop_front();
-            data = slots_[piece.slot].buffer.span().subspan(piece.offset, piece.bytes);
-        }
-        finish_piece(piece.slot, run_piece(cipher, data));
-    }
 }
 
 } // namespace aesgpu

@@ -1,59 +1,31 @@
 #include "aes_gpu/cuda_backend.hpp"
 
-#include "aes_gpu/aes_tables.hpp"
-#include "common/errors.hpp"
-
-#include <openssl/crypto.h>
-
 #include <algorithm>
 #include <stdexcept>
 
 namespace aesgpu {
 
-namespace {
-
-EcbKernelParams make_params(std::span<const std::uint8_t> key, Direction direction) {
-    EcbKernelParams params{};
-    params.decrypt = direction == Direction::decrypt;
-    RoundKeys keys = params.decrypt ? expand_decryption_key(key) : expand_encryption_key(key);
-    std::copy(std::begin(keys.words), std::end(keys.words), params.round_keys);
-    params.rounds = keys.rounds;
-    keys.wipe();
-    const auto &primary = params.decrypt ? tables::kTd0 : tables::kTe0;
-    std::copy(primary.begin(), primary.end(), params.primary_table);
-    if (params.decrypt) {
-        std::copy(tables::kInverseSbox.begin(), tables::kInverseSbox.end(), params.secondary_table);
-    } else {
-        std::copy(tables::kTe2.begin(), tables::kTe2.end(), params.secondary_table);
-    }
-    return params;
-}
-
-} // namespace
-
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options)
-    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes),
-      params_(make_params(key, direction)) {
+    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
-    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    const DeviceScope scope(device_);
     cudaDeviceProp properties{};
     AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, device_));
     device_name_ = properties.name;
-    // Fails here, not mid-run, when the binary has no kernel image the device can run.
-    if (const cudaError_t status = prepare_ecb_launch(params_, shape_); status != cudaSuccess) {
-        throw GpuUnavailable(std::string("cannot run the AES kernels on ") + device_name_ + ": " +
-                             cudaGetErrorString(status));
-    }
+    kernel_.emplace(key, direction);
     for (unsigned i = 0; i < options.streams; ++i) streams_.push_back(CudaStream::create());
 }
 
 CudaBackend::~CudaBackend() {
-    // Jobs still in flight use the buffers; let them finish before anything is freed.
-    cuda_check_noexcept(cudaSetDevice(device_), "cudaSetDevice");
-    for (const auto &stream : streams_)
-        cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
-    release_slots();
-    OPENSSL_cleanse(&params_, sizeof params_);
+    try {
+        const DeviceScope scope(device_);
+        // Jobs still in flight use the buffers; let them finish before anything is freed.
+        for (const auto &stream : streams_)
+            cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+        release_slots();
+    } catch (const std::exception &) {
+        release_slots(); // the device could not be made current: free what can be freed
+    }
 }
 
 std::string CudaBackend::describe() const {
@@ -76,7 +48,7 @@ void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes
     });
 }
 
-void CudaBackend::adopt_host_buffers(std::span<const std::span<std::byte>> buffers) {
+void CudaBackend::adopt_slots(std::span<const std::span<std::byte>> buffers) {
     std::size_t largest = 0;
     for (const auto &buffer : buffers) {
         if (buffer.empty() || buffer.size() % kAesBlockBytes != 0) {
@@ -92,7 +64,7 @@ void CudaBackend::adopt_host_buffers(std::span<const std::span<std::byte>> buffe
 
 void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
                               const std::function<void(Slot &, std::size_t)> &host_for) {
-    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    const DeviceScope scope(device_);
     release_slots();
     try {
         slots_.reserve(slot_count);
@@ -128,19 +100,19 @@ std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
     return ring_slot(slots_, slot).host;
 }
 
-void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
-    Slot &target = ring_slot(slots_, slot);
-    check_job_size(bytes, target.host.size());
+void CudaBackend::submit(const CipherJob &job) {
+    Slot &target = ring_slot(slots_, job.slot);
+    check_job_size(job.bytes, target.host.size());
     // The current device is per host thread, and the pipeline submits from its reader thread.
-    AESGPU_CUDA_TRY(cudaSetDevice(device_));
-    const cudaStream_t stream = streams_[slot % streams_.size()].get();
+    const DeviceScope scope(device_);
+    const cudaStream_t stream = streams_[job.slot % streams_.size()].get();
     // Usually one piece. Pieces of one job share the slot's device buffer: the stream runs them in
     // order, so each copy in waits for the previous piece's copy out.
-    for (std::size_t offset = 0; offset < bytes; offset += device_piece_bytes_) {
-        const std::size_t piece = std::min(device_piece_bytes_, bytes - offset);
+    for (std::size_t offset = 0; offset < job.bytes; offset += device_piece_bytes_) {
+        const std::size_t piece = std::min(device_piece_bytes_, job.bytes - offset);
         std::byte *host = target.host.data() + offset;
         AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), host, piece, cudaMemcpyHostToDevice, stream));
-        run_kernel(target.device.get(), piece / kAesBlockBytes, stream);
+        kernel_->launch(target.device.get(), piece / kAesBlockBytes, stream);
         AESGPU_CUDA_TRY(cudaMemcpyAsync(host, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
     }
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
@@ -148,42 +120,34 @@ void CudaBackend::submit(std::size_t slot, std::size_t bytes) {
 
 void CudaBackend::wait(std::size_t slot) {
     Slot &target = ring_slot(slots_, slot);
-    AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    const DeviceScope scope(device_);
     AESGPU_CUDA_TRY(cudaEventSynchronize(target.done.get()));
 }
 
-void CudaBackend::run_kernel(void *device_data, std::size_t blocks, cudaStream_t stream) const {
-    AESGPU_CUDA_TRY(launch_ecb(params_, shape_, device_data, blocks, stream));
-}
-
-namespace {
-
-void require_device(const GpuBackendOptions &options) {
+void require_gpu_device(int device) {
     int count = 0;
-    if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
-        (void)cudaGetLastError();
-        throw GpuUnavailable(cudaGetErrorString(status));
+    try {
+        AESGPU_CUDA_TRY(cudaGetDeviceCount(&count));
+    } catch (const CudaError &e) {
+        throw GpuUnavailable(cudaGetErrorString(e.code()));
     }
-    if (options.device < 0 || options.device >= count) {
-        throw GpuUnavailable("no CUDA device " + std::to_string(options.device) + " (found " + std::to_string(count) +
-                             ")");
+    if (device < 0 || device >= count) {
+        throw GpuUnavailable("no CUDA device " + std::to_string(device) + " (found " + std::to_string(count) + ")");
     }
 }
-
-} // namespace
 
 std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
                                                 const GpuBackendOptions &options) {
-    require_device(options);
+    require_gpu_device(options.device);
     return std::make_unique<CudaBackend>(key, direction, options);
 }
 
 std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key, Direction direction,
                                                      const GpuBackendOptions &options,
                                                      std::span<const std::span<std::byte>> host_buffers) {
-    require_device(options);
+    require_gpu_device(options.device);
     auto backend = std::make_unique<CudaBackend>(key, direction, options);
-    backend->adopt_host_buffers(host_buffers);
+    backend->adopt_slots(host_buffers);
     return backend;
 }
 

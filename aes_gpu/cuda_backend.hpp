@@ -1,17 +1,22 @@
 #pragma once
-// The CUDA backend: each ring slot owns a pinned host buffer, a device buffer and an event; slots
-// take turns over a few non-blocking streams, so while chunk i is in the kernel, chunk i+1 is on
-// its way in and chunk i-1 on its way out. A slot's host buffer is handed back to the pipeline
-// only after the event recorded behind its device-to-host copy has completed.
+// The CUDA backend: each ring slot has a host buffer (pinned, or adopted and page-locked in
+// place), a device buffer and an event; slots take turns over a few non-blocking streams, so
+// while chunk i is in the kernel, chunk i+1 is on its way in and chunk i-1 on its way out. A
+// slot's host buffer is handed back to the pipeline only after the event recorded behind its
+// device-to-host copy has completed.
 #include "aes_gpu/cuda_resources.hpp"
-#include "aes_gpu/ecb_kernels.hpp"
+#include "aes_gpu/ecb_kernel.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace aesgpu {
+
+// Throws GpuUnavailable unless CUDA device `device` is there and usable.
+void require_gpu_device(int device);
 
 class CudaBackend final : public CipherBackend {
 public:
@@ -20,15 +25,10 @@ public:
 
     [[nodiscard]] std::string describe() const override;
     void configure_slots(std::size_t slot_count, std::size_t slot_bytes) override;
-    // Like configure_slots, over host memory the caller owns (see make_gpu_backend_over).
-    void adopt_host_buffers(std::span<const std::span<std::byte>> buffers);
-    [[nodiscard]] std::size_t slot_count() const override { return slots_.size(); }
+    void adopt_slots(std::span<const std::span<std::byte>> buffers) override;
     [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
-    void submit(std::size_t slot, std::size_t bytes) override;
+    void submit(const CipherJob &job) override;
     void wait(std::size_t slot) override;
-
-    // For benchmarks: transforms `blocks` blocks of device memory in place on `stream`.
-    void run_kernel(void *device_data, std::size_t blocks, cudaStream_t stream) const;
 
 private:
     struct Slot {
@@ -51,8 +51,7 @@ private:
     std::string device_name_;
     std::size_t max_device_piece_bytes_;
     std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once
-    EcbKernelParams params_{};
-    EcbLaunchShape shape_{};
+    std::optional<EcbKernel> kernel_;    // made with the device current
     std::vector<CudaStream> streams_;
     std::vector<Slot> slots_;
 };

@@ -20,7 +20,12 @@ CudaError::CudaError(cudaError_t code, const char *call, const char *file, int l
 
 void throw_cuda_error(cudaError_t code, const char *call, const char *file, int line) {
     (void)cudaGetLastError();
-    if (code == cudaErrorMemoryAllocation) throw ResourceExhausted(describe(code, call, file, line));
+    throw CudaError(code, call, file, line);
+}
+
+void throw_cuda_alloc_error(cudaError_t code, const char *call, const char *file, int line, const std::string &what) {
+    (void)cudaGetLastError();
+    if (code == cudaErrorMemoryAllocation) throw ResourceExhausted(what);
     throw CudaError(code, call, file, line);
 }
 

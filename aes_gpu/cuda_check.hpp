@@ -1,10 +1,14 @@
 #pragma once
-// CUDA runtime errors as exceptions: AESGPU_CUDA_TRY(call) throws CudaError (or ResourceExhausted)
-// naming the error, the call and where it was made. Destructors use cuda_check_noexcept, which logs
-// instead.
+// CUDA runtime errors as exceptions: AESGPU_CUDA_TRY(call) throws CudaError naming the error, the
+// call and where it was made; AESGPU_CUDA_ALLOC(call, what) does the same for an allocation, but
+// throws ResourceExhausted when memory ran out (smaller buffers may fit, or the CPU can go on
+// alone). Both clear this thread's last error first: errors that are not sticky (a failed
+// allocation or registration) would otherwise be reported again by the next kernel launch on the
+// thread, as its own. Destructors use cuda_check_noexcept, which logs instead.
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace aesgpu {
 
@@ -17,11 +21,10 @@ private:
     cudaError_t code_;
 };
 
-// What AESGPU_CUDA_TRY throws for a failed call: ResourceExhausted when memory ran out (smaller
-// buffers may fit, or the CPU can go on alone), CudaError otherwise. Clears this thread's last
-// error first: errors that are not sticky (a failed allocation or registration) would otherwise
-// be reported again by the next kernel launch on the thread, as its own.
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char *call, const char *file, int line);
+// `what` is the ResourceExhausted message, e.g. "cannot allocate 8192 KiB of GPU memory".
+[[noreturn]] void throw_cuda_alloc_error(cudaError_t code, const char *call, const char *file, int line,
+                                         const std::string &what);
 
 // For destructors: logs a failure (except cudaErrorCudartUnloading at process exit), never throws.
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept;
@@ -33,4 +36,11 @@ void cuda_check_noexcept(cudaError_t status, const char *call) noexcept;
         const cudaError_t aesgpu_cuda_status = (call);                                                                 \
         if (aesgpu_cuda_status != cudaSuccess)                                                                         \
             ::aesgpu::throw_cuda_error(aesgpu_cuda_status, #call, __FILE__, __LINE__);                                 \
+    } while (0)
+
+#define AESGPU_CUDA_ALLOC(call, what)                                                                                  \
+    do {                                                                                                               \
+        const cudaError_t aesgpu_cuda_status = (call);                                                                 \
+        if (aesgpu_cuda_status != cudaSuccess)                                                                         \
+            ::aesgpu::throw_cuda_alloc_error(aesgpu_cuda_status, #call, __FILE__, __LINE__, (what));                   \
     } while (0)

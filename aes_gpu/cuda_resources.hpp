@@ -1,7 +1,7 @@
 #pragma once
 // Move-only owners of CUDA resources: streams (non-blocking), events (no timing unless asked),
-// device memory and pinned host memory. Creation throws CudaError, or ResourceExhausted when
-// memory runs out; destruction never throws.
+// device memory, pinned host memory, page-locked registrations, and the current device. Creation
+// throws CudaError, or ResourceExhausted when memory runs out; destruction never throws.
 #include "aes_gpu/cuda_check.hpp"
 #include "cipher/cipher_backend.hpp"
 
@@ -84,17 +84,17 @@ public:
     [[nodiscard]] std::size_t size() const { return size_; }
 
 private:
-    // Running out is classified here, as ResourceExhausted: smaller buffers may still fit.
     static void *allocate(std::size_t bytes) {
         void *pointer = nullptr;
-        const cudaError_t status =
-            Pinned ? cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault) : cudaMalloc(&pointer, bytes);
-        if (status == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError(); // not sticky: a later launch must not report it as its own
-            throw ResourceExhausted(std::string("cannot allocate ") + std::to_string(bytes >> 10) + " KiB of " +
-                                    (Pinned ? "pinned host" : "GPU") + " memory");
+        const auto what = [bytes] {
+            return "cannot allocate " + std::to_string(bytes >> 10) + " KiB of " + (Pinned ? "pinned host" : "GPU") +
+                   " memory";
+        };
+        if constexpr (Pinned) {
+            AESGPU_CUDA_ALLOC(cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault), what());
+        } else {
+            AESGPU_CUDA_ALLOC(cudaMalloc(&pointer, bytes), what());
         }
-        AESGPU_CUDA_TRY(status);
         return pointer;
     }
     std::size_t size_ = 0;
@@ -108,15 +108,30 @@ using PinnedBuffer = CudaBytes<true>;
 class HostRegistration : public CudaOwner<void *, cudaHostUnregister, detail::kHostUnregister> {
 public:
     static HostRegistration create(std::span<std::byte> bytes) {
-        const cudaError_t status = cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault);
-        if (status == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
-            throw ResourceExhausted("cannot page-lock " + std::to_string(bytes.size() >> 10) + " KiB of host memory");
-        }
-        AESGPU_CUDA_TRY(status);
+        AESGPU_CUDA_ALLOC(cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault),
+                          "cannot page-lock " + std::to_string(bytes.size() >> 10) + " KiB of host memory");
         return HostRegistration(bytes.data());
     }
     using CudaOwner::CudaOwner;
+};
+
+// Makes `device` current for as long as it lives and then restores the device that was current
+// (nvbench's device_scope): the current device is per host thread, and callers share threads.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) : device_(device) {
+        AESGPU_CUDA_TRY(cudaGetDevice(&previous_));
+        if (previous_ != device_) AESGPU_CUDA_TRY(cudaSetDevice(device_));
+    }
+    ~DeviceScope() {
+        if (previous_ != device_) cuda_check_noexcept(cudaSetDevice(previous_), "cudaSetDevice");
+    }
+    DeviceScope(const DeviceScope &) = delete;
+    DeviceScope &operator=(const DeviceScope &) = delete;
+
+private:
+    int device_;
+    int previous_ = 0;
 };
 
 } // namespace aesgpu

@@ -31,10 +31,10 @@ public:
     GpuBench &operator=(const GpuBench &) = delete;
 
     // Pinned host and device buffers of `bytes` (a multiple of 16), two of each, on device 0.
-    // Throws GpuUnavailable, CudaError or ResourceExhausted.
+    // Throws GpuUnavailable (no usable device), ResourceExhausted (the buffers do not fit) or
+    // std::runtime_error (any other CUDA failure).
     static std::unique_ptr<GpuBench> create(std::size_t bytes);
 
-    [[nodiscard]] virtual std::string device_name() const = 0;
     [[nodiscard]] virtual GpuCopyCeilings time_copies(int reps) = 0;
     // The kernel's output for `input` (at most `bytes` long, whole blocks), to check against OpenSSL.
     [[nodiscard]] virtual std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, Direction direction,

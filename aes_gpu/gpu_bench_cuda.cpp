@@ -3,6 +3,7 @@
 #include "aes_gpu/cuda_backend.hpp"
 #include "aes_gpu/cuda_check.hpp"
 #include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/ecb_kernel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -30,12 +31,7 @@ public:
             std::memcpy(host_.span().data() + i, &word, 8);
         }
         AESGPU_CUDA_TRY(cudaMemcpy(device_.get(), host_.get(), bytes, cudaMemcpyHostToDevice));
-        cudaDeviceProp properties{};
-        AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, 0));
-        name_ = properties.name;
     }
-
-    [[nodiscard]] std::string device_name() const override { return name_; }
 
     GpuCopyCeilings time_copies(int reps) override {
         GpuCopyCeilings ceilings;
@@ -64,11 +60,11 @@ public:
         if (input.size() > bytes_ || input.size() % kAesBlockBytes != 0) {
             throw std::invalid_argument("kernel_output needs whole blocks within the bench's buffers");
         }
-        const CudaBackend backend(key, direction, {0, 1});
+        const EcbKernel kernel(key, direction);
         std::vector<std::byte> output(input.size());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(device_copy_.get(), input.data(), input.size(), cudaMemcpyHostToDevice, stream_.get()));
-        backend.run_kernel(device_copy_.get(), input.size() / kAesBlockBytes, stream_.get());
+        kernel.launch(device_copy_.get(), input.size() / kAesBlockBytes, stream_.get());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(output.data(), device_copy_.get(), input.size(), cudaMemcpyDeviceToHost, stream_.get()));
         AESGPU_CUDA_TRY(cudaStreamSynchronize(stream_.get()));
@@ -76,8 +72,8 @@ public:
     }
 
     double time_kernel(std::span<const std::uint8_t> key, Direction direction, int reps) override {
-        const CudaBackend backend(key, direction, {0, 1});
-        return time_on_stream(reps, [&] { backend.run_kernel(device_.get(), bytes_ / kAesBlockBytes, stream_.get()); });
+        const EcbKernel kernel(key, direction);
+        return time_on_stream(reps, [&] { kernel.launch(device_.get(), bytes_ / kAesBlockBytes, stream_.get()); });
     }
 
 private:
@@ -108,7 +104,6 @@ private:
     }
 
     std::size_t bytes_;
-    std::string name_;
     CudaStream stream_;
     CudaStream other_;
     PinnedBuffer host_;
@@ -120,8 +115,10 @@ private:
 } // namespace
 
 std::unique_ptr<GpuBench> GpuBench::create(std::size_t bytes) {
-    // make_gpu_backend's checks (a device, a driver, a kernel image) with their clear reasons.
-    (void)make_gpu_backend(std::vector<std::uint8_t>(16), Direction::encrypt, {0, 1});
+    require_gpu_device(0);
+    const DeviceScope scope(0);
+    // A kernel image for the device, checked before any buffer is allocated.
+    (void)EcbKernel(std::vector<std::uint8_t>(16), Direction::encrypt);
     return std::make_unique<CudaGpuBench>(bytes);
 }
 

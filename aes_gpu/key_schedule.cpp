@@ -2,8 +2,6 @@
 
 #include "aes_gpu/aes_tables.hpp"
 
-#include <openssl/crypto.h>
-
 #include <stdexcept>
 
 namespace aesgpu {
@@ -32,31 +30,27 @@ std::uint32_t inverse_mix_column(std::uint32_t w) {
 
 } // namespace
 
-void RoundKeys::wipe() {
-    OPENSSL_cleanse(words, sizeof words);
-}
-
 RoundKeys expand_encryption_key(std::span<const std::uint8_t> key) {
     if (key.size() != 16 && key.size() != 24 && key.size() != 32) {
         throw std::invalid_argument("an AES key is 16, 24 or 32 bytes");
     }
     const int nk = static_cast<int>(key.size() / 4);
     RoundKeys schedule;
-    schedule.rounds = nk + 6;
-    const int total = 4 * (schedule.rounds + 1);
+    schedule->rounds = nk + 6;
+    const int total = 4 * (schedule->rounds + 1);
     for (int i = 0; i < nk; ++i) {
-        schedule.words[i] = tables::pack(key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]);
+        schedule->words[i] = tables::pack(key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]);
     }
     std::uint8_t round_constant = 1;
     for (int i = nk; i < total; ++i) {
-        std::uint32_t temp = schedule.words[i - 1];
+        std::uint32_t temp = schedule->words[i - 1];
         if (i % nk == 0) {
             temp = sub_word(rot_word(temp)) ^ round_constant;
             round_constant = tables::xtime(round_constant);
         } else if (nk > 6 && i % nk == 4) {
             temp = sub_word(temp);
         }
-        schedule.words[i] = schedule.words[i - nk] ^ temp;
+        schedule->words[i] = schedule->words[i - nk] ^ temp;
     }
     return schedule;
 }
@@ -64,16 +58,15 @@ RoundKeys expand_encryption_key(std::span<const std::uint8_t> key) {
 RoundKeys expand_decryption_key(std::span<const std::uint8_t> key) {
     RoundKeys encryption = expand_encryption_key(key);
     RoundKeys decryption;
-    decryption.rounds = encryption.rounds;
-    const int rounds = encryption.rounds;
+    decryption->rounds = encryption->rounds;
+    const int rounds = encryption->rounds;
     for (int round = 0; round <= rounds; ++round) {
         for (int column = 0; column < 4; ++column) {
-            const std::uint32_t word = encryption.words[4 * (rounds - round) + column];
+            const std::uint32_t word = encryption->words[4 * (rounds - round) + column];
             const bool outer = round == 0 || round == rounds;
-            decryption.words[4 * round + column] = outer ? word : inverse_mix_column(word);
+            decryption->words[4 * round + column] = outer ? word : inverse_mix_column(word);
         }
     }
-    encryption.wipe();
     return decryption;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The AES key schedule (FIPS-197 section 5.2) on the host, in the little-endian column words the
 // round code uses, plus the decryption schedule of the equivalent inverse cipher (section 5.3.5).
+#include "cipher/secret_bytes.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -10,13 +12,12 @@ namespace aesgpu {
 inline constexpr int kMaxRounds = 14;
 inline constexpr int kMaxRoundKeyWords = 4 * (kMaxRounds + 1);
 
-struct RoundKeys {
-    std::uint32_t words[kMaxRoundKeyWords] = {};
-    int rounds = 0; // 10, 12 or 14
-
-    // Overwrites the schedule (round keys are key material).
-    void wipe();
+struct RoundKeyWords {
+    std::uint32_t words[kMaxRoundKeyWords];
+    int rounds; // 10, 12 or 14
 };
+// Round keys are key material: wiped when they go.
+using RoundKeys = Secret<RoundKeyWords>;
 
 // Throws std::invalid_argument unless the key is 16, 24 or 32 bytes.
 [[nodiscard]] RoundKeys expand_encryption_key(std::span<const std::uint8_t> key);

@@ -56,8 +56,8 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
     for (const BenchResult &r : report.results) {
         out << fmt::format("{:<8} {:<9} {:<32} {:>9.2f}  {}\n", r.backend, r.stage, r.what, r.gbps(), r.ratio_text);
     }
-    for (const std::string &line : report.unavailable) out << "unavailable: " << line << "\n";
-    for (const std::string &line : report.failed) out << "failed: " << line << "\n";
+    for (const StageNote &note : report.unavailable) out << "unavailable: " << note.text() << "\n";
+    for (const StageNote &note : report.failed) out << "failed: " << note.text() << "\n";
 }
 
 void print_bench_json(const BenchReport &report, std::ostream &out) {
@@ -80,9 +80,9 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            json_string(r.ratio_text));
     }
     out << (report.results.empty() ? "],\n" : "\n  ],\n");
-    const auto string_list = [&out](const char *name, const std::vector<std::string> &lines, const char *end) {
+    const auto string_list = [&out](const char *name, const std::vector<StageNote> &notes, const char *end) {
         out << "  \"" << name << "\": [";
-        for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? ", " : "") << json_string(lines[i]);
+        for (std::size_t i = 0; i < notes.size(); ++i) out << (i ? ", " : "") << json_string(notes[i].text());
         out << "]" << end;
     };
     string_list("unavailable", report.unavailable, ",\n");

@@ -1,13 +1,14 @@
 #include "app/cipher_command.hpp"
 
-#include "app/backend_selection.hpp"
+#include "app/backend_log.hpp"
 #include "app/interrupts.hpp"
 #include "app/progress.hpp"
+#include "backends/backend_selection.hpp"
 #include "common/errors.hpp"
-#include "common/worker_pool.hpp"
+#include "io/file_job.hpp"
 #include "io/input_source.hpp"
+#include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "io/pipeline.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 #include "keys/salted_header.hpp"
@@ -205,7 +206,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
                          "the output; send standard error elsewhere");
     }
     check_input_length(options, source, header_bytes);
-    if (keys.will_prompt()) check_required_backend(options);
+    if (keys.will_prompt()) check_required_backend(options.backend.choice);
 
     const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
                                             : SecretBytes(keys.secret().view());
@@ -217,18 +218,18 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
 
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
-    SelectedBackend selected = select_backend(options, key.view(), sink->withdrawable());
+    SelectedBackend selected = select_backend(options.backend, options.direction, key.view(), sink->withdrawable());
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
-    PipelineOptions pipeline{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots};
+    const auto header = salt && encrypting ? std::optional(make_salted_header(*salt)) : std::nullopt;
+    FileJob job{source, *sink, PipelineOptions{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots}};
+    if (header) job.header = *header;
+    job.header_bytes_read = header_bytes;
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots, {} I/O thread{}",
                  encrypting ? "encrypting" : "decrypting", source.display_name(), sink->display_name(),
-                 selected.backend->describe(), pipeline.chunk_bytes >> 10, pipeline.ring_slots, io_threads,
+                 selected.backend->describe(), job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads,
                  io_threads == 1 ? "" : "s");
-    // At most the input plus a Salted__ header and a block of padding; the surplus is cut at commit.
-    if (source.size()) sink->expect_size(*source.size() + 2 * kAesBlockBytes);
-    if (salt && encrypting) sink->write_all(make_salted_header(*salt));
 
     const bool show_progress =
         options.progress == ProgressChoice::always ||
@@ -240,34 +241,30 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     };
     // Its destructor erases the line if the run throws, before main() reports the error.
     ProgressBar progress(show_progress, source.size(), backend_name());
-    pipeline.on_progress = [&](std::uint64_t done) {
+    job.pipeline.on_progress = [&](std::uint64_t done) {
         if (selected.cpu_start) progress.set_backend(backend_name());
         progress.update(done);
+    };
+    // A signal during the commit waits for it; one after the last commit finds every output final.
+    job.commit = [&](const PipelineStats &stats) {
+        progress.finish();
+        if (selected.cpu_start) log_cpu_start(options.backend.choice, selected.cpu_start->report());
+        if (stats.chunk_bytes != job.pipeline.chunk_bytes) {
+            spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
+        }
+        run_uninterrupted([&] {
+            sink->commit();
+            if (settle_status) settle_interrupts(*settle_status);
+        });
     };
 
     PipelineStats stats;
     try {
-        stats = run_pipeline(source, *sink, *selected.backend, pipeline);
+        stats = run_file_job(job, *selected.backend);
     } catch (const BadPadding &) {
         if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
         throw;
     }
-    progress.finish();
-    // A file that shrank or grew while it was read gave an output that matches no one version of it.
-    if (source.size() && stats.bytes_read + header_bytes != *source.size()) {
-        throw IoError(source.display_name() + " changed size while it was read (" + std::to_string(*source.size()) +
-                      " bytes at the start, " + std::to_string(stats.bytes_read + header_bytes) +
-                      " read); nothing was written");
-    }
-    if (selected.cpu_start) log_cpu_start(options, selected.cpu_start->report());
-    if (stats.chunk_bytes != pipeline.chunk_bytes) {
-        spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
-    }
-    // A signal during the commit waits for it; one after the last commit finds every output final.
-    run_uninterrupted([&] {
-        sink->commit();
-        if (settle_status) settle_interrupts(*settle_status);
-    });
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
                  stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),
                  stats.bytes_written);

@@ -99,20 +99,22 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                      "No PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
     const std::map<std::string, BackendChoice> backends{
         {"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}};
-    command.add_option("--backend", options.backend, "auto (GPU when usable, else CPU), cpu, or gpu")
+    command.add_option("--backend", options.backend.choice, "auto (GPU when usable, else CPU), cpu, or gpu")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
         ->option_text("auto|cpu|gpu");
     command.add_flag(
-        "--wait-for-gpu", options.wait_for_gpu,
+        "--wait-for-gpu", options.backend.wait_for_gpu,
         "GPU backend: wait for the GPU to start (about 0.3 s) before ciphering, so every block goes "
         "through it. By default the CPU ciphers the first chunks meanwhile (output is the same), except that "
         "--backend gpu to standard output always waits");
     command
-        .add_option("--streams", options.streams,
+        .add_option("--streams", options.backend.gpu_streams,
                     "GPU backend: CUDA streams that overlap copies and kernels (default 4)")
         ->check(CLI::Range(1u, 64u))
         ->option_text("N");
-    command.add_option("-T,--threads", options.threads, "CPU backend worker threads (default: all hardware threads)")
+    command
+        .add_option("-T,--threads", options.backend.cpu_threads,
+                    "CPU backend worker threads (default: all hardware threads)")
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N");
     command
@@ -183,7 +185,7 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
 void wipe_results(const CLI::Option &option) {
     for (const std::string &result : option.results()) {
         auto &stored = const_cast<std::string &>(result); // CLI11 owns it and offers no mutable view
-        OPENSSL_cleanse(stored.data(), stored.size());
+        wipe_secret(stored.data(), stored.size());
     }
 }
 
@@ -194,7 +196,7 @@ void scrub_arguments(int argc, char **argv, std::string_view secret) {
     for (int i = 1; i < argc; ++i) {
         const std::size_t length = std::strlen(argv[i]);
         if (length >= secret.size() && std::string_view(argv[i] + length - secret.size()) == secret) {
-            OPENSSL_cleanse(argv[i] + length - secret.size(), secret.size());
+            wipe_secret(argv[i] + length - secret.size(), secret.size());
         }
     }
 }

@@ -1,5 +1,6 @@
 #pragma once
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
+#include "backends/backend_selection.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "io/pipeline.hpp"
@@ -10,7 +11,6 @@
 
 namespace aesgpu {
 
-enum class BackendChoice { automatic, cpu, gpu };
 enum class ProgressChoice { automatic, always, never }; // automatic: when stderr is a terminal
 
 struct LogOptions {
@@ -33,10 +33,7 @@ struct CipherOptions {
     unsigned key_bits = 256;     // --key-bits: AES key size in passphrase mode
     bool print_key = false;      // -P: print salt and key, then stop
     bool no_pad = false;
-    BackendChoice backend = BackendChoice::automatic;
-    bool wait_for_gpu = false;   // no CPU start: every block goes through the GPU
-    unsigned threads = 0;        // 0: all hardware threads
-    unsigned streams = 4;        // CUDA streams of the GPU backend
+    BackendRequest backend;      // --backend, --wait-for-gpu, -T, --streams
     unsigned io_threads = 0;     // 0: default_io_threads()
     std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     ProgressChoice progress = ProgressChoice::automatic;

@@ -20,16 +20,6 @@ std::string clock_time(double seconds) {
 
 } // namespace
 
-std::string human_bytes(double bytes) {
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (bytes >= 1024 && unit < 4) {
-        bytes /= 1024;
-        ++unit;
-    }
-    return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[unit]);
-}
-
 std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                             const std::string &backend, std::size_t width) {
     const double rate = seconds > 0 ? double(done) / seconds : 0;

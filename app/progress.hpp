@@ -1,6 +1,8 @@
 #pragma once
 // The progress line on stderr: bytes done, total when known, rate, ETA and backend, redrawn in
 // place at most 10 times a second, and only once a job has run long enough to notice (0.3 s).
+#include "common/units.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -8,9 +10,6 @@
 #include <utility>
 
 namespace aesgpu {
-
-// "512 B", "1.5 KiB", "8.0 GiB".
-[[nodiscard]] std::string human_bytes(double bytes);
 
 // One rendering of the line (no carriage return), `width` columns at most.
 [[nodiscard]] std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,

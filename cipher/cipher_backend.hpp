@@ -1,11 +1,13 @@
 #pragma once
 // The one seam between the streaming pipeline (io/) and the ciphers (aes_cpu/, aes_gpu/).
 //
-// A backend owns one host buffer per ring slot (pinned memory for the GPU, aligned memory for the
-// CPU) and transforms whole 16-byte blocks of a slot's buffer in place, asynchronously. The
-// pipeline fills a slot, submits it, and later waits for it before writing it out and refilling
-// it. io/ owns byte order, padding and files; backends own only blocks.
+// A backend has one host buffer per ring slot (pinned memory for the GPU, aligned memory for the
+// CPU, or buffers a dispatcher owns) and transforms whole 16-byte blocks of a slot's buffer in
+// place, asynchronously. The pipeline fills a slot, submits it as a job, and later waits for it
+// before writing it out and refilling it. io/ owns byte order, padding and files; backends own
+// only blocks. A job says where it sits in the stream, so any backend can take any job.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -24,6 +26,17 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// One job: the first `bytes` of a slot's buffer, and where they sit in the stream. ECB uses only
+// the slot and the byte count; counter modes need the position, authenticated modes the segments.
+struct CipherJob {
+    std::size_t slot = 0;
+    std::size_t bytes = 0;           // a multiple of 16, possibly 0
+    std::uint64_t first_block = 0;   // index in the stream of the job's first 16-byte block
+    std::uint64_t first_segment = 0; // authenticated modes: number of the job's first segment
+    std::uint32_t segments = 0;      // authenticated modes: segments in the job
+    bool holds_last_segment = false; // authenticated modes: the job ends the stream
+};
+
 class CipherBackend {
 public:
     virtual ~CipherBackend() = default;
@@ -38,15 +51,17 @@ public:
     // set-up. Must not be called while jobs are in flight.
     virtual void configure_slots(std::size_t slot_count, std::size_t slot_bytes) = 0;
 
-    [[nodiscard]] virtual std::size_t slot_count() const = 0;
+    // Like configure_slots, over `buffers` (one per slot, each whole 16-byte blocks, page-aligned)
+    // that the caller owns and keeps alive while the backend uses them: a dispatcher's ring.
+    virtual void adopt_slots(std::span<const std::span<std::byte>> buffers) = 0;
 
     // The host buffer of a slot: slot_bytes long, stable until the next configure_slots().
     [[nodiscard]] virtual std::span<std::byte> slot_buffer(std::size_t slot) = 0;
 
-    // Starts transforming the first `bytes` of the slot's buffer in place; `bytes` is a multiple
-    // of 16 (possibly 0). At most one job per slot may be in flight, and one thread at a time
-    // submits. A backend may do some or all of the work before returning; wait() tells when done.
-    virtual void submit(std::size_t slot, std::size_t bytes) = 0;
+    // Starts transforming the job's bytes in place. At most one job per slot may be in flight, and
+    // one thread at a time submits. A backend may do some or all of the work before returning;
+    // wait() tells when it is done.
+    virtual void submit(const CipherJob &job) = 0;
 
     // Blocks until the slot's job has finished; rethrows the job's failure, if any.
     virtual void wait(std::size_t slot) = 0;

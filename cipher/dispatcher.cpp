@@ -2,6 +2,7 @@
 
 #include "common/threads.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -19,120 +20,183 @@ std::string error_text(const std::exception_ptr &error) {
     }
 }
 
+constexpr std::size_t kNoLane = static_cast<std::size_t>(-1);
+
 } // namespace
 
-HandoverBackend::HandoverBackend(std::unique_ptr<CipherBackend> first, std::string successor_name,
-                                 SuccessorStart start_successor, SuccessorPolicy policy)
-    : first_(std::move(first)), successor_name_(std::move(successor_name)),
-      start_successor_(std::move(start_successor)), policy_(policy) {
-    if (!first_ || !start_successor_) throw std::invalid_argument("a handover needs a first backend and a successor");
+Dispatcher::Dispatcher(std::string first_name, std::unique_ptr<CipherBackend> first, std::vector<Lane> later) {
+    if (!first) throw std::invalid_argument("a dispatcher needs a first backend");
+    lanes_.push_back(LaneState{Lane{std::move(first_name), nullptr}, std::move(first), nullptr, false, 0, 0});
+    for (auto &lane : later) {
+        if (!lane.start) throw std::invalid_argument("every later lane needs a start");
+        lanes_.push_back(LaneState{std::move(lane), nullptr, nullptr, false, 0, 0});
+    }
 }
 
-HandoverBackend::~HandoverBackend() {
-    join_starter();
+Dispatcher::~Dispatcher() {
+    join_starters();
 }
 
-void HandoverBackend::join_starter() noexcept {
-    if (starter_.joinable()) starter_.join();
+void Dispatcher::join_starters() noexcept {
+    for (auto &starter : starters_) starter.join();
+    starters_.clear();
 }
 
-std::string HandoverBackend::describe() const {
+std::size_t Dispatcher::lane_for_next_job() const {
+    for (std::size_t i = lanes_.size(); i-- > 1;) {
+        const LaneState &state = lanes_[i];
+        if (state.backend) return i;
+        if (state.error && state.lane.policy == LanePolicy::required) std::rethrow_exception(state.error);
+    }
+    return 0;
+}
+
+std::string Dispatcher::describe() const {
     std::lock_guard lock(mutex_);
-    if (successor_) return successor_->describe();
-    if (successor_error_ && policy_ == SuccessorPolicy::optional) return first_->describe();
-    return first_->describe() + " until the " + successor_name_ + " is ready";
+    std::size_t current = 0;
+    for (std::size_t i = lanes_.size(); i-- > 1;) {
+        if (lanes_[i].backend) {
+            current = i;
+            break;
+        }
+    }
+    std::string text = lanes_[current].backend->describe();
+    for (std::size_t i = current + 1; i < lanes_.size(); ++i) {
+        const LaneState &later = lanes_[i];
+        if (!(later.error && later.lane.policy == LanePolicy::optional)) {
+            return text + " until the " + later.lane.name + " is ready";
+        }
+    }
+    return text;
 }
 
-void HandoverBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
-    // A successor starting over the old buffers must be done with them before they go.
-    join_starter();
+void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
+    // Lanes starting over the old buffers must be done with them before they go.
+    join_starters();
     {
         std::lock_guard lock(mutex_);
-        successor_.reset();
-        successor_error_ = nullptr;
-        report_ = {};
-        slot_owner_.assign(slot_count, nullptr);
+        for (std::size_t i = 0; i < lanes_.size(); ++i) {
+            LaneState &state = lanes_[i];
+            if (i > 0) state.backend.reset();
+            state.error = nullptr;
+            state.start_seconds = 0;
+            state.bytes = 0;
+        }
+        slot_lane_.assign(slot_count, kNoLane);
     }
-    first_->configure_slots(slot_count, slot_bytes);
-    std::vector<std::span<std::byte>> buffers;
-    for (std::size_t slot = 0; slot < slot_count; ++slot) buffers.push_back(first_->slot_buffer(slot));
-
-    std::lock_guard lock(mutex_);
-    starting_ = true;
+    CipherBackend &first = *lanes_.front().backend;
+    first.adopt_slots({});
+    ring_ = {};
+    ring_ = HostRing(slot_count, slot_bytes);
+    first.adopt_slots(ring_.buffers());
     start_began_ = std::chrono::steady_clock::now();
-    try {
-        starter_ = start_thread("starting the " + successor_name_, [this, buffers = std::move(buffers)]() mutable {
-            start_successor_over(std::move(buffers));
-        });
-    } catch (...) {
-        starting_ = false;
-        throw;
+
+    for (std::size_t i = 1; i < lanes_.size(); ++i) {
+        {
+            std::lock_guard lock(mutex_);
+            lanes_[i].starting = true;
+        }
+        try {
+            starters_.push_back(start_thread("starting the " + lanes_[i].lane.name, [this, i] { start_lane(i); }));
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            lanes_[i].starting = false;
+            throw;
+        }
     }
 }
 
-// The starter thread.
-void HandoverBackend::start_successor_over(std::vector<std::span<std::byte>> buffers) {
-    std::unique_ptr<CipherBackend> successor;
+void Dispatcher::adopt_slots(std::span<const std::span<std::byte>>) {
+    throw std::logic_error("a dispatcher works over its own ring");
+}
+
+// A starter thread.
+void Dispatcher::start_lane(std::size_t index) noexcept {
+    std::unique_ptr<CipherBackend> backend;
     std::exception_ptr error;
     try {
-        successor = start_successor_(std::move(buffers));
-        if (!successor) throw std::logic_error("the " + successor_name_ + " backend did not start");
+        backend = lanes_[index].lane.start(ring_.buffers());
+        if (!backend) throw std::logic_error("the " + lanes_[index].lane.name + " backend did not start");
     } catch (...) {
         error = std::current_exception();
     }
+    end_start(index, std::move(backend), error);
+}
+
+void Dispatcher::end_start(std::size_t index, std::unique_ptr<CipherBackend> backend, std::exception_ptr error) {
     {
-        std::lock_guard starter_lock(mutex_);
-        report_.successor_start_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_began_).count();
-        successor_ = std::move(successor);
-        successor_error_ = error;
-        starting_ = false;
+        std::lock_guard lock(mutex_);
+        LaneState &state = lanes_[index];
+        state.start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_began_).count();
+        state.backend = std::move(backend);
+        state.error = error;
+        state.starting = false;
     }
     start_ended_.notify_all();
 }
 
-CipherBackend &HandoverBackend::target_for_next_job() {
-    std::lock_guard lock(mutex_);
-    if (successor_) return *successor_;
-    if (successor_error_ && policy_ == SuccessorPolicy::required) std::rethrow_exception(successor_error_);
-    return *first_;
+std::span<std::byte> Dispatcher::slot_buffer(std::size_t slot) {
+    return ring_.buffer(slot);
 }
 
-void HandoverBackend::submit(std::size_t slot, std::size_t bytes) {
-    CipherBackend &target = target_for_next_job();
-    target.submit(slot, bytes);
+void Dispatcher::submit(const CipherJob &job) {
+    CipherBackend *target = nullptr;
+    std::size_t lane = 0;
+    {
+        std::lock_guard lock(mutex_);
+        lane = lane_for_next_job();
+        target = lanes_[lane].backend.get();
+    }
+    target->submit(job);
     std::lock_guard lock(mutex_);
-    ring_slot(slot_owner_, slot) = &target;
-    (&target == first_.get() ? report_.first_bytes : report_.successor_bytes) += bytes;
+    ring_slot(slot_lane_, job.slot) = lane;
+    lanes_[lane].bytes += job.bytes;
 }
 
-void HandoverBackend::wait(std::size_t slot) {
+void Dispatcher::wait(std::size_t slot) {
     CipherBackend *owner = nullptr;
     {
         std::lock_guard lock(mutex_);
-        owner = ring_slot(slot_owner_, slot);
+        const std::size_t lane = ring_slot(slot_lane_, slot);
+        owner = lanes_[lane == kNoLane ? 0 : lane].backend.get();
     }
-    (owner ? *owner : *first_).wait(slot);
+    owner->wait(slot);
 }
 
-void HandoverBackend::await_successor() {
+void Dispatcher::await_lanes() {
     std::unique_lock lock(mutex_);
-    start_ended_.wait(lock, [&] { return !starting_; });
+    start_ended_.wait(lock, [&] {
+        return std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &state) { return state.starting; });
+    });
 }
 
-void HandoverBackend::finish() {
-    await_successor();
-    std::lock_guard lock(mutex_);
-    if (successor_error_ && policy_ == SuccessorPolicy::required) std::rethrow_exception(successor_error_);
+void Dispatcher::finish() {
+    await_lanes();
+    std::vector<CipherBackend *> ready;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &state : lanes_) {
+            if (state.error && state.lane.policy == LanePolicy::required) std::rethrow_exception(state.error);
+            if (state.backend) ready.push_back(state.backend.get());
+        }
+    }
+    for (CipherBackend *backend : ready) backend->finish();
 }
 
-HandoverReport HandoverBackend::report() const {
+std::vector<LaneReport> Dispatcher::report() const {
     std::lock_guard lock(mutex_);
-    HandoverReport report = report_;
-    report.successor_ready = successor_ != nullptr;
-    if (successor_) report.successor_description = successor_->describe();
-    if (successor_error_) report.successor_failure = error_text(successor_error_);
-    return report;
+    std::vector<LaneReport> reports;
+    for (const auto &state : lanes_) {
+        LaneReport report;
+        report.name = state.lane.name;
+        report.bytes = state.bytes;
+        report.ready = state.backend != nullptr;
+        report.start_seconds = state.start_seconds;
+        if (state.backend) report.description = state.backend->describe();
+        if (state.error) report.failure = error_text(state.error);
+        reports.push_back(std::move(report));
+    }
+    return reports;
 }
 
 } // namespace aesgpu

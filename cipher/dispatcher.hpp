@@ -1,10 +1,12 @@
 #pragma once
-// A backend that starts work at once on a first backend (the CPU) while a successor (the GPU,
-// whose CUDA start-up takes about 0.3 s) starts on its own thread, then sends every job submitted
-// after the successor is ready to the successor. Both work in place on the first backend's host
-// buffers, so nothing is copied and the pipeline sees one ring. ECB blocks are independent, so
-// the output does not depend on which backend ciphered which chunk.
+// A backend that spreads jobs over several backends ("lanes") working in place on one host ring
+// that the dispatcher owns, so nothing is copied and the pipeline sees one ring. The first lane is
+// ready from the start and takes the first jobs; every later lane starts on its own thread (the
+// GPU's CUDA start-up takes about 0.3 s) and, once ready, takes every job submitted after that
+// (the latest ready lane wins). Because a job says where it sits in the stream, the output does not
+// depend on which lane ciphered which job.
 #include "cipher/cipher_backend.hpp"
+#include "cipher/host_ring.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -13,7 +15,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -21,64 +22,75 @@
 
 namespace aesgpu {
 
-// Starts the successor over the given host buffers (one per ring slot, owned by the first
-// backend and alive until the successor is gone). Runs on the handover's own thread.
-using SuccessorStart = std::function<std::unique_ptr<CipherBackend>(std::vector<std::span<std::byte>> host_buffers)>;
+// Starts a lane's backend over the ring's host buffers (one per slot, alive until the backend is
+// gone), on a thread of its own.
+using LaneStart = std::function<std::unique_ptr<CipherBackend>(std::span<const std::span<std::byte>> ring)>;
 
-enum class SuccessorPolicy {
-    required, // a successor that fails to start fails the run (at the next submit, or at finish)
-    optional, // the first backend keeps the whole run
+enum class LanePolicy {
+    required, // a lane that fails to start fails the run (at the next submit, or at finish)
+    optional, // the other lanes keep the whole run
 };
 
-struct HandoverReport {
-    std::uint64_t first_bytes = 0;     // submitted to the first backend
-    std::uint64_t successor_bytes = 0; // submitted to the successor
-    bool successor_ready = false;
-    double successor_start_seconds = 0; // from the start of its start-up until ready or failed
-    std::string successor_failure;      // why it did not start; empty if it did
-    std::string successor_description;  // its describe() once ready
+struct Lane {
+    std::string name; // "CPU", "GPU": stands in describe() for a lane still starting
+    LaneStart start;
+    LanePolicy policy = LanePolicy::required;
 };
 
-class HandoverBackend final : public CipherBackend {
+struct LaneReport {
+    std::string name;
+    std::uint64_t bytes = 0; // submitted to this lane
+    bool ready = false;
+    double start_seconds = 0; // from the start of its start-up until ready or failed
+    std::string failure;      // why it did not start; empty if it did
+    std::string description;  // its backend's describe() once ready
+};
+
+class Dispatcher final : public CipherBackend {
 public:
-    // `successor_name` stands in describe() for the successor until it is ready.
-    HandoverBackend(std::unique_ptr<CipherBackend> first, std::string successor_name, SuccessorStart start_successor,
-                    SuccessorPolicy policy);
-    ~HandoverBackend() override; // waits for a successor still starting
+    // `first` (named `first_name`) takes jobs until a later lane is ready.
+    Dispatcher(std::string first_name, std::unique_ptr<CipherBackend> first, std::vector<Lane> later);
+    ~Dispatcher() override; // waits for lanes still starting
 
+    // The lane that takes the next job, and the lane it waits for, if any ("... until the GPU is ready").
     [[nodiscard]] std::string describe() const override;
-    // Sets up the first backend's ring, then starts the successor over its buffers.
+    // Allocates the ring, hands it to the first lane, then starts every later lane over it, each on
+    // its own thread.
     void configure_slots(std::size_t slot_count, std::size_t slot_bytes) override;
-    [[nodiscard]] std::size_t slot_count() const override { return first_->slot_count(); }
-    [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override { return first_->slot_buffer(slot); }
-    void submit(std::size_t slot, std::size_t bytes) override;
+    // A dispatcher's ring is its own.
+    void adopt_slots(std::span<const std::span<std::byte>> buffers) override;
+    [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
+    void submit(const CipherJob &job) override;
     void wait(std::size_t slot) override;
-    // Waits for the successor's start-up to end; with SuccessorPolicy::required, rethrows its failure.
+    // Waits for every lane's start-up to end; rethrows the failure of a required lane.
     void finish() override;
 
-    // Blocks until the successor's start-up has ended (ready or failed).
-    void await_successor();
-    [[nodiscard]] HandoverReport report() const;
+    // Blocks until every lane's start-up has ended (ready or failed).
+    void await_lanes();
+    [[nodiscard]] std::vector<LaneReport> report() const;
 
 private:
-    void start_successor_over(std::vector<std::span<std::byte>> buffers);
-    CipherBackend &target_for_next_job();
-    void join_starter() noexcept;
+    struct LaneState {
+        Lane lane;
+        std::unique_ptr<CipherBackend> backend; // set once ready (the first lane's: from the start)
+        std::exception_ptr error;
+        bool starting = false;
+        double start_seconds = 0;
+        std::uint64_t bytes = 0;
+    };
 
-    std::unique_ptr<CipherBackend> first_;
-    std::string successor_name_;
-    SuccessorStart start_successor_;
-    SuccessorPolicy policy_;
+    void start_lane(std::size_t index) noexcept;
+    void end_start(std::size_t index, std::unique_ptr<CipherBackend> backend, std::exception_ptr error);
+    [[nodiscard]] std::size_t lane_for_next_job() const; // with mutex_ held; rethrows a required failure
+    void join_starters() noexcept;
 
+    HostRing ring_; // before lanes_: the backends working over it go first
     mutable std::mutex mutex_;
     std::condition_variable start_ended_;
-    bool starting_ = false;
-    std::unique_ptr<CipherBackend> successor_; // set by the starter thread once ready
-    std::exception_ptr successor_error_;
+    std::vector<LaneState> lanes_;
+    std::vector<std::size_t> slot_lane_; // which lane each slot's job went to
     std::chrono::steady_clock::time_point start_began_{};
-    HandoverReport report_;                   // the byte counts and start seconds; report() adds the rest
-    std::vector<CipherBackend *> slot_owner_; // which backend each slot's job went to
-    std::thread starter_;
+    std::vector<std::thread> starters_;
 };
 
 } // namespace aesgpu

@@ -6,6 +6,10 @@
 
 namespace aesgpu {
 
+void wipe_secret(void *data, std::size_t bytes) noexcept {
+    if (bytes != 0) OPENSSL_cleanse(data, bytes);
+}
+
 SecretBytes &SecretBytes::operator=(SecretBytes &&other) noexcept {
     if (this != &other) {
         wipe();
@@ -17,13 +21,13 @@ SecretBytes &SecretBytes::operator=(SecretBytes &&other) noexcept {
 
 SecretBytes SecretBytes::take(std::string &text) {
     SecretBytes secret(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()));
-    OPENSSL_cleanse(text.data(), text.size());
+    wipe_secret(text.data(), text.size());
     text.clear();
     return secret;
 }
 
 void SecretBytes::wipe() {
-    if (!bytes_.empty()) OPENSSL_cleanse(bytes_.data(), bytes_.size());
+    wipe_secret(bytes_.data(), bytes_.size());
     bytes_.clear();
 }
 

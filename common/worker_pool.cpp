@@ -3,20 +3,22 @@
 #include "common/threads.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <utility>
 
 namespace aesgpu {
 
-unsigned default_io_threads() {
-    const unsigned hardware = std::thread::hardware_concurrency();
-    return hardware < 8 ? 1u : std::min(hardware / 2, 8u);
+std::size_t piece_length(std::size_t bytes, unsigned threads, PieceShape shape) {
+    const std::size_t share = (bytes / std::max(threads, 1u) + shape.alignment - 1) / shape.alignment * shape.alignment;
+    return std::max(shape.min_piece_bytes, share);
 }
 
-WorkerPool::WorkerPool(unsigned threads, const char *purpose) {
+WorkerPool::WorkerPool(unsigned threads, std::string purpose) : purpose_(std::move(purpose)) {
     const unsigned workers = std::max(threads, 1u) - 1;
     workers_.reserve(workers);
     try {
-        for (unsigned i = 0; i < workers; ++i) workers_.push_back(start_thread(purpose, [this] { work(); }));
+        for (unsigned i = 1; i <= workers; ++i) workers_.push_back(start_thread(purpose_, [this, i] { work(i); }));
     } catch (...) {
         stop(); // join the threads already started before the exception leaves
         throw;
@@ -37,56 +39,75 @@ void WorkerPool::stop() noexcept {
     workers_.clear();
 }
 
-void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)> &task) {
-    if (count == 0) return;
-    std::unique_lock lock(mutex_);
-    task_ = &task;
-    count_ = count;
-    next_ = 0;
-    error_ = nullptr;
-    if (count > 1) work_ready_.notify_all();
-    run_tasks(lock);
-    all_done_.wait(lock, [&] { return next_ == count_ && running_ == 0; });
-    task_ = nullptr;
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+void WorkerPool::post(std::function<void(unsigned)> task) {
+    if (workers_.empty()) {
+        task(0);
+        return;
+    }
+    {
+        std::lock_guard lock(mutex_);
+        queue_.push_back(std::move(task));
+    }
+    work_ready_.notify_one();
 }
 
-void WorkerPool::run_pieces(std::size_t bytes, const std::function<void(std::size_t, std::size_t)> &piece) {
-    constexpr std::size_t page = 4096;
-    const std::size_t share = (bytes / threads() + page - 1) / page * page;
-    const std::size_t length = std::max(kMinPieceBytes, share);
-    const std::size_t count = (bytes + length - 1) / length;
-    run(count, [&](std::size_t index) {
+void WorkerPool::work(unsigned worker) {
+    for (;;) {
+        std::function<void(unsigned)> task;
+        {
+            std::unique_lock lock(mutex_);
+            work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return; // stopping, and nothing left to run
+            task = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        task(worker);
+    }
+}
+
+void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)> &task) {
+    if (count == 0) return;
+    // Helpers and the caller take indices from one counter until none is left; the caller then
+    // waits for every helper to leave, since they use this frame.
+    struct Shared {
+        std::atomic<std::size_t> next{0};
+        std::mutex mutex;
+        std::condition_variable helpers_done;
+        std::size_t helpers_left = 0;
+        std::exception_ptr error;
+    } shared;
+    const auto take_tasks = [&] {
+        for (std::size_t index; (index = shared.next.fetch_add(1)) < count;) {
+            try {
+                task(index);
+            } catch (...) {
+                std::lock_guard lock(shared.mutex);
+                if (!shared.error) shared.error = std::current_exception();
+            }
+        }
+    };
+    const std::size_t helpers = std::min<std::size_t>(workers_.size(), count - 1);
+    shared.helpers_left = helpers;
+    for (std::size_t i = 0; i < helpers; ++i) {
+        post([&](unsigned) {
+            take_tasks();
+            std::lock_guard lock(shared.mutex);
+            if (--shared.helpers_left == 0) shared.helpers_done.notify_all();
+        });
+    }
+    take_tasks();
+    std::unique_lock lock(shared.mutex);
+    shared.helpers_done.wait(lock, [&] { return shared.helpers_left == 0; });
+    if (shared.error) std::rethrow_exception(shared.error);
+}
+
+void WorkerPool::run_pieces(std::size_t bytes, PieceShape shape,
+                            const std::function<void(std::size_t, std::size_t)> &piece) {
+    const std::size_t length = piece_length(bytes, threads(), shape);
+    run((bytes + length - 1) / length, [&](std::size_t index) {
         const std::size_t offset = index * length;
         piece(offset, std::min(length, bytes - offset));
     });
-}
-
-// Takes tasks until none is left; called with the lock held, runs each task without it.
-void WorkerPool::run_tasks(std::unique_lock<std::mutex> &lock) {
-    while (task_ && next_ < count_) {
-        const std::size_t index = next_++;
-        ++running_;
-        lock.unlock();
-        std::exception_ptr error;
-        try {
-            (*task_)(index);
-        } catch (...) {
-            error = std::current_exception();
-        }
-        lock.lock();
-        if (error && !error_) error_ = error;
-        if (--running_ == 0 && next_ == count_) all_done_.notify_all();
-    }
-}
-
-void WorkerPool::work() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-        work_ready_.wait(lock, [&] { return stopping_ || (task_ && next_ < count_); });
-        if (stopping_) return;
-        run_tasks(lock);
-    }
 }
 
 } // namespace aesgpu

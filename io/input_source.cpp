@@ -62,7 +62,7 @@ bool InputSource::is_terminal() const {
 }
 
 std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellation *cancellation) {
-    if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * WorkerPool::kMinPieceBytes) {
+    if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
         return read_parallel(buffer);
     }
     return fill(buffer, std::nullopt, cancellation);
@@ -95,9 +95,9 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 std::size_t InputSource::read_parallel(std::span<std::byte> buffer) {
     const off_t start = ::lseek(fd_, 0, SEEK_CUR);
     if (start < 0) return fill(buffer, std::nullopt, nullptr);
-    if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_);
+    if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_, "parallel file reads");
     std::atomic<std::size_t> end{buffer.size()};
-    readers_->run_pieces(buffer.size(), [&](std::size_t offset, std::size_t length) {
+    readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
         const std::size_t filled = fill(buffer.subspan(offset, length), start + static_cast<off_t>(offset), nullptr);
         if (filled == length) return;
         std::size_t seen = end.load();

@@ -1,8 +1,8 @@
 #pragma once
 // Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
 #include "common/unique_fd.hpp"
-#include "common/worker_pool.hpp"
 #include "io/cancellation.hpp"
+#include "io/io_threads.hpp"
 
 #include <sys/stat.h>
 

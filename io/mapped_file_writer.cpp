@@ -37,7 +37,7 @@ std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string disp
     if (!reserves_real_blocks(fd)) return std::nullopt;
     MappedFileWriter writer(fd, std::move(display_name), size, expected_size);
     if (!writer.reserve(std::max(size, std::uint64_t{1}))) return std::nullopt;
-    writer.copiers_ = std::make_unique<WorkerPool>(threads);
+    writer.copiers_ = std::make_unique<WorkerPool>(threads, "parallel file writes");
     return writer;
 }
 
@@ -117,7 +117,7 @@ void MappedFileWriter::append(std::span<const std::byte> bytes) {
         const std::size_t piece =
             static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), window_start_ + window_bytes_ - size_));
         std::byte *destination = window_ + (size_ - window_start_);
-        copiers_->run_pieces(piece, [&](std::size_t offset, std::size_t length) {
+        copiers_->run_pieces(piece, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
             std::memcpy(destination + offset, bytes.data() + offset, length);
         });
         bytes = bytes.subspan(piece);

@@ -7,7 +7,7 @@
 // The space is reserved with fallocate() before it is mapped, so a full file system is an error
 // from fallocate and never a SIGBUS from a page fault. Only file systems whose fallocate reserves
 // real blocks qualify (tmpfs, ext4, XFS); copy-on-write ones may still fail at write-back.
-#include "common/worker_pool.hpp"
+#include "io/io_threads.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -284,7 +284,7 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
 }
 
 void OutputSink::write_all(std::span<const std::byte> bytes) {
-    if (may_map_ && !mapped_ && bytes.size() >= 2 * WorkerPool::kMinPieceBytes) {
+    if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
         if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_)) {
             mapped_.emplace(std::move(*writer));
         } else {

@@ -114,9 +114,10 @@ private:
                 next_length = read_chunk(*next);
                 final = next_length == 0;
             }
-            const std::size_t blocks = seal_chunk(*slot, length, final);
-            backend_.submit(*slot, blocks);
-            filled_.push({*slot, blocks, final, length});
+            const std::size_t bytes = seal_chunk(*slot, length, final);
+            backend_.submit(CipherJob{.slot = *slot, .bytes = bytes, .first_block = blocks_submitted_});
+            blocks_submitted_ += bytes / kAesBlockBytes;
+            filled_.push({*slot, bytes, final, length});
             if (final) return;
             slot = next;
             length = next_length;
@@ -166,9 +167,10 @@ private:
     std::size_t chunk_bytes_;
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
-    Cancellation cancellation_;    // ends a read waiting on a pipe when the writer has failed
-    PipelineStats stats_;          // bytes_read: reader thread; bytes_written: calling thread
-    std::uint64_t input_done_ = 0; // calling thread, for on_progress
+    Cancellation cancellation_;          // ends a read waiting on a pipe when the writer has failed
+    PipelineStats stats_;                // bytes_read: reader thread; bytes_written: calling thread
+    std::uint64_t blocks_submitted_ = 0; // reader thread: the stream position of the next job
+    std::uint64_t input_done_ = 0;       // calling thread, for on_progress
 };
 
 } // namespace

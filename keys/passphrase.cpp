@@ -122,7 +122,7 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
         if (!value) throw UsageError("--pass env:" + quoted_name(name) + ": the variable is not set");
         SecretBytes passphrase = from_text(value, "env:" + quoted_name(name));
         // Wiped where it lies, which also blanks it in /proc/PID/environ.
-        OPENSSL_cleanse(value, std::strlen(value));
+        wipe_secret(value, std::strlen(value));
         return passphrase;
     }
     if (spec.starts_with("file:")) {

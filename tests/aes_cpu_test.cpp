@@ -22,7 +22,7 @@ Bytes run_backend(OpenSslBackend &backend, const Bytes &in) {
     backend.configure_slots(3, in.size() + 16);
     const std::size_t slot = 1;
     if (!in.empty()) std::memcpy(backend.slot_buffer(slot).data(), in.data(), in.size()); // no null source
-    backend.submit(slot, in.size());
+    backend.submit({slot, in.size()});
     backend.wait(slot);
     const auto *data = reinterpret_cast<const std::uint8_t *>(backend.slot_buffer(slot).data());
     return Bytes(data, data + in.size());
@@ -93,7 +93,7 @@ TEST(OpenSslBackend, SlotsWorkIndependently) {
     for (std::size_t slot = 0; slot < 4; ++slot) {
         plains.push_back(random_bytes(slot_bytes));
         std::memcpy(backend.slot_buffer(slot).data(), plains.back().data(), slot_bytes);
-        backend.submit(slot, slot_bytes);
+        backend.submit({slot, slot_bytes});
     }
     for (std::size_t slot = 4; slot-- > 0;) { // out of submission order on purpose
         backend.wait(slot);
@@ -107,9 +107,9 @@ TEST(OpenSslBackend, RejectsMisuse) {
     const Bytes key = random_bytes(32);
     OpenSslBackend backend(key, Direction::encrypt, 1);
     backend.configure_slots(3, 64);
-    EXPECT_THROW(backend.submit(0, 15), std::invalid_argument);
-    EXPECT_THROW(backend.submit(0, 80), std::invalid_argument);
-    EXPECT_THROW(backend.submit(3, 16), std::out_of_range);
+    EXPECT_THROW(backend.submit({0, 15}), std::invalid_argument);
+    EXPECT_THROW(backend.submit({0, 80}), std::invalid_argument);
+    EXPECT_THROW(backend.submit({3, 16}), std::out_of_range);
     EXPECT_THROW((void)backend.slot_buffer(7), std::out_of_range);
     for (const std::size_t bad : {0u, 15u, 17u, 20u, 33u}) {
         const Bytes bad_key(bad, 1);
@@ -126,7 +126,7 @@ TEST(OpenSslBackend, ARingTooBigForMemoryIsResourceExhausted) {
     backend.configure_slots(2, 4096);
     const Bytes plain = random_bytes(4096);
     std::memcpy(backend.slot_buffer(0).data(), plain.data(), plain.size());
-    backend.submit(0, plain.size());
+    backend.submit({0, plain.size()});
     backend.wait(0);
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));

@@ -2,10 +2,10 @@
 // boundaries with 1, 2 and 8 streams and rings as small as 2 slots (buffer-reuse races), large
 // chunks, misuse, and the GPU taking over a CPU backend's ring mid-run. Every test skips itself
 // where no usable CUDA device is present.
-#include "aes_cpu/aligned_buffer.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "cipher/dispatcher.hpp"
+#include "cipher/host_ring.hpp"
 #include "common/errors.hpp"
 #include "gpu_fixture.hpp"
 #include "test_support.hpp"
@@ -20,7 +20,7 @@ namespace {
 Bytes run_slot(CipherBackend &backend, const Bytes &in) {
     backend.configure_slots(2, in.size() + 16);
     std::memcpy(backend.slot_buffer(1).data(), in.data(), in.size());
-    backend.submit(1, in.size());
+    backend.submit({1, in.size()});
     backend.wait(1);
     const auto *data = reinterpret_cast<const std::uint8_t *>(backend.slot_buffer(1).data());
     return Bytes(data, data + in.size());
@@ -90,9 +90,9 @@ TEST_F(Gpu, WrongKeyFailsThePaddingCheckLikeOpenSsl) {
 TEST_F(Gpu, RejectsMisuse) {
     auto backend = make_gpu_backend(random_bytes(16), Direction::encrypt);
     backend->configure_slots(2, 64);
-    EXPECT_THROW(backend->submit(0, 15), std::invalid_argument);
-    EXPECT_THROW(backend->submit(0, 80), std::invalid_argument);
-    EXPECT_THROW(backend->submit(2, 16), std::out_of_range);
+    EXPECT_THROW(backend->submit({0, 15}), std::invalid_argument);
+    EXPECT_THROW(backend->submit({0, 80}), std::invalid_argument);
+    EXPECT_THROW(backend->submit({2, 16}), std::out_of_range);
     EXPECT_THROW((void)make_gpu_backend(Bytes(20, 1), Direction::encrypt), std::invalid_argument);
     EXPECT_THROW((void)make_gpu_backend(random_bytes(16), Direction::encrypt, {999, 1}), GpuUnavailable);
     EXPECT_THROW((void)make_gpu_backend(random_bytes(16), Direction::encrypt, {0, 0}), std::invalid_argument);
@@ -113,20 +113,18 @@ TEST_F(Gpu, RingLargerThanMemoryReportsResourceExhausted) {
 
 TEST_F(Gpu, AdoptedHostBuffersMatchOpenSslAndAreReleasedWithTheBackend) {
     const Bytes key = random_bytes(32);
-    std::vector<AlignedBuffer> memory;
-    std::vector<std::span<std::byte>> buffers;
-    for (const std::size_t bytes : {std::size_t{4096}, std::size_t{1} << 20}) {
-        buffers.push_back(memory.emplace_back(bytes).span());
-    }
+    HostRing first(1, 4096), second(1, std::size_t{1} << 20);
+    std::vector<std::span<std::byte>> buffers{first.buffer(0), second.buffer(0)};
     const Bytes plain = random_bytes(buffers[1].size());
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
     for (int round = 0; round < 2; ++round) { // the second registration works only if the first was undone
         auto backend = make_gpu_backend_over(key, Direction::encrypt, {0, 2}, buffers);
-        ASSERT_EQ(backend->slot_count(), 2u);
+        EXPECT_EQ(backend->slot_buffer(0).data(), buffers[0].data());
         EXPECT_EQ(backend->slot_buffer(1).data(), buffers[1].data());
+        EXPECT_THROW((void)backend->slot_buffer(2), std::out_of_range);
         std::memcpy(buffers[1].data(), plain.data(), plain.size());
-        backend->submit(1, plain.size());
+        backend->submit({1, plain.size()});
         backend->wait(1);
         EXPECT_EQ(std::memcmp(buffers[1].data(), expected.data(), expected.size()), 0);
     }
@@ -136,8 +134,9 @@ TEST_F(Gpu, AdoptedHostBuffersMatchOpenSslAndAreReleasedWithTheBackend) {
 
 TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
     const Bytes key = random_bytes(16);
-    AlignedBuffer memory(1u << 16);
-    const std::vector<std::span<std::byte>> buffers{memory.span()};
+    HostRing ring(1, 1u << 16);
+    const std::span<std::byte> memory = ring.buffer(0);
+    const std::vector<std::span<std::byte>> buffers{memory};
     auto backend = make_gpu_backend_over(key, Direction::encrypt, {0, 1}, buffers);
     try {
         (void)make_gpu_backend_over(key, Direction::encrypt, {0, 1}, buffers);
@@ -149,10 +148,10 @@ TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
     const Bytes plain = random_bytes(memory.size());
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
-    std::memcpy(memory.span().data(), plain.data(), plain.size());
-    backend->submit(0, plain.size());
+    std::memcpy(memory.data(), plain.data(), plain.size());
+    backend->submit({0, plain.size()});
     backend->wait(0);
-    EXPECT_EQ(std::memcmp(memory.span().data(), expected.data(), expected.size()), 0);
+    EXPECT_EQ(std::memcmp(memory.data(), expected.data(), expected.size()), 0);
 }
 
 TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
@@ -163,26 +162,27 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         const Bytes plain = random_bytes(48 * chunk + 9);
         Bytes cipher;
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
-        HandoverBackend backend(
-            std::make_unique<OpenSslBackend>(key, direction, 2), "GPU",
-            [&](std::vector<std::span<std::byte>> buffers) {
-                return make_gpu_backend_over(key, direction, {}, buffers);
-            },
-            SuccessorPolicy::required);
+        std::vector<Lane> gpu;
+        gpu.push_back({"GPU",
+                       [&](std::span<const std::span<std::byte>> ring) {
+                           return make_gpu_backend_over(key, direction, {}, ring);
+                       },
+                       LanePolicy::required});
+        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, direction, 2), std::move(gpu));
         PipelineOptions options{direction, true, chunk, slots};
         // Hold the writer after the first chunk until the GPU is up: later chunks all go to it.
         options.on_progress = [&](std::uint64_t done) {
-            if (done == chunk) backend.await_successor();
+            if (done == chunk) backend.await_lanes();
         };
         const Bytes &input = direction == Direction::encrypt ? plain : cipher;
         const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
         EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
-        const HandoverReport report = backend.report();
-        EXPECT_TRUE(report.successor_ready) << report.successor_failure;
-        EXPECT_NE(report.successor_description.find("gpu ("), std::string::npos);
-        EXPECT_GE(report.first_bytes, chunk);
-        EXPECT_GE(report.successor_bytes, 40 * chunk);
-        EXPECT_EQ(report.first_bytes + report.successor_bytes, cipher.size());
+        const std::vector<LaneReport> report = backend.report();
+        EXPECT_TRUE(report[1].ready) << report[1].failure;
+        EXPECT_NE(report[1].description.find("gpu ("), std::string::npos);
+        EXPECT_GE(report[0].bytes, chunk);
+        EXPECT_GE(report[1].bytes, 40 * chunk);
+        EXPECT_EQ(report[0].bytes + report[1].bytes, cipher.size());
     }
 }
 

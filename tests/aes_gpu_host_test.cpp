@@ -42,8 +42,8 @@ using HostDecryptTables = HostTables<tables::kTd0, std::array<std::uint8_t, 256>
 template <int Rounds>
 block::State run_rounds(Direction direction, block::State s, const RoundKeys &keys) {
     return direction == Direction::encrypt
-               ? block::encrypt<Rounds>(s, keys.words, HostEncryptTables{tables::kTe2})
-               : block::decrypt<Rounds>(s, keys.words, HostDecryptTables{tables::kInverseSbox});
+               ? block::encrypt<Rounds>(s, keys->words, HostEncryptTables{tables::kTe2})
+               : block::decrypt<Rounds>(s, keys->words, HostDecryptTables{tables::kInverseSbox});
 }
 
 Bytes host_ecb(const Bytes &key, Direction direction, const Bytes &in) {
@@ -51,9 +51,9 @@ Bytes host_ecb(const Bytes &key, Direction direction, const Bytes &in) {
     Bytes out(in.size());
     for (std::size_t offset = 0; offset < in.size(); offset += 16) {
         const block::State s = load(in.data() + offset);
-        const block::State r = keys.rounds == 10   ? run_rounds<10>(direction, s, keys)
-                               : keys.rounds == 12 ? run_rounds<12>(direction, s, keys)
-                                                   : run_rounds<14>(direction, s, keys);
+        const block::State r = keys->rounds == 10   ? run_rounds<10>(direction, s, keys)
+                               : keys->rounds == 12 ? run_rounds<12>(direction, s, keys)
+                                                    : run_rounds<14>(direction, s, keys);
         store(r, out.data() + offset);
     }
     return out;
@@ -67,12 +67,12 @@ TEST(KeySchedule, MatchesFips197AppendixA) {
         const Bytes &words = record.at("WORDS");
         SCOPED_TRACE("key bits " + std::to_string(key.size() * 8));
         const RoundKeys keys = expand_encryption_key(key);
-        EXPECT_EQ(keys.rounds, static_cast<int>(key.size() / 4 + 6));
-        ASSERT_EQ(words.size(), 16u * static_cast<std::size_t>(keys.rounds + 1));
+        EXPECT_EQ(keys->rounds, static_cast<int>(key.size() / 4 + 6));
+        ASSERT_EQ(words.size(), 16u * static_cast<std::size_t>(keys->rounds + 1));
         for (std::size_t i = 0; i < words.size() / 4; ++i) {
             const std::uint32_t expected = std::uint32_t{words[4 * i]} << 24 | std::uint32_t{words[4 * i + 1]} << 16 |
                                            std::uint32_t{words[4 * i + 2]} << 8 | words[4 * i + 3];
-            EXPECT_EQ(fips_word(keys.words[i]), expected) << "w[" << i << "]";
+            EXPECT_EQ(fips_word(keys->words[i]), expected) << "w[" << i << "]";
         }
     }
 }
@@ -81,10 +81,10 @@ TEST(KeySchedule, DecryptionScheduleReversesTheEncryptionOne) {
     const Bytes key = random_bytes(32);
     const RoundKeys encryption = expand_encryption_key(key);
     const RoundKeys decryption = expand_decryption_key(key);
-    ASSERT_EQ(decryption.rounds, 14);
+    ASSERT_EQ(decryption->rounds, 14);
     for (int column = 0; column < 4; ++column) {
-        EXPECT_EQ(decryption.words[column], encryption.words[4 * 14 + column]);
-        EXPECT_EQ(decryption.words[4 * 14 + column], encryption.words[column]);
+        EXPECT_EQ(decryption->words[column], encryption->words[4 * 14 + column]);
+        EXPECT_EQ(decryption->words[4 * 14 + column], encryption->words[column]);
     }
 }
 
@@ -94,7 +94,7 @@ TEST(KeySchedule, RejectsBadKeyLengthsAndWipes) {
     }
     RoundKeys keys = expand_encryption_key(random_bytes(16));
     keys.wipe();
-    for (const std::uint32_t word : keys.words) EXPECT_EQ(word, 0u);
+    for (const std::uint32_t word : keys->words) EXPECT_EQ(word, 0u);
 }
 
 TEST(GpuRoundLogicOnHost, KnownAnswersBothDirections) {

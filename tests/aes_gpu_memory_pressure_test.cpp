@@ -1,8 +1,8 @@
 // The CUDA backend when the GPU is nearly full: it fills device memory, so it is a program of its
 // own that ctest runs alone (RUN_SERIAL), never beside other GPU tests it would starve. Skips
 // itself where no usable CUDA device is present.
-#include "aes_cpu/aligned_buffer.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "cipher/host_ring.hpp"
 #include "gpu_fixture.hpp"
 #include "test_support.hpp"
 
@@ -41,11 +41,8 @@ TEST_F(Gpu, AGpuShortOfMemoryTakesOverACpuRingInPieces) {
         filler.push_back(block);
     }
     const Bytes key = random_bytes(16);
-    std::vector<AlignedBuffer> memory;
-    std::vector<std::span<std::byte>> buffers;
-    for (std::size_t slot = 0; slot < gpu_ring_slots(kDefaultGpuStreams); ++slot) {
-        buffers.push_back(memory.emplace_back(kGpuFileChunkBytes + kAesBlockBytes).span());
-    }
+    const HostRing ring(gpu_ring_slots(kDefaultGpuStreams), kGpuFileChunkBytes + kAesBlockBytes);
+    const std::vector<std::span<std::byte>> &buffers = ring.buffers();
     std::unique_ptr<CipherBackend> backend;
     EXPECT_NO_THROW(backend = make_gpu_backend_over(key, Direction::encrypt, {}, buffers));
     if (backend) {
@@ -53,7 +50,7 @@ TEST_F(Gpu, AGpuShortOfMemoryTakesOverACpuRingInPieces) {
         Bytes expected;
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
         std::memcpy(buffers[3].data(), plain.data(), plain.size());
-        backend->submit(3, plain.size());
+        backend->submit({3, plain.size()});
         backend->wait(3);
         EXPECT_EQ(std::memcmp(buffers[3].data(), expected.data(), expected.size()), 0);
         backend.reset();

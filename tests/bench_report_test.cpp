@@ -38,7 +38,7 @@ TEST(BenchReport, JsonUsesNullForWhatDoesNotApply) {
     kernel.ratio = 0.25;
     kernel.ratio_text = "25% of device copy";
     report.results = {ceiling, kernel};
-    report.unavailable = {"gpu: none"};
+    report.unavailable = {{"gpu", "none"}};
     std::ostringstream json;
     print_bench_json(report, json);
     const std::string text = json.str();

@@ -1,6 +1,7 @@
-// The CPU-start handover: jobs go to the first backend until the successor is ready, then to the
-// successor, over the same buffers; output always matches OpenSSL. The successor here is OpenSSL
-// too (a stand-in for the GPU, so this runs everywhere), started behind a gate the test opens.
+// The dispatcher in its CPU-start form: jobs go to the first lane until a later lane is ready,
+// then to that lane, over the dispatcher's one ring; output always matches OpenSSL. The later
+// lanes here are OpenSSL too (stand-ins for the GPU, so this runs everywhere), started behind a
+// gate the test opens.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "cipher/dispatcher.hpp"
@@ -32,12 +33,14 @@ public:
 
     std::string describe() const override { return "successor (test)"; }
     void configure_slots(std::size_t, std::size_t) override { throw std::logic_error("the ring is adopted"); }
-    std::size_t slot_count() const override { return buffers_.size(); }
+    void adopt_slots(std::span<const std::span<std::byte>>) override { throw std::logic_error("adopted once"); }
     std::span<std::byte> slot_buffer(std::size_t slot) override { return ring_slot(buffers_, slot); }
-    void submit(std::size_t slot, std::size_t bytes) override {
-        const auto data = ring_slot(buffers_, slot).first(bytes);
+    void submit(const CipherJob &job) override {
+        const auto data = ring_slot(buffers_, job.slot).first(job.bytes);
         cipher_.transform(data, data);
+        ++jobs;
     }
+    int jobs = 0;
     void wait(std::size_t) override {}
 
 private:
@@ -53,9 +56,10 @@ public:
         : key_(std::move(key)), direction_(direction), fails_(fails), gate_(opened_.get_future().share()) {}
     ~GatedStart() { open(); }
 
-    SuccessorStart start() {
-        return [this](std::vector<std::span<std::byte>> buffers) -> std::unique_ptr<CipherBackend> {
+    LaneStart start() {
+        return [this](std::span<const std::span<std::byte>> ring) -> std::unique_ptr<CipherBackend> {
             ++starts_;
+            std::vector<std::span<std::byte>> buffers(ring.begin(), ring.end());
             handed_buffers_ = buffers;
             gate_.wait();
             if (fails_) throw std::runtime_error("no usable CUDA device: injected");
@@ -86,21 +90,26 @@ constexpr std::size_t kSlots = 3;
 
 // Opens the gate before the backend goes, so a failing test cannot hang in the destructor.
 struct Handover {
-    Handover(const Bytes &key, Direction direction, GatedStart &gated, SuccessorPolicy policy)
-        : gate(gated),
-          backend(std::make_unique<OpenSslBackend>(key, direction, 2), "successor", gated.start(), policy) {}
+    Handover(const Bytes &key, Direction direction, GatedStart &gated, LanePolicy policy)
+        : gate(gated), backend("CPU", std::make_unique<OpenSslBackend>(key, direction, 2),
+                               lanes({"successor", gated.start(), policy})) {}
     ~Handover() { gate.open(); }
     // Lets the successor start and waits until it is ready (or failed).
     void let_successor_start() {
         gate.open();
-        backend.await_successor();
+        backend.await_lanes();
+    }
+    static std::vector<Lane> lanes(Lane lane) {
+        std::vector<Lane> later;
+        later.push_back(std::move(lane));
+        return later;
     }
     GatedStart &gate;
-    HandoverBackend backend;
+    Dispatcher backend;
 };
 
 // Runs `input` through the pipeline; `at_progress(done)` runs on the writer thread after each chunk.
-Bytes run(HandoverBackend &backend, Direction direction, const Bytes &input,
+Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
           std::function<void(std::uint64_t)> at_progress) {
     PipelineOptions options{direction, true, kChunk, kSlots};
     options.on_progress = std::move(at_progress);
@@ -118,7 +127,7 @@ TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
         const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
 
         GatedStart gate(key, direction);
-        Handover handover(key, direction, gate, SuccessorPolicy::required);
+        Handover handover(key, direction, gate, LanePolicy::required);
         EXPECT_NE(handover.backend.describe().find(" until the successor is ready"), std::string::npos);
         // After the first chunk is out, let the successor start and wait until it is ready: every
         // chunk submitted from then on must go to it.
@@ -127,13 +136,13 @@ TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
         });
         EXPECT_TRUE(output == expected);
 
-        const HandoverReport report = handover.backend.report();
-        EXPECT_TRUE(report.successor_ready);
-        EXPECT_EQ(report.successor_description, "successor (test)");
-        EXPECT_GE(report.first_bytes, kChunk);
-        EXPECT_LE(report.first_bytes, (kSlots + 1) * kChunk); // the ring's worth at most
-        EXPECT_GT(report.successor_bytes, 30 * kChunk);
-        EXPECT_EQ(report.first_bytes + report.successor_bytes, cipher.size());
+        const std::vector<LaneReport> report = handover.backend.report();
+        EXPECT_TRUE(report[1].ready);
+        EXPECT_EQ(report[1].description, "successor (test)");
+        EXPECT_GE(report[0].bytes, kChunk);
+        EXPECT_LE(report[0].bytes, (kSlots + 1) * kChunk); // the ring's worth at most
+        EXPECT_GT(report[1].bytes, 30 * kChunk);
+        EXPECT_EQ(report[0].bytes + report[1].bytes, cipher.size());
         EXPECT_EQ(handover.backend.describe(), "successor (test)");
         // The successor worked in the first backend's own buffers.
         ASSERT_EQ(gate.handed_buffers_.size(), kSlots);
@@ -150,16 +159,16 @@ TEST(Handover, InputThatEndsFirstStaysOnTheFirstBackendAndWaitsForTheStart) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     GatedStart gate(key, Direction::encrypt);
-    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+    Handover handover(key, Direction::encrypt, gate, LanePolicy::required);
     // The gate opens only once every byte is written; the run still ends with the start-up ended.
     const Bytes output = run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t done) {
         if (done == plain.size()) gate.open();
     });
     EXPECT_TRUE(output == expected);
-    const HandoverReport report = handover.backend.report();
-    EXPECT_TRUE(report.successor_ready);
-    EXPECT_EQ(report.first_bytes, expected.size());
-    EXPECT_EQ(report.successor_bytes, 0u);
+    const std::vector<LaneReport> report = handover.backend.report();
+    EXPECT_TRUE(report[1].ready);
+    EXPECT_EQ(report[0].bytes, expected.size());
+    EXPECT_EQ(report[1].bytes, 0u);
 }
 
 TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
@@ -167,7 +176,7 @@ TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
     for (const std::size_t size : {std::size_t{100}, 40 * kChunk}) {
         SCOPED_TRACE("size " + std::to_string(size));
         GatedStart gate(key, Direction::encrypt, /*fails=*/true);
-        Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+        Handover handover(key, Direction::encrypt, gate, LanePolicy::required);
         TempDir dir;
         write_file(dir.file("in"), random_bytes(size));
         {
@@ -184,11 +193,11 @@ TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
             }
         }
         EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1) << "output left behind";
-        const HandoverReport report = handover.backend.report();
-        EXPECT_FALSE(report.successor_ready);
-        EXPECT_EQ(report.successor_failure, "no usable CUDA device: injected");
-        EXPECT_EQ(report.successor_bytes, 0u);
-        EXPECT_LT(report.first_bytes, size + 16); // a large run stopped early
+        const std::vector<LaneReport> report = handover.backend.report();
+        EXPECT_FALSE(report[1].ready);
+        EXPECT_EQ(report[1].failure, "no usable CUDA device: injected");
+        EXPECT_EQ(report[1].bytes, 0u);
+        EXPECT_LT(report[0].bytes, size + 16); // a large run stopped early
     }
 }
 
@@ -198,14 +207,14 @@ TEST(Handover, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     GatedStart gate(key, Direction::encrypt, /*fails=*/true);
-    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::optional);
+    Handover handover(key, Direction::encrypt, gate, LanePolicy::optional);
     const Bytes output =
         run(handover.backend, Direction::encrypt, plain, [&](std::uint64_t) { handover.let_successor_start(); });
     EXPECT_TRUE(output == expected);
-    const HandoverReport report = handover.backend.report();
-    EXPECT_FALSE(report.successor_ready);
-    EXPECT_EQ(report.successor_failure, "no usable CUDA device: injected");
-    EXPECT_EQ(report.first_bytes, expected.size());
+    const std::vector<LaneReport> report = handover.backend.report();
+    EXPECT_FALSE(report[1].ready);
+    EXPECT_EQ(report[1].failure, "no usable CUDA device: injected");
+    EXPECT_EQ(report[0].bytes, expected.size());
     EXPECT_EQ(handover.backend.describe().rfind("cpu (OpenSSL", 0), 0u) << handover.backend.describe();
 }
 
@@ -213,12 +222,12 @@ TEST(Handover, ReconfiguringStartsANewSuccessorOverTheNewBuffers) {
     const Bytes key = random_bytes(16);
     GatedStart gate(key, Direction::encrypt);
     gate.open();
-    Handover handover(key, Direction::encrypt, gate, SuccessorPolicy::required);
+    Handover handover(key, Direction::encrypt, gate, LanePolicy::required);
     handover.backend.configure_slots(2, kChunk);
-    handover.backend.await_successor();
+    handover.backend.await_lanes();
     EXPECT_EQ(gate.alive_, 1);
     handover.backend.configure_slots(4, 2 * kChunk);
-    handover.backend.await_successor();
+    handover.backend.await_lanes();
     EXPECT_EQ(gate.starts_, 2);
     EXPECT_EQ(gate.alive_, 1); // the first successor is gone with the old buffers
     ASSERT_EQ(gate.handed_buffers_.size(), 4u);
@@ -232,8 +241,8 @@ TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
     std::thread opener;
     const auto begin = std::chrono::steady_clock::now();
     {
-        HandoverBackend backend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "successor", gate.start(),
-                                SuccessorPolicy::optional);
+        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
+                           Handover::lanes({"successor", gate.start(), LanePolicy::optional}));
         backend.configure_slots(2, kChunk);
         opener = std::thread([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -248,14 +257,45 @@ TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
     opener.join();
 }
 
+TEST(Handover, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
+    // Three lanes: the first, then one, then another; each later one takes over once ready. The
+    // output does not depend on which lane ciphered which job.
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(60 * kChunk + 9);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    GatedStart second(key, Direction::encrypt), third(key, Direction::encrypt);
+    std::vector<Lane> later;
+    later.push_back({"second", second.start(), LanePolicy::required});
+    later.push_back({"third", third.start(), LanePolicy::required});
+    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), std::move(later));
+    const auto open_and_wait = [&](GatedStart &gate, std::size_t lane) {
+        gate.open();
+        while (!backend.report()[lane].ready) std::this_thread::yield();
+    };
+    const Bytes output = run(backend, Direction::encrypt, plain, [&](std::uint64_t done) {
+        if (done == 2 * kChunk) open_and_wait(second, 1);
+        if (done == 20 * kChunk) open_and_wait(third, 2);
+    });
+    third.open();
+    second.open();
+    EXPECT_TRUE(output == expected);
+    const std::vector<LaneReport> report = backend.report();
+    ASSERT_EQ(report.size(), 3u);
+    EXPECT_GE(report[0].bytes, 2 * kChunk);
+    EXPECT_GT(report[1].bytes, 0u);
+    EXPECT_GT(report[2].bytes, 30 * kChunk);
+    EXPECT_EQ(report[0].bytes + report[1].bytes + report[2].bytes, expected.size());
+}
+
 TEST(Handover, RejectsAMissingBackendOrStart) {
     const Bytes key = random_bytes(16);
-    EXPECT_THROW(HandoverBackend(
-                     nullptr, "x", [](auto) { return std::unique_ptr<CipherBackend>(); }, SuccessorPolicy::optional),
+    EXPECT_THROW(Dispatcher("CPU", nullptr, {}), std::invalid_argument);
+    EXPECT_THROW(Dispatcher("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
+                            Handover::lanes({"x", LaneStart(), LanePolicy::optional})),
                  std::invalid_argument);
-    EXPECT_THROW(HandoverBackend(std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), "x", SuccessorStart(),
-                                 SuccessorPolicy::optional),
-                 std::invalid_argument);
+    Dispatcher alone("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), {});
+    EXPECT_THROW(alone.adopt_slots({}), std::logic_error);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "common/errors.hpp"
 #include "common/worker_pool.hpp"
 #include "io/input_source.hpp"
+#include "io/io_threads.hpp"
 #include "io/mapped_file_writer.hpp"
 #include "io/output_sink.hpp"
 #include "test_support.hpp"
@@ -14,11 +15,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -29,7 +32,7 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 TEST(WorkerPool, RunsEveryTaskOnceAndRethrowsTheFirstFailure) {
     for (const unsigned threads : {1u, 2u, 5u}) {
-        WorkerPool pool(threads);
+        WorkerPool pool(threads, "the test");
         EXPECT_EQ(pool.threads(), threads);
         std::vector<std::atomic<int>> runs(1000);
         pool.run(runs.size(), [&](std::size_t i) { ++runs[i]; });
@@ -49,12 +52,36 @@ TEST(WorkerPool, RunsEveryTaskOnceAndRethrowsTheFirstFailure) {
     }
 }
 
+TEST(WorkerPool, PostedTasksRunOnWorkersWithTheirNumbersAndFinishBeforeThePoolGoes) {
+    std::mutex mutex;
+    std::set<unsigned> workers;
+    std::atomic<int> ran{0};
+    {
+        WorkerPool pool(3, "the test");
+        for (int i = 0; i < 200; ++i) {
+            pool.post([&](unsigned worker) {
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+                std::lock_guard lock(mutex);
+                workers.insert(worker);
+                ++ran;
+            });
+        }
+    } // the destructor runs what is still queued
+    EXPECT_EQ(ran.load(), 200);
+    for (const unsigned worker : workers) EXPECT_TRUE(worker == 1 || worker == 2) << worker;
+
+    WorkerPool alone(1, "the test");
+    unsigned seen = 99;
+    alone.post([&](unsigned worker) { seen = worker; });
+    EXPECT_EQ(seen, 0u) << "with no workers, a posted task runs at once on the caller";
+}
+
 TEST(WorkerPool, PiecesTileTheRangeInPageMultiples) {
-    WorkerPool pool(4);
+    WorkerPool pool(4, "the test");
     for (const std::size_t bytes : {std::size_t{1}, kMiB - 1, 4 * kMiB + 123, 64 * kMiB}) {
         std::mutex mutex;
         std::set<std::pair<std::size_t, std::size_t>> pieces;
-        pool.run_pieces(bytes, [&](std::size_t offset, std::size_t length) {
+        pool.run_pieces(bytes, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
             std::lock_guard lock(mutex);
             pieces.emplace(offset, length);
         });
@@ -64,7 +91,7 @@ TEST(WorkerPool, PiecesTileTheRangeInPageMultiples) {
             EXPECT_GT(length, 0u);
             if (offset + length != bytes) {
                 EXPECT_EQ(length % 4096, 0u);
-                EXPECT_GE(length, WorkerPool::kMinPieceBytes);
+                EXPECT_GE(length, kFileCopyPieces.min_piece_bytes);
             }
             next = offset + length;
         }

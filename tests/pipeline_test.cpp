@@ -204,9 +204,9 @@ public:
         if (where_ == FailIn::configure && bytes > max_slot_bytes_) throw ResourceExhausted("injected: too big");
         buffers_.assign(count, std::vector<std::byte>(bytes));
     }
-    std::size_t slot_count() const override { return buffers_.size(); }
+    void adopt_slots(std::span<const std::span<std::byte>>) override { throw std::logic_error("not used"); }
     std::span<std::byte> slot_buffer(std::size_t slot) override { return buffers_.at(slot); }
-    void submit(std::size_t, std::size_t) override {
+    void submit(const CipherJob &) override {
         if (where_ == FailIn::submit && ++submits_ == nth_) throw std::runtime_error("injected submit failure");
     }
     void wait(std::size_t) override {
@@ -266,9 +266,9 @@ TEST(Pipeline, AThreadLimitIsNotMistakenForShortMemory) {
             ++configures;
             throw ThreadLimit("injected: cannot start a thread");
         }
-        std::size_t slot_count() const override { return 0; }
+        void adopt_slots(std::span<const std::span<std::byte>>) override {}
         std::span<std::byte> slot_buffer(std::size_t) override { return {}; }
-        void submit(std::size_t, std::size_t) override {}
+        void submit(const CipherJob &) override {}
         void wait(std::size_t) override {}
     } backend;
     TempDir dir;

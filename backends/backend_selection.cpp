@@ -1,0 +1,109 @@
+#include "backends/backend_selection.hpp"
+
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "io/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace aesgpu {
+
+namespace {
+
+std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, Direction direction,
+                                                 std::span<const std::uint8_t> key) {
+    return std::make_unique<OpenSslBackend>(key, direction, request.cpu_threads);
+}
+
+SelectedBackend cpu_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key) {
+    auto backend = make_cpu_backend(request, direction, key);
+    // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
+    // keep every thread busy while pieces of a chunk finish unevenly.
+    const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, backend->threads() / 2 + 4);
+    return {std::move(backend), slots, kFileChunkBytes};
+}
+
+GpuBackendOptions gpu_options(const BackendRequest &request) {
+    return {0, request.gpu_streams};
+}
+
+// Starts the GPU backend, saying in the error what kept it from starting: no usable device, too
+// little memory for its buffers (a device is there; a smaller --chunk-size may fit), or CUDA.
+template <typename Start>
+auto start_gpu(Start &&start) {
+    try {
+        return start();
+    } catch (const GpuUnavailable &e) {
+        throw GpuUnavailable(std::string("no usable CUDA device: ") + e.what());
+    } catch (const ResourceExhausted &e) {
+        throw ResourceExhausted(std::string("the GPU could not get memory for its buffers: ") + e.what());
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(std::string("the GPU backend could not start: ") + e.what());
+    }
+}
+
+SelectedBackend gpu_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key) {
+    return start_gpu([&] {
+        return SelectedBackend{make_gpu_backend(key, direction, gpu_options(request)),
+                               gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes};
+    });
+}
+
+SelectedBackend automatic_backend(const BackendRequest &request, Direction direction,
+                                  std::span<const std::uint8_t> key) {
+    try {
+        SelectedBackend selected = gpu_backend(request, direction, key);
+        spdlog::info("backend auto: using {}", selected.backend->describe());
+        return selected;
+    } catch (const std::runtime_error &e) {
+        spdlog::info("backend auto: using the CPU ({})", e.what());
+        return cpu_backend(request, direction, key);
+    }
+}
+
+// The CPU ciphers the first chunks while CUDA starts on another thread (about 0.3 s on the H200
+// host), then the GPU takes every later chunk, in place in the same host buffers. The ring is
+// sized for the GPU, since the GPU does most of the work of any input big enough for the start to
+// matter.
+SelectedBackend gpu_with_cpu_start(const BackendRequest &request, Direction direction,
+                                   std::span<const std::uint8_t> key, LanePolicy policy) {
+    auto gpu_key = std::make_shared<SecretBytes>(key);
+    LaneStart start_gpu_lane = [gpu_key, direction,
+                                gpu = gpu_options(request)](std::span<const std::span<std::byte>> ring) {
+        return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), direction, gpu, ring); });
+    };
+    std::vector<Lane> later;
+    later.push_back({"GPU", std::move(start_gpu_lane), policy});
+    auto backend = std::make_unique<Dispatcher>("CPU", make_cpu_backend(request, direction, key), std::move(later));
+    Dispatcher *cpu_start = backend.get();
+    return {std::move(backend), gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes, cpu_start};
+}
+
+} // namespace
+
+SelectedBackend select_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key,
+                               bool output_is_withdrawable) {
+    const bool cpu_start = !request.wait_for_gpu && gpu_support_built_in();
+    switch (request.choice) {
+    case BackendChoice::cpu: return cpu_backend(request, direction, key);
+    case BackendChoice::gpu:
+        return cpu_start && output_is_withdrawable ? gpu_with_cpu_start(request, direction, key, LanePolicy::required)
+                                                   : gpu_backend(request, direction, key);
+    case BackendChoice::automatic:
+        return cpu_start ? gpu_with_cpu_start(request, direction, key, LanePolicy::optional)
+                         : automatic_backend(request, direction, key);
+    }
+    throw std::logic_error("unknown backend choice");
+}
+
+void check_required_backend(BackendChoice choice) {
+    if (choice != BackendChoice::gpu) return;
+    const GpuProbe probe = probe_gpus();
+    if (!probe.usable()) throw GpuUnavailable("no usable CUDA device: " + probe.unavailable_reason);
+}
+
+} // namespace aesgpu

@@ -1,0 +1,445 @@
+#include "bench/bench.hpp"
+
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+#include "aes_gpu/gpu_bench.hpp"
+#include "backends/backend_selection.hpp"
+#include "bench/scratch.hpp"
+#include "common/errors.hpp"
+#include "common/units.hpp"
+#include "common/worker_pool.hpp"
+#include "io/file_job.hpp"
+#include "io/input_source.hpp"
+#include "io/io_threads.hpp"
+#include "io/output_sink.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace aesgpu {
+
+namespace {
+
+// Outputs are checked on this much fresh random data (or the whole size, if smaller).
+constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
+
+std::string cipher_name(unsigned bits, Direction direction) {
+    return fmt::format("AES-{} {}", bits, direction == Direction::encrypt ? "encrypt" : "decrypt");
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// Median wall-clock seconds of `reps` runs of `work`, after one untimed warm-up run; `prepare`,
+// if given, runs untimed before each.
+double time_runs(int reps, const std::function<void()> &work, const std::function<void()> &prepare = {}) {
+    if (prepare) prepare();
+    work();
+    std::vector<double> seconds;
+    for (int i = 0; i < reps; ++i) {
+        if (prepare) prepare();
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return median(seconds);
+}
+
+std::vector<std::byte> fresh_random(std::size_t bytes) {
+    std::vector<std::byte> data(bytes);
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t step = std::min<std::size_t>(bytes - done, 1u << 30);
+        if (RAND_bytes(reinterpret_cast<unsigned char *>(data.data() + done), static_cast<int>(step)) != 1) {
+            throw std::runtime_error(openssl_error("RAND_bytes"));
+        }
+        done += step;
+    }
+    return data;
+}
+
+std::vector<std::uint8_t> random_key(unsigned bits) {
+    const auto bytes = fresh_random(bits / 8);
+    std::vector<std::uint8_t> key(bytes.size());
+    std::memcpy(key.data(), bytes.data(), bytes.size());
+    return key;
+}
+
+// Fills `out` with copies of `pattern`: big buffers of random-looking data at memcpy speed.
+void fill_repeating(std::span<std::byte> out, std::span<const std::byte> pattern) {
+    for (std::size_t done = 0; done < out.size(); done += pattern.size()) {
+        std::memcpy(out.data() + done, pattern.data(), std::min(pattern.size(), out.size() - done));
+    }
+}
+
+void require_openssl_match(std::span<const std::uint8_t> key, Direction direction, std::span<const std::byte> input,
+                           std::span<const std::byte> output, const std::string &what) {
+    std::vector<std::byte> expected(input.size());
+    EvpEcbCipher(key, direction).transform(input, expected);
+    if (output.size() != expected.size() || !std::equal(expected.begin(), expected.end(), output.begin())) {
+        throw std::runtime_error(what + ": output differs from OpenSSL; nothing was timed");
+    }
+}
+
+BenchResult result(std::string backend, std::string stage, std::string what, unsigned key_bits = 0,
+                   std::optional<Direction> direction = std::nullopt) {
+    BenchResult r;
+    r.backend = std::move(backend);
+    r.stage = std::move(stage);
+    r.what = std::move(what);
+    r.key_bits = key_bits;
+    r.direction = direction;
+    return r;
+}
+
+class Bench {
+public:
+    Bench(const BenchSettings &plan, BenchReport &report) : plan_(plan), report_(report) {
+        verify_input_ = fresh_random(std::min(plan.size_bytes, kVerifyBytes));
+    }
+
+    void cpu() {
+        const CpuCeilings ceilings = cpu_ceilings();
+        for (const unsigned bits : plan_.key_bits) {
+            const auto key = random_key(bits);
+            for (const Direction direction : plan_.directions) {
+                for (const unsigned threads : thread_counts()) {
+                    const std::string what =
+                        fmt::format("{}, {} thread{}", cipher_name(bits, direction), threads, threads == 1 ? "" : "s");
+                    step("cpu " + what);
+                    OpenSslBackend backend(key, direction, threads);
+                    backend.configure_slots(1, plan_.size_bytes);
+                    const auto buffer = backend.slot_buffer(0);
+                    std::memcpy(buffer.data(), verify_input_.data(), verify_input_.size());
+                    backend.submit({0, verify_input_.size()});
+                    backend.wait(0);
+                    require_openssl_match(key, direction, verify_input_, buffer.first(verify_input_.size()),
+                                          "cpu " + what);
+                    fill_repeating(buffer, verify_input_);
+                    BenchResult r = result("cpu", "memory", what, bits, direction);
+                    r.threads = threads;
+                    r.bytes = double(plan_.size_bytes);
+                    r.seconds = time_runs(plan_.reps, [&] {
+                        backend.submit({0, plan_.size_bytes});
+                        backend.wait(0);
+                    });
+                    r.ratio = r.gbps() / (threads == 1 ? ceilings.memcpy_gbps : ceilings.pass_gbps);
+                    r.ratio_text = threads == 1 ? fmt::format("{:.2f}x memcpy, 1 thread", r.ratio)
+                                                : fmt::format("{:.0f}% of the in-place pass", 100 * r.ratio);
+                    add(r);
+                }
+            }
+        }
+    }
+
+    // Returns false (and notes why) when no GPU can run.
+    bool gpu() {
+        std::unique_ptr<GpuBench> gpu;
+        try {
+            step("gpu set-up");
+            gpu = GpuBench::create(plan_.size_bytes);
+        } catch (const GpuUnavailable &e) {
+            report_.unavailable.push_back({"gpu", std::string("no usable CUDA device: ") + e.what()});
+            return false;
+        }
+        step("gpu copy ceilings");
+        const GpuCopyCeilings copies = gpu->time_copies(plan_.reps);
+        const double size = double(plan_.size_bytes);
+        add_ceiling("pinned H2D", size, copies.h2d_seconds);
+        add_ceiling("pinned D2H", size, copies.d2h_seconds);
+        add_ceiling("pinned H2D+D2H at once", 2 * size, copies.both_seconds);
+        add_ceiling("device copy (read+write)", 2 * size, copies.device_copy_seconds);
+        const double half_two_way_gbps = size / copies.both_seconds / 1e9;
+
+        for (const unsigned bits : plan_.key_bits) {
+            const auto key = random_key(bits);
+            for (const Direction direction : plan_.directions) {
+                const std::string name = cipher_name(bits, direction);
+                step("gpu kernel " + name);
+                require_openssl_match(key, direction, verify_input_, gpu->kernel_output(key, direction, verify_input_),
+                                      "gpu kernel " + name);
+                BenchResult kernel = result("gpu", "kernel", name, bits, direction);
+                kernel.bytes = size;
+                kernel.seconds = gpu->time_kernel(key, direction, plan_.reps);
+                // Both read and write every byte once, so the ratio compares like with like.
+                kernel.ratio = copies.device_copy_seconds / kernel.seconds;
+                kernel.ratio_text = fmt::format("{:.0f}% of device copy", 100 * kernel.ratio);
+                add(kernel);
+
+                step("gpu pipeline " + name);
+                BenchResult pipeline = time_gpu_pipeline(key, direction, name);
+                pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
+                pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
+                add(pipeline);
+            }
+        }
+        return true;
+    }
+
+    void file(const std::string &path, bool with_gpu) {
+        // stat first: opening a FIFO would wait for a writer.
+        struct stat status {};
+        if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", quoted_name(path), errno));
+        if (!S_ISREG(status.st_mode))
+            throw UsageError("--file needs a regular file: " + quoted_name(path) + " is not one");
+        const double size = double(status.st_size);
+        const std::filesystem::path target(path);
+        const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+        const ScratchDirectory scratch(directory);
+        const std::string copy = scratch.file("copy");
+        const std::string encrypted = scratch.file("encrypted");
+        const std::string decrypted = scratch.file("decrypted");
+
+        step("file copy (cp)");
+        BenchResult cp = result("cpu", "ceiling", "file copy (cp)");
+        cp.bytes = size;
+        // Each timed run writes a new file, as `aesgpu encrypt big -o new` does: replacing the last
+        // run's output would add freeing its pages to the time.
+        const auto remove = [](const std::string &file) { return [&file] { std::filesystem::remove(file); }; };
+        cp.seconds = time_runs(
+            plan_.reps, [&] { run_cp(path, copy); }, remove(copy));
+        add(cp);
+        std::filesystem::remove(copy);
+
+        // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
+        const unsigned bits = plan_.key_bits.front();
+        const auto key = random_key(bits);
+        std::vector<std::string> backends;
+        if (plan_.cpu) backends.emplace_back("cpu");
+        if (plan_.gpu && with_gpu) backends.emplace_back("gpu");
+        for (const std::string &backend : backends) {
+            // As `aesgpu encrypt|decrypt --backend cpu|gpu -f FROM -o TO` runs it.
+            BackendRequest request;
+            request.choice = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
+            request.cpu_threads = plan_.threads;
+            const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
+                const unsigned io_threads = default_io_threads();
+                InputSource source = InputSource::open(from, io_threads);
+                OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
+                const SelectedBackend selected = select_backend(request, direction, key, sink.withdrawable());
+                run_file_job(FileJob{source, sink,
+                                     PipelineOptions{direction, true, selected.file_chunk_bytes, selected.ring_slots}},
+                             *selected.backend);
+            };
+            step(backend + " file check");
+            run(Direction::encrypt, path, encrypted);
+            check_file_prefix(key, path, encrypted, backend);
+            run(Direction::decrypt, encrypted, decrypted);
+            if (!same_contents(path, decrypted)) {
+                throw std::runtime_error(backend + " file: decrypting the encrypted file did not give it back");
+            }
+            for (const Direction direction : plan_.directions) {
+                const std::string name = cipher_name(bits, direction);
+                step(backend + " file " + name);
+                BenchResult r = result(backend, "file", name, bits, direction);
+                r.bytes = size;
+                r.seconds = direction == Direction::encrypt
+                                ? time_runs(
+                                      plan_.reps, [&] { run(direction, path, encrypted); }, remove(encrypted))
+                                : time_runs(
+                                      plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted));
+                r.ratio = r.seconds / cp.seconds;
+                r.ratio_text = fmt::format("{:.2f}x the time of cp", r.ratio);
+                add(r);
+            }
+        }
+    }
+
+private:
+    void step(const std::string &what) const {
+        if (plan_.on_step) plan_.on_step(what);
+    }
+
+    // What a CPU stage is measured against: memcpy on one thread, an in-place pass on all.
+    struct CpuCeilings {
+        double memcpy_gbps = 0;
+        double pass_gbps = 0;
+    };
+
+    // Its buffers are gone before the AES runs allocate theirs: 2 x --size at most.
+    CpuCeilings cpu_ceilings() {
+        std::vector<std::byte> source(plan_.size_bytes);
+        // Words, so that the in-place pass reuses it (the size is a multiple of 16).
+        std::vector<std::uint64_t> target(plan_.size_bytes / sizeof(std::uint64_t));
+        fill_repeating(source, verify_input_);
+        step("cpu memcpy");
+        BenchResult copy = result("cpu", "ceiling", "memcpy, 1 thread");
+        copy.bytes = double(plan_.size_bytes);
+        copy.seconds = time_runs(plan_.reps, [&] { std::memcpy(target.data(), source.data(), plan_.size_bytes); });
+        copy.threads = 1;
+        add(copy);
+        source = {};
+        CpuCeilings ceilings{copy.gbps(), copy.gbps()};
+        if (plan_.threads > 1) {
+            // The wall in-memory AES meets on all threads: one pass that reads and writes every
+            // byte in place, as the CPU backend does, with no work in between.
+            WorkerPool pool(plan_.threads, "the in-place memory pass");
+            step("cpu in-place pass, all threads");
+            BenchResult pass = result("cpu", "ceiling", fmt::format("in-place pass, {} threads", plan_.threads));
+            pass.bytes = double(plan_.size_bytes);
+            pass.threads = plan_.threads;
+            pass.seconds = time_runs(plan_.reps, [&] {
+                pool.run_pieces(plan_.size_bytes, PieceShape{std::size_t{1} << 20, sizeof(std::uint64_t)},
+                                [&](std::size_t offset, std::size_t length) {
+                                    const std::size_t first = offset / sizeof(std::uint64_t);
+                                    const std::size_t end = first + length / sizeof(std::uint64_t);
+                                    for (std::size_t i = first; i < end; ++i) target[i] ^= 0x5555555555555555u;
+                                });
+            });
+            add(pass);
+            ceilings.pass_gbps = pass.gbps();
+        }
+        return ceilings;
+    }
+
+    // ECB works block by block, so the file's first bytes encrypt to the output's first bytes.
+    void check_file_prefix(std::span<const std::uint8_t> key, const std::string &plain, const std::string &cipher,
+                           const std::string &backend) const {
+        InputSource in = InputSource::open(plain);
+        InputSource out = InputSource::open(cipher);
+        std::vector<std::byte> input(kVerifyBytes), output(kVerifyBytes);
+        const std::size_t length = in.read_full(input) / kAesBlockBytes * kAesBlockBytes;
+        input.resize(length);
+        output.resize(out.read_full(std::span(output).first(length)));
+        require_openssl_match(key, Direction::encrypt, input, output, backend + " file");
+    }
+
+    static bool same_contents(const std::string &a, const std::string &b) {
+        InputSource first = InputSource::open(a);
+        InputSource second = InputSource::open(b);
+        std::vector<std::byte> x(std::size_t{16} << 20), y(x.size());
+        for (;;) {
+            const std::size_t n = first.read_full(x);
+            if (second.read_full(y) != n || !std::equal(x.begin(), x.begin() + std::ptrdiff_t(n), y.begin())) {
+                return false;
+            }
+            if (n < x.size()) return true;
+        }
+    }
+
+    // One thread, and all of them.
+    [[nodiscard]] std::vector<unsigned> thread_counts() const {
+        if (plan_.threads == 1) return {1};
+        return {1, plan_.threads};
+    }
+
+    BenchResult time_gpu_pipeline(std::span<const std::uint8_t> key, Direction direction, const std::string &name) {
+        auto backend = make_gpu_backend(key, direction, {0, kDefaultGpuStreams});
+        const std::size_t chunk = std::min(kGpuFileChunkBytes, plan_.size_bytes);
+        const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
+        backend->configure_slots(slots, chunk);
+        const auto sample = std::span(verify_input_).first(chunk);
+        std::memcpy(backend->slot_buffer(0).data(), sample.data(), chunk);
+        backend->submit({0, chunk});
+        backend->wait(0);
+        require_openssl_match(key, direction, sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
+        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample);
+        // Enough chunks that filling and draining the ring is a small part of the run.
+        const std::size_t chunks = std::max(plan_.size_bytes / chunk, 4 * slots);
+        BenchResult r =
+            result("gpu", "pipeline", name + ", pinned host to host", static_cast<unsigned>(key.size() * 8), direction);
+        r.bytes = double(chunks * chunk);
+        r.seconds = time_runs(plan_.reps, [&] {
+            for (std::size_t i = 0; i < chunks; ++i) {
+                if (i >= slots) backend->wait(i % slots);
+                backend->submit({i % slots, chunk});
+            }
+            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) backend->wait(s);
+        });
+        return r;
+    }
+
+    void add_ceiling(const std::string &what, double bytes, double seconds) {
+        BenchResult r = result("gpu", "ceiling", what);
+        r.bytes = bytes;
+        r.seconds = seconds;
+        add(r);
+    }
+
+    // A run too short for the clock (a tiny --size) gives no ratio rather than 0% or infinity.
+    void add(BenchResult result) {
+        if (!std::isfinite(result.ratio) || result.ratio <= 0) {
+            result.ratio = 0;
+            result.ratio_text.clear();
+        }
+        report_.results.push_back(std::move(result));
+    }
+
+    const BenchSettings &plan_;
+    BenchReport &report_;
+    std::vector<std::byte> verify_input_;
+};
+
+std::string machine_line() {
+    const CpuAesFeatures cpu = detect_cpu_aes_features();
+    const GpuProbe gpu = probe_gpus();
+    std::string line = fmt::format("CPU: {} threads, AES-NI {}, VAES {}; {}", default_cpu_threads(),
+                                   cpu.aes_ni ? "yes" : "no", cpu.vaes ? "yes" : "no", openssl_version_text());
+    if (gpu.usable())
+        line += fmt::format("; GPU: {}, {} SMs", gpu.devices.front().name, gpu.devices.front().multiprocessors);
+    return line;
+}
+
+// Runs one stage; one that runs out of memory or threads (a --size too big for RAM or pinned
+// memory, a low ulimit) is noted in the report, and the bench goes on with the next stage.
+bool run_stage(BenchReport &report, const std::string &stage, const std::function<void()> &work) {
+    try {
+        work();
+        return true;
+    } catch (const ResourceExhausted &e) {
+        report.failed.push_back({stage, fmt::format("{} (try a smaller --size)", e.what())});
+    } catch (const ThreadLimit &e) {
+        report.failed.push_back({stage, e.what()});
+    } catch (const std::bad_alloc &) {
+        report.failed.push_back({stage, fmt::format("not enough memory for --size {} (try a smaller one)",
+                                                    human_bytes(double(report.size_bytes)))});
+    }
+    return false;
+}
+
+} // namespace
+
+BenchReport run_bench(const BenchSettings &settings) {
+    if (settings.size_bytes == 0 || settings.size_bytes % kAesBlockBytes != 0) {
+        throw std::invalid_argument("the bench size must be a positive multiple of 16 bytes");
+    }
+    if (settings.key_bits.empty() || settings.directions.empty() || settings.reps < 1) {
+        throw std::invalid_argument("the bench needs a key size, a direction and a run");
+    }
+    BenchSettings plan = settings;
+    if (plan.threads == 0) plan.threads = default_cpu_threads();
+    BenchReport report;
+    report.machine = machine_line();
+    report.size_bytes = plan.size_bytes;
+    report.reps = plan.reps;
+    report.file = plan.file;
+    std::optional<Bench> bench;
+    if (!run_stage(report, "bench", [&] { bench.emplace(plan, report); })) return report;
+    if (plan.cpu) run_stage(report, "cpu", [&] { bench->cpu(); });
+    bool gpu_ran = false;
+    if (plan.gpu) run_stage(report, "gpu", [&] { gpu_ran = bench->gpu(); });
+    if (!plan.cpu && !gpu_ran) return report; // the GPU alone was asked for, and there is none
+    if (!plan.file.empty()) run_stage(report, "file", [&] { bench->file(plan.file, gpu_ran); });
+    return report;
+}
+
+} // namespace aesgpu

@@ -1,0 +1,67 @@
+#pragma once
+// `aesgpu bench` as a library over the library API (as zstd's benchzstd.c): the CPU backend in
+// memory, the GPU's copy ceilings, kernel and pinned pipeline, and file to file through
+// run_file_job() next to cp. Every output is checked against OpenSSL on fresh random data before
+// it is timed.
+#include "cipher/cipher_backend.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aesgpu {
+
+// What to measure.
+struct BenchSettings {
+    bool cpu = true;
+    bool gpu = true;
+    std::vector<unsigned> key_bits = {128, 192, 256};
+    std::vector<Direction> directions = {Direction::encrypt, Direction::decrypt};
+    std::size_t size_bytes = std::size_t{1} << 30;         // data per in-memory measurement, whole blocks
+    int reps = 5;                                          // timed runs per measurement, after a warm-up
+    unsigned threads = 0;                                  // CPU threads for the all-threads rows; 0: all
+    std::string file;                                      // also time file to file on this file, next to cp
+    std::function<void(const std::string &)> on_step = {}; // told each step as it starts (a status line)
+};
+
+// A stage that did not run, and why.
+struct StageNote {
+    std::string stage; // "cpu", "gpu", "file", "bench"
+    std::string reason;
+    [[nodiscard]] std::string text() const { return stage + ": " + reason; }
+};
+
+struct BenchResult {
+    std::string backend;   // "cpu" or "gpu"
+    std::string stage;     // "ceiling", "memory", "kernel", "pipeline" or "file"
+    std::string what;      // e.g. "pinned H2D", "AES-128 encrypt, 16 threads", "file copy (cp)"
+    unsigned key_bits = 0; // 0 for a ceiling
+    std::optional<Direction> direction;
+    unsigned threads = 0; // CPU threads, where it matters
+    double bytes = 0;     // moved per run (for two-way copies, both directions together)
+    double seconds = 0;   // median of the runs
+    // The ceiling this result is judged against, as "ratio x ceiling"; 0 when none applies.
+    double ratio = 0;
+    std::string ratio_text; // e.g. "101% of half the two-way rate", "0.53x the time of cp"
+
+    [[nodiscard]] double gbps() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
+};
+
+struct BenchReport {
+    std::string machine;        // one line: CPU threads and AES features, GPU name
+    std::size_t size_bytes = 0; // data per in-memory measurement
+    int reps = 0;
+    std::string file; // --file, empty when not asked
+    std::vector<BenchResult> results;
+    std::vector<StageNote> unavailable; // e.g. gpu: no usable CUDA device: ...
+    std::vector<StageNote> failed;      // stages that ran out of memory or threads
+};
+
+// Runs the measurements `settings` asks for and returns what was found. A backend that cannot
+// run (no GPU) is listed as unavailable, a stage that runs out of memory or threads as failed; a
+// wrong output throws std::runtime_error, and bad settings UsageError.
+[[nodiscard]] BenchReport run_bench(const BenchSettings &settings);
+
+} // namespace aesgpu

@@ -1,0 +1,47 @@
+#pragma once
+// The host side of a ring: one page-aligned buffer per slot. Page alignment lets the GPU
+// page-lock the buffers in place (cudaHostRegister) when it works over a ring it did not make.
+#include "cipher/cipher_backend.hpp"
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace aesgpu {
+
+class HostRing {
+public:
+    static constexpr std::size_t kAlignment = 4096;
+
+    HostRing() = default;
+    // Throws ResourceExhausted when memory is short, so that the pipeline retries smaller.
+    HostRing(std::size_t slot_count, std::size_t slot_bytes) {
+        const std::size_t rounded = (slot_bytes + kAlignment - 1) / kAlignment * kAlignment;
+        memory_.reserve(slot_count); // so that emplace_back below cannot throw and leak
+        buffers_.reserve(slot_count);
+        for (std::size_t i = 0; i < slot_count; ++i) {
+            std::byte *data = rounded ? static_cast<std::byte *>(std::aligned_alloc(kAlignment, rounded)) : nullptr;
+            if (rounded && !data) {
+                throw ResourceExhausted("not enough memory for " + std::to_string(slot_count) + " buffers of " +
+                                        std::to_string(slot_bytes >> 10) + " KiB");
+            }
+            memory_.emplace_back(data);
+            buffers_.emplace_back(data, slot_bytes);
+        }
+    }
+
+    [[nodiscard]] const std::vector<std::span<std::byte>> &buffers() const { return buffers_; }
+    [[nodiscard]] std::span<std::byte> buffer(std::size_t slot) { return ring_slot(buffers_, slot); }
+
+private:
+    struct Free {
+        void operator()(std::byte *p) const { std::free(p); }
+    };
+    std::vector<std::unique_ptr<std::byte, Free>> memory_;
+    std::vector<std::span<std::byte>> buffers_;
+};
+
+} // namespace aesgpu

@@ -1,0 +1,30 @@
+#include "io/file_job.hpp"
+
+#include "common/errors.hpp"
+
+#include <string>
+
+namespace aesgpu {
+
+PipelineStats run_file_job(const FileJob &job, CipherBackend &backend) {
+    const std::optional<std::uint64_t> input_size = job.source.size();
+    // At most the input plus a header and a block of padding; the surplus is cut at commit.
+    if (input_size) job.sink.expect_size(*input_size + job.header.size() + kAesBlockBytes);
+    if (!job.header.empty()) job.sink.write_all(job.header);
+
+    const PipelineStats stats = run_pipeline(job.source, job.sink, backend, job.pipeline);
+    // A file that shrank or grew while it was read gave an output that matches no one version of it.
+    const std::uint64_t read = stats.bytes_read + job.header_bytes_read;
+    if (input_size && read != *input_size) {
+        throw IoError(job.source.display_name() + " changed size while it was read (" + std::to_string(*input_size) +
+                      " bytes at the start, " + std::to_string(read) + " read); nothing was written");
+    }
+    if (job.commit) {
+        job.commit(stats);
+    } else {
+        job.sink.commit();
+    }
+    return stats;
+}
+
+} // namespace aesgpu

@@ -1,0 +1,20 @@
+#pragma once
+// How one large read or write of a file is split across threads. One copy into tmpfs or out of
+// the page cache runs at a few GB/s per thread, well below what memory and the GPU path deliver,
+// so big files are read and written by several.
+#include "common/worker_pool.hpp"
+
+#include <cstddef>
+
+namespace aesgpu {
+
+// Pieces of whole 4 KiB pages, at least 256 KiB: below that a hand-off to another thread costs
+// more than the copy it saves.
+inline constexpr PieceShape kFileCopyPieces{std::size_t{256} << 10, 4096};
+
+// Threads for reading and writing one large file: 1 (plain read() and write()) below 8 hardware
+// threads, where the extra threads only compete with the cipher's; else half of them, at most 8,
+// where the gain flattens out (bench/NOTES.md).
+[[nodiscard]] unsigned default_io_threads();
+
+} // namespace aesgpu
