@@ -2,18 +2,36 @@
 
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+#include "app/progress.hpp"
 #include "common/errors.hpp"
+#include "io/pipeline.hpp"
+#include "keys/passphrase.hpp"
 
 #include <openssl/crypto.h>
 
+#include <fmt/format.h>
+
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <utility>
 
 namespace aesgpu {
 
 namespace {
+
+// 4194304 -> "4M", as --chunk-size and --size take it.
+std::string size_text(std::size_t bytes) {
+    for (const auto &[shift, suffix] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}}) {
+        if (bytes >= (std::size_t{1} << shift) && bytes % (std::size_t{1} << shift) == 0) {
+            return std::to_string(bytes >> shift) + suffix;
+        }
+    }
+    return std::to_string(bytes);
+}
 
 constexpr const char *kDescription =
     "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode, on an NVIDIA GPU\n"
@@ -86,10 +104,15 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                      ->option_text("SPEC");
     key->excludes(key_file);
     pass->excludes(key)->excludes(key_file);
-    command.add_option("--iter", options.iterations, "PBKDF2 iterations in passphrase mode (default 10000)")
+    command
+        .add_option("--iter", options.iterations,
+                    fmt::format("PBKDF2 iterations in passphrase mode (default {})", kDefaultPbkdf2Iterations))
         ->check(CLI::Range(1u, 100000000u))
         ->option_text("N");
-    command.add_option("--key-bits", options.key_bits, "AES key size in passphrase mode: 128, 192 or 256 (default)")
+    command
+        .add_option(
+            "--key-bits", options.key_bits,
+            fmt::format("AES key size in passphrase mode: 128, 192 or 256 (default {})", kDefaultPassphraseKeyBits))
         ->check(CLI::IsMember({128u, 192u, 256u}))
         ->option_text("BITS");
     command.add_flag("-P,--print-key", options.print_key,
@@ -108,8 +131,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         "through it. By default the CPU ciphers the first chunks meanwhile (output is the same), except that "
         "--backend gpu to standard output always waits");
     command
-        .add_option("--streams", options.backend.gpu_streams,
-                    "GPU backend: CUDA streams that overlap copies and kernels (default 4)")
+        .add_option(
+            "--streams", options.backend.gpu_streams,
+            fmt::format("GPU backend: CUDA streams that overlap copies and kernels (default {})", kDefaultGpuStreams))
         ->check(CLI::Range(1u, 64u))
         ->option_text("N");
     command
@@ -126,16 +150,18 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
     command
         .add_option(
             "--chunk-size", options.chunk_bytes,
-            "Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default for files 4M on the CPU, 8M on "
-            "the GPU; 1M for pipes). Memory use is a few chunks, whatever the input size")
+            fmt::format("Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default for files {} on the CPU, "
+                        "{} on the GPU; {} for pipes). Memory use is a few chunks, whatever the input size",
+                        size_text(kFileChunkBytes), size_text(kGpuFileChunkBytes), size_text(kStreamChunkBytes)))
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Validator(
             [](std::string &value) -> std::string {
                 std::uint64_t bytes = 0;
                 const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-                if (error != std::errc{} || end != value.data() + value.size() || bytes < 16 || bytes % 16 != 0 ||
-                    bytes > (std::uint64_t{1} << 30)) {
-                    return "chunk size must be a multiple of 16 bytes between 16 and 1G";
+                if (error != std::errc{} || end != value.data() + value.size() || bytes < kAesBlockBytes ||
+                    bytes % kAesBlockBytes != 0 || bytes > kMaxChunkBytes) {
+                    return fmt::format("chunk size must be a multiple of 16 bytes between 16 and {}",
+                                       size_text(kMaxChunkBytes));
                 }
                 return {};
             },
@@ -146,7 +172,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         "Show the progress line on stderr even when it is not a terminal");
     auto *no_progress = command.add_flag_callback(
         "--no-progress", [&options] { options.progress = ProgressChoice::never; },
-        "Never show the progress line (default: shown on a terminal for jobs over 0.3 s)");
+        fmt::format("Never show the progress line (default: shown on a terminal for jobs over {:.1f} s)",
+                    std::chrono::duration<double>(kProgressAfter).count()));
     progress->excludes(no_progress);
     command.add_flag("-v,--verbose", options.log.verbosity,
                      "Log backend, chunk size, threads and throughput (-vv: more)");
@@ -157,7 +184,10 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
     command.add_option("--backend", options.backend, "cpu, gpu, or all (default)")
         ->check(CLI::IsMember({"cpu", "gpu", "all"}))
         ->option_text("cpu|gpu|all");
-    command.add_option("--size", options.size_bytes, "Data per in-memory measurement, e.g. 64M, 2G (default 1G)")
+    command
+        .add_option(
+            "--size", options.size_bytes,
+            fmt::format("Data per in-memory measurement, e.g. 64M, 2G (default {})", size_text(kDefaultBenchBytes)))
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Range(std::size_t{16}, std::size_t{64} << 30))
         ->option_text("SIZE");
@@ -172,7 +202,9 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
                     "Also time file to file on this file (for each backend, next to cp of it), writing "
                     "scratch files beside it; the first key size only")
         ->option_text("PATH");
-    command.add_option("--reps", options.reps, "Timed runs per measurement, after a warm-up (default 5)")
+    command
+        .add_option("--reps", options.reps,
+                    fmt::format("Timed runs per measurement, after a warm-up (default {})", kDefaultBenchReps))
         ->check(CLI::Range(1, 1000))
         ->option_text("N");
     command.add_option("-T,--threads", options.threads, "CPU threads for the all-threads rows (default: all)")

@@ -1,9 +1,11 @@
 #pragma once
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
 #include "backends/backend_selection.hpp"
+#include "bench/bench.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "io/pipeline.hpp"
+#include "keys/passphrase.hpp"
 
 #include <cstddef>
 #include <string>
@@ -28,10 +30,10 @@ struct CipherOptions {
     // wiped) right after parsing: see seal_secret_arguments().
     SecretBytes key_hex;
     std::string key_file;
-    SecretBytes pass_spec;       // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
-    unsigned iterations = 10000; // --iter: PBKDF2 iterations
-    unsigned key_bits = 256;     // --key-bits: AES key size in passphrase mode
-    bool print_key = false;      // -P: print salt and key, then stop
+    SecretBytes pass_spec;                          // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
+    unsigned iterations = kDefaultPbkdf2Iterations; // --iter: PBKDF2 iterations
+    unsigned key_bits = kDefaultPassphraseKeyBits;  // --key-bits: AES key size in passphrase mode
+    bool print_key = false;                         // -P: print salt and key, then stop
     bool no_pad = false;
     BackendRequest backend;      // --backend, --wait-for-gpu, -T, --streams
     unsigned io_threads = 0;     // 0: default_io_threads()
@@ -42,13 +44,13 @@ struct CipherOptions {
 
 // `aesgpu bench`: which measurements, on how much data.
 struct BenchOptions {
-    std::string backend = "all";       // cpu, gpu or all
-    std::size_t size_bytes = 1u << 30; // data per in-memory measurement
-    std::string key_bits = "all";      // 128, 192, 256 or all
-    std::string direction = "both";    // encrypt, decrypt or both
-    std::string file;                  // also time file-to-file on this file, next to cp
+    std::string backend = "all";                 // cpu, gpu or all
+    std::size_t size_bytes = kDefaultBenchBytes; // data per in-memory measurement
+    std::string key_bits = "all";                // 128, 192, 256 or all
+    std::string direction = "both";              // encrypt, decrypt or both
+    std::string file;                            // also time file-to-file on this file, next to cp
     bool json = false;
-    int reps = 5;
+    int reps = kDefaultBenchReps;
     unsigned threads = 0; // CPU threads for the "all threads" rows; 0: all hardware threads
 };
 

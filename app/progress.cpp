@@ -9,7 +9,6 @@ namespace aesgpu {
 
 namespace {
 
-constexpr auto kFirstDrawAfter = std::chrono::milliseconds(300);
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 
 std::string clock_time(double seconds) {
@@ -44,7 +43,7 @@ ProgressBar::ProgressBar(bool enabled, std::optional<std::uint64_t> total, std::
 void ProgressBar::update(std::uint64_t done) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - start_ < kFirstDrawAfter || now - last_draw_ < kRedrawEvery) return;
+    if (now - start_ < kProgressAfter || now - last_draw_ < kRedrawEvery) return;
     last_draw_ = now;
     const double seconds = std::chrono::duration<double>(now - start_).count();
     const std::string line = format_progress(done, total_, seconds, backend_);

@@ -11,6 +11,9 @@
 
 namespace aesgpu {
 
+// The line appears only once a job has run this long: shorter jobs would only flicker.
+inline constexpr auto kProgressAfter = std::chrono::milliseconds(300);
+
 // One rendering of the line (no carriage return), `width` columns at most.
 [[nodiscard]] std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                                           const std::string &backend, std::size_t width = 80);

@@ -13,14 +13,17 @@
 
 namespace aesgpu {
 
+inline constexpr std::size_t kDefaultBenchBytes = std::size_t{1} << 30;
+inline constexpr int kDefaultBenchReps = 5;
+
 // What to measure.
 struct BenchSettings {
     bool cpu = true;
     bool gpu = true;
     std::vector<unsigned> key_bits = {128, 192, 256};
     std::vector<Direction> directions = {Direction::encrypt, Direction::decrypt};
-    std::size_t size_bytes = std::size_t{1} << 30;         // data per in-memory measurement, whole blocks
-    int reps = 5;                                          // timed runs per measurement, after a warm-up
+    std::size_t size_bytes = kDefaultBenchBytes;           // data per in-memory measurement, whole blocks
+    int reps = kDefaultBenchReps;                          // timed runs per measurement, after a warm-up
     unsigned threads = 0;                                  // CPU threads for the all-threads rows; 0: all
     std::string file;                                      // also time file to file on this file, next to cp
     std::function<void(const std::string &)> on_step = {}; // told each step as it starts (a status line)

@@ -26,9 +26,8 @@ bool same_file(const struct stat &a, const struct stat &b) {
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads)
-    : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)), is_stdin_(is_stdin),
-      io_threads_(io_threads) {
+InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads)
+    : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)), io_threads_(io_threads) {
     if (::fstat(fd_, &status_) != 0) throw IoError(errno_message("cannot stat", display_name_, errno));
     if (S_ISDIR(status_.st_mode)) throw IoError(display_name_ + " is a directory");
 }
@@ -38,7 +37,7 @@ InputSource InputSource::open(const std::string &path, unsigned io_threads) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) throw IoError(errno_message("cannot open", quoted_name(path), errno));
     const int raw = fd.get();
-    InputSource source(std::move(fd), raw, quoted_name(path), false, io_threads);
+    InputSource source(std::move(fd), raw, quoted_name(path), io_threads);
     if (S_ISREG(source.status_.st_mode)) {
         (void)::posix_fadvise(raw, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
@@ -52,7 +51,7 @@ InputSource InputSource::standard_input(unsigned io_threads) {
     if (flags < 0 || (flags & O_PATH) != 0 || (flags & O_ACCMODE) == O_WRONLY) {
         throw IoError("cannot read standard input: it is closed (or open for writing only)");
     }
-    InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", true, io_threads);
+    InputSource source(UniqueFd{}, STDIN_FILENO, "standard input", io_threads);
     enlarge_pipe_buffer(STDIN_FILENO);
     return source;
 }

@@ -34,19 +34,17 @@ public:
     // "'path'" or "standard input", for messages.
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] const struct stat &status() const { return status_; }
-    [[nodiscard]] bool is_standard_input() const { return is_stdin_; }
     [[nodiscard]] bool is_terminal() const;
     [[nodiscard]] int fd() const { return fd_; }
 
 private:
-    InputSource(UniqueFd owned, int fd, std::string display_name, bool is_stdin, unsigned io_threads);
+    InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
     std::size_t read_parallel(std::span<std::byte> buffer);
 
     UniqueFd owned_fd_; // empty for standard input, which we never close
     int fd_;
     std::string display_name_;
-    bool is_stdin_;
     struct stat status_ {};
     unsigned io_threads_;
     std::unique_ptr<WorkerPool> readers_; // made on the first split read

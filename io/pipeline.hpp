@@ -20,6 +20,8 @@ inline constexpr std::size_t kFileChunkBytes = std::size_t{4} << 20;
 inline constexpr std::size_t kStreamChunkBytes = std::size_t{1} << 20;
 // Two slots suffice: the writer frees one while the reader holds the other (read ahead).
 inline constexpr std::size_t kMinRingSlots = 2;
+// The largest chunk --chunk-size takes: a few of them are the memory a run uses.
+inline constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 30;
 // When the backend cannot allocate the ring, the chunk is halved down to this before giving up.
 inline constexpr std::size_t kMinRetryChunkBytes = std::size_t{64} << 10;
 

@@ -4,12 +4,13 @@
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
 # wall time, CPU seconds (user + system) and peak resident memory (scripts/measure.py).
-# Usage: [STEPS="test sanitize bench cli"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
+# Usage: [STEPS="test sanitize kernel bench cli"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
 #        [BASELINE_SRC=DIR] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json). With BASELINE_SRC (another
 # checkout, e.g. the last commit), that is built too and the variants base-cpu and base-gpu run
-# its binary, interleaved with ours, for a before/after in the same run.
+# its binary, interleaved with ours, for a before/after in the same run; the kernel step (not in
+# the default STEPS) runs `aesgpu bench --backend gpu --size 1G` of both, interleaved, 3 times.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-/tmp/aesgpu-gpu-check}
@@ -52,6 +53,16 @@ if wanted sanitize && command -v compute-sanitizer >/dev/null; then
       --gtest_filter="$filter" 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED|RACECHECK SUMMARY" || true
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
+fi
+
+if wanted kernel && [ -n "$baseline" ]; then
+step "aesgpu bench --backend gpu --size 1G: this tree (new) and BASELINE_SRC (base), interleaved"
+for ((rep = 0; rep < 3; rep++)); do
+  for which in new base; do
+    binary=$build/aesgpu; [ $which = base ] && binary=$baseline/aesgpu
+    "$binary" bench --backend gpu --size 1G --reps "${REPS:-3}" | grep -E "kernel|pipeline" | sed "s/^/$which /" || status=1
+  done
+done
 fi
 
 if wanted bench; then
