@@ -2,6 +2,7 @@
 
 #include "app/backend_log.hpp"
 #include "app/interrupts.hpp"
+#include "app/output_naming.hpp"
 #include "app/progress.hpp"
 #include "backends/backend_selection.hpp"
 #include "common/errors.hpp"
@@ -28,8 +29,6 @@
 namespace aesgpu {
 
 namespace {
-
-constexpr std::string_view kEncryptedSuffix = ".aes";
 
 bool uses_raw_key(const CipherOptions &options) {
     return !options.key_hex.empty() || !options.key_file.empty();
@@ -126,19 +125,6 @@ void check_inputs(const CipherOptions &options, const std::vector<std::string> &
     }
     if (reads_standard_input(inputs)) throw UsageError("'-' (standard input) cannot be one of several inputs");
     if (options.print_key) throw UsageError("-P/--print-key takes one input");
-}
-
-// Empty result: standard output.
-std::string resolve_output_path(const CipherOptions &options, const std::string &input) {
-    if (options.to_stdout || options.output == "-") return {};
-    if (!options.output.empty()) return options.output;
-    if (input == "-") return {};
-    if (options.direction == Direction::encrypt) return input + std::string(kEncryptedSuffix);
-    if (input.size() > kEncryptedSuffix.size() && std::string_view(input).ends_with(kEncryptedSuffix)) {
-        return input.substr(0, input.size() - kEncryptedSuffix.size());
-    }
-    throw UsageError("cannot name the output for " + quoted_name(input) +
-                     " (it does not end in .aes); give one with -o OUT, or -c for standard output");
 }
 
 std::string gigabytes_per_second(double bytes, double seconds) {
@@ -272,7 +258,7 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
 
 } // namespace
 
-int run_cipher_command(const CipherOptions &options, WhenDone when_done) {
+int run_cipher_command(const CipherOptions &options) {
     const std::vector<std::string> inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
     check_inputs(options, inputs);
     struct stat stdin_status {};
@@ -283,10 +269,9 @@ int run_cipher_command(const CipherOptions &options, WhenDone when_done) {
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
                      "stay visible, and nothing detects tampering (-q silences this)");
     }
-    const bool settle = when_done == WhenDone::settle_interrupts;
     if (inputs.size() == 1) {
         // Failures reach main() as they are.
-        run_one(options, inputs.front(), keys, settle ? std::optional(0) : std::nullopt);
+        run_one(options, inputs.front(), keys, 0);
         return 0;
     }
     // Several files: each on its own; one failure does not stop the others.
@@ -295,7 +280,7 @@ int run_cipher_command(const CipherOptions &options, WhenDone when_done) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const bool last = i + 1 == inputs.size();
         try {
-            run_one(options, inputs[i], keys, settle && last ? std::optional(status) : std::nullopt);
+            run_one(options, inputs[i], keys, last ? std::optional(status) : std::nullopt);
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));

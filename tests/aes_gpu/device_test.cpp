@@ -7,8 +7,8 @@
 #include "cipher/dispatcher.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/errors.hpp"
-#include "gpu_fixture.hpp"
-#include "test_support.hpp"
+#include "support/gpu_fixture.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include "common/interrupt_cleanup.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,10 +16,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-std::size_t entries(const TempDir &dir) {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir.path()), {}));
-}
 
 void write_text(OutputSink &sink, const std::string &text) {
     sink.write_all(std::as_bytes(std::span(text.data(), text.size())));
@@ -34,7 +30,7 @@ TEST(OutputSink, AppearsOnlyOnCommit) {
         sink.commit();
     }
     EXPECT_EQ(read_file(dir.file("out")), Bytes({'h', 'e', 'l', 'l', 'o'}));
-    EXPECT_EQ(entries(dir), 1u);
+    EXPECT_EQ(count_entries(dir.path()), 1u);
 }
 
 TEST(OutputSink, LeavesNothingBehindWithoutCommit) {
@@ -42,17 +38,17 @@ TEST(OutputSink, LeavesNothingBehindWithoutCommit) {
     {
         OutputSink sink = OutputSink::create(dir.file("out"), {});
         write_text(sink, "partial");
-        EXPECT_EQ(entries(dir), 0u) << "an unnamed temporary file has no name to leave behind";
+        EXPECT_EQ(count_entries(dir.path()), 0u) << "an unnamed temporary file has no name to leave behind";
     }
-    EXPECT_EQ(entries(dir), 0u);
+    EXPECT_EQ(count_entries(dir.path()), 0u);
     OutputPolicy named;
     named.unnamed_temporary = false; // the fallback where O_TMPFILE is missing
     {
         OutputSink sink = OutputSink::create(dir.file("out"), named);
         write_text(sink, "partial");
-        EXPECT_EQ(entries(dir), 1u);
+        EXPECT_EQ(count_entries(dir.path()), 1u);
     }
-    EXPECT_EQ(entries(dir), 0u);
+    EXPECT_EQ(count_entries(dir.path()), 0u);
 }
 
 TEST(OutputSink, TheNamedFallbackCommitsLikeTheUnnamedFile) {
@@ -75,7 +71,7 @@ TEST(OutputSink, TheNamedFallbackCommitsLikeTheUnnamedFile) {
     struct stat st {};
     ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0640u) << "not the mode a new file gets under umask 027";
-    EXPECT_EQ(entries(dir), 1u);
+    EXPECT_EQ(count_entries(dir.path()), 1u);
 }
 
 // Interrupt clean-up runs in a child process: it locks the registry for good, as the signal
@@ -91,12 +87,12 @@ TEST(OutputSinkDeathTest, InterruptCleanupRemovesEveryLiveTemporaryFile) {
             OutputSink second = OutputSink::create(dir.file("b"), named);
             OutputSink third = OutputSink::create(dir.file("c"), named);
             first.reset(); // one output ending must not disarm the others
-            const bool two_left = entries(dir) == 2;
+            const bool two_left = count_entries(dir.path()) == 2;
             run_interrupt_cleanups();
-            std::_Exit(two_left && entries(dir) == 0 ? 0 : 1);
+            std::_Exit(two_left && count_entries(dir.path()) == 0 ? 0 : 1);
         },
         testing::ExitedWithCode(0), "");
-    EXPECT_EQ(entries(dir), 0u);
+    EXPECT_EQ(count_entries(dir.path()), 0u);
 }
 
 TEST(OutputSink, NewFilesGetTheUsualPermissions) {
@@ -212,7 +208,7 @@ TEST(OutputSink, WritesAFifoDirectly) {
     }
     reader.join();
     EXPECT_EQ(received, Bytes({'t', 'h', 'r', 'o', 'u', 'g', 'h'}));
-    EXPECT_EQ(entries(dir), 1u);
+    EXPECT_EQ(count_entries(dir.path()), 1u);
 }
 
 TEST(OutputSink, ReplacingNeverCarriesSpecialBitsOrWidensTheMode) {
@@ -280,7 +276,7 @@ TEST(OutputSink, AnOutputFollowsItsDirectoryWhenThatIsRenamed) {
         std::filesystem::rename(dir.file("d"), dir.file("e"));
         sink.commit();
         EXPECT_EQ(read_file(dir.file("e/out")).size(), 5u) << unnamed;
-        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.file("e")), {}), 1) << unnamed;
+        EXPECT_EQ(count_entries(dir.file("e")), 1u) << unnamed;
         std::filesystem::remove(dir.file("e/out"));
         std::filesystem::rename(dir.file("e"), dir.file("d"));
     }
@@ -315,43 +311,6 @@ TEST(OutputSink, AnotherUsersLinkInASharedDirectoryIsNotFollowed) {
     std::filesystem::create_symlink(dir.file("mine"), dir.file("shared/ours"));
     EXPECT_NO_THROW((void)OutputSink::create(dir.file("shared/ours"), {true}));
     EXPECT_EQ(read_file(dir.file("mine")), Bytes({1}));
-}
-
-TEST(InterruptCleanupDeathTest, NothingIsUndoneWhenTheStepMadeNothing) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_EXIT(
-        {
-            bool undone = false;
-            const InterruptCleanup failed = InterruptCleanup::after([] { return false; }, [&] { undone = true; });
-            const InterruptCleanup made = InterruptCleanup::after([] { return true; }, [] {});
-            run_interrupt_cleanups();
-            std::_Exit(!failed.armed() && made.armed() && !undone ? 0 : 1);
-        },
-        testing::ExitedWithCode(0), "");
-}
-
-TEST(InputSource, ReportsMissingFilesAndDirectories) {
-    TempDir dir;
-    try {
-        (void)InputSource::open(dir.file("missing"));
-        ADD_FAILURE() << "opened a missing file";
-    } catch (const IoError &e) {
-        EXPECT_NE(std::string(e.what()).find("No such file"), std::string::npos) << e.what();
-    }
-    EXPECT_THROW(InputSource::open(dir.path().string()), IoError);
-}
-
-TEST(InputSource, ReadsFullBuffersAndReportsTheSize) {
-    TempDir dir;
-    const Bytes data = random_bytes(10000);
-    write_file(dir.file("in"), data);
-    InputSource input = InputSource::open(dir.file("in"));
-    EXPECT_EQ(input.size(), 10000u);
-    std::vector<std::byte> buffer(4096);
-    EXPECT_EQ(input.read_full(buffer), 4096u);
-    EXPECT_EQ(input.read_full(buffer), 4096u);
-    EXPECT_EQ(input.read_full(buffer), 10000u - 8192u);
-    EXPECT_EQ(input.read_full(buffer), 0u);
 }
 
 } // namespace

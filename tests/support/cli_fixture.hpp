@@ -2,7 +2,7 @@
 // Running the aesgpu binary from tests as users and scripts run it: a bash command line in a
 // fresh directory, with $AESGPU naming the binary under test. AESGPU_TEST_BINARY, when set,
 // points the CLI tests at another build (e.g. an older commit, to watch a new test fail there).
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -59,9 +59,7 @@ protected:
     }
 
     std::string file(const std::string &name) const { return dir.file(name); }
-    std::size_t entries() const {
-        return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir.path()), {}));
-    }
+    std::size_t entries() const { return count_entries(dir.path()); }
 
     TempDir dir;
     TempDir capture;

@@ -3,8 +3,8 @@
 // itself where no usable CUDA device is present.
 #include "aes_gpu/gpu_backend.hpp"
 #include "cipher/host_ring.hpp"
-#include "gpu_fixture.hpp"
-#include "test_support.hpp"
+#include "support/gpu_fixture.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,11 +3,12 @@
 // the wipe is dropped: a freed buffer still holding the key is what a core dump or a later
 // allocation would see.
 #include "cipher/secret_bytes.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -82,6 +83,27 @@ TEST(SecretBytes, TakeWipesTheParsersString) {
     EXPECT_EQ(secret.text(), std::string(40, 'k'));
     EXPECT_TRUE(text.empty());
     EXPECT_TRUE(std::all_of(original, original + 40, [](char c) { return c == 0; })) << "the string still holds it";
+}
+
+// Secret<T> holds fixed-size key-derived state (round keys, kernel parameters) where it lies: its
+// bytes must be zero once it is destroyed or moved from. The test owns the storage, so it can look.
+TEST(Secret, WipesWhereItLiesWhenDestroyedAndWhenMovedFrom) {
+    using Key = Secret<std::array<std::uint8_t, 48>>;
+    alignas(Key) unsigned char storage[sizeof(Key)];
+    const auto all_zero = [&] {
+        return std::all_of(std::begin(storage), std::end(storage), [](unsigned char b) { return b == 0; });
+    };
+
+    Key *held = new (storage) Key();
+    (*held)->fill(0xA5);
+    EXPECT_FALSE(all_zero());
+    const Key moved(std::move(*held));
+    EXPECT_EQ((*moved)[47], 0xA5);
+    EXPECT_TRUE(all_zero()) << "the moved-from secret kept the key";
+
+    (*held)->fill(0x3C);
+    held->~Key();
+    EXPECT_TRUE(all_zero()) << "the destructor left the key in memory";
 }
 
 } // namespace

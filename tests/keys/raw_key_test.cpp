@@ -1,6 +1,6 @@
 #include "common/errors.hpp"
 #include "keys/raw_key.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

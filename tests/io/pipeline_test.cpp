@@ -4,7 +4,7 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -234,7 +234,7 @@ TEST(Pipeline, BackendFailuresEndTheRunWithoutHanging) {
         }
     }
     // Nothing was committed, so no output and no temporary files remain.
-    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+    EXPECT_EQ(count_entries(dir.path()), 1u);
 }
 
 TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {

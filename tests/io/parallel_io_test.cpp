@@ -6,7 +6,7 @@
 #include "io/io_threads.hpp"
 #include "io/mapped_file_writer.hpp"
 #include "io/output_sink.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -29,76 +29,6 @@ namespace aesgpu::test {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-TEST(WorkerPool, RunsEveryTaskOnceAndRethrowsTheFirstFailure) {
-    for (const unsigned threads : {1u, 2u, 5u}) {
-        WorkerPool pool(threads, "the test");
-        EXPECT_EQ(pool.threads(), threads);
-        std::vector<std::atomic<int>> runs(1000);
-        pool.run(runs.size(), [&](std::size_t i) { ++runs[i]; });
-        for (const auto &count : runs) EXPECT_EQ(count.load(), 1);
-        pool.run(0, [](std::size_t) { throw std::logic_error("no task should run"); });
-
-        std::atomic<int> finished{0};
-        EXPECT_THROW(pool.run(50,
-                              [&](std::size_t i) {
-                                  if (i == 7) throw std::runtime_error("task 7");
-                                  ++finished;
-                              }),
-                     std::runtime_error);
-        EXPECT_EQ(finished.load(), 49) << "the other tasks still run to the end";
-        pool.run(3, [&](std::size_t) { ++finished; }); // usable again after a failure
-        EXPECT_EQ(finished.load(), 52);
-    }
-}
-
-TEST(WorkerPool, PostedTasksRunOnWorkersWithTheirNumbersAndFinishBeforeThePoolGoes) {
-    std::mutex mutex;
-    std::set<unsigned> workers;
-    std::atomic<int> ran{0};
-    {
-        WorkerPool pool(3, "the test");
-        for (int i = 0; i < 200; ++i) {
-            pool.post([&](unsigned worker) {
-                std::this_thread::sleep_for(std::chrono::microseconds(50));
-                std::lock_guard lock(mutex);
-                workers.insert(worker);
-                ++ran;
-            });
-        }
-    } // the destructor runs what is still queued
-    EXPECT_EQ(ran.load(), 200);
-    for (const unsigned worker : workers) EXPECT_TRUE(worker == 1 || worker == 2) << worker;
-
-    WorkerPool alone(1, "the test");
-    unsigned seen = 99;
-    alone.post([&](unsigned worker) { seen = worker; });
-    EXPECT_EQ(seen, 0u) << "with no workers, a posted task runs at once on the caller";
-}
-
-TEST(WorkerPool, PiecesTileTheRangeInPageMultiples) {
-    WorkerPool pool(4, "the test");
-    for (const std::size_t bytes : {std::size_t{1}, kMiB - 1, 4 * kMiB + 123, 64 * kMiB}) {
-        std::mutex mutex;
-        std::set<std::pair<std::size_t, std::size_t>> pieces;
-        pool.run_pieces(bytes, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
-            std::lock_guard lock(mutex);
-            pieces.emplace(offset, length);
-        });
-        std::size_t next = 0;
-        for (const auto &[offset, length] : pieces) {
-            EXPECT_EQ(offset, next) << "no gap, no overlap";
-            EXPECT_GT(length, 0u);
-            if (offset + length != bytes) {
-                EXPECT_EQ(length % 4096, 0u);
-                EXPECT_GE(length, kFileCopyPieces.min_piece_bytes);
-            }
-            next = offset + length;
-        }
-        EXPECT_EQ(next, bytes);
-        EXPECT_LE(pieces.size(), pool.threads()) << "about one piece per thread";
-    }
-}
 
 TEST(ParallelRead, MatchesTheFileAndLeavesTheOffsetWhereReadWould) {
     TempDir dir;

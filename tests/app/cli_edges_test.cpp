@@ -1,7 +1,7 @@
 // The binary at the edges a hostile or careless caller reaches: closed standard streams, modes
 // and owners of outputs, empty and odd secrets, secrets in messages and memory, checks before the
 // prompt, hangs, signals, moved directories, links, pipes for output, memory and resource limits.
-#include "cli_fixture.hpp"
+#include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

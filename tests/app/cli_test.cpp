@@ -1,6 +1,6 @@
 // The aesgpu binary as users and scripts run it: round trips, byte-for-byte interop with the
 // `openssl enc` command, output naming and safety, exit codes and messages, bounded memory.
-#include "cli_fixture.hpp"
+#include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "aes_gpu/aes_block.cuh"
 #include "aes_gpu/aes_tables.hpp"
 #include "aes_gpu/key_schedule.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // GoogleTest main that prints the random seed, so a failure on random data can be replayed.
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // starting the signal thread and dying of a signal are for keeps.
 #include "app/interrupts.hpp"
 #include "common/interrupt_cleanup.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +11,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-std::vector<KnownAnswer> all_known_answers() {
-    auto answers = load_known_answers("fips197_appendix_c.txt");
-    for (auto &answer : load_known_answers("sp800_38a_ecb.txt")) answers.push_back(std::move(answer));
-    return answers;
-}
 
 Bytes run_backend(OpenSslBackend &backend, const Bytes &in) {
     backend.configure_slots(3, in.size() + 16);

@@ -7,7 +7,7 @@
 #include "cipher/dispatcher.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -116,7 +116,7 @@ Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
     return run_pipeline_on_files(backend, input, options);
 }
 
-TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
+TEST(Dispatcher, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
     for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
         SCOPED_TRACE(direction == Direction::encrypt ? "encrypt" : "decrypt");
         const Bytes key = random_bytes(32);
@@ -153,7 +153,7 @@ TEST(Handover, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
     }
 }
 
-TEST(Handover, InputThatEndsFirstStaysOnTheFirstBackendAndWaitsForTheStart) {
+TEST(Dispatcher, InputThatEndsFirstStaysOnTheFirstBackendAndWaitsForTheStart) {
     const Bytes key = random_bytes(16);
     const Bytes plain = random_bytes(2 * kChunk + 1);
     Bytes expected;
@@ -171,7 +171,7 @@ TEST(Handover, InputThatEndsFirstStaysOnTheFirstBackendAndWaitsForTheStart) {
     EXPECT_EQ(report[1].bytes, 0u);
 }
 
-TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
+TEST(Dispatcher, RequiredSuccessorThatFailsFailsTheRun) {
     const Bytes key = random_bytes(16);
     for (const std::size_t size : {std::size_t{100}, 40 * kChunk}) {
         SCOPED_TRACE("size " + std::to_string(size));
@@ -192,7 +192,7 @@ TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
                 EXPECT_STREQ(e.what(), "no usable CUDA device: injected");
             }
         }
-        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1) << "output left behind";
+        EXPECT_EQ(count_entries(dir.path()), 1u) << "output left behind";
         const std::vector<LaneReport> report = handover.backend.report();
         EXPECT_FALSE(report[1].ready);
         EXPECT_EQ(report[1].failure, "no usable CUDA device: injected");
@@ -201,7 +201,7 @@ TEST(Handover, RequiredSuccessorThatFailsFailsTheRun) {
     }
 }
 
-TEST(Handover, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
+TEST(Dispatcher, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
     const Bytes key = random_bytes(24);
     const Bytes plain = random_bytes(20 * kChunk + 5);
     Bytes expected;
@@ -218,7 +218,7 @@ TEST(Handover, OptionalSuccessorThatFailsLeavesTheRunToTheFirstBackend) {
     EXPECT_EQ(handover.backend.describe().rfind("cpu (OpenSSL", 0), 0u) << handover.backend.describe();
 }
 
-TEST(Handover, ReconfiguringStartsANewSuccessorOverTheNewBuffers) {
+TEST(Dispatcher, ReconfiguringStartsANewSuccessorOverTheNewBuffers) {
     const Bytes key = random_bytes(16);
     GatedStart gate(key, Direction::encrypt);
     gate.open();
@@ -235,7 +235,7 @@ TEST(Handover, ReconfiguringStartsANewSuccessorOverTheNewBuffers) {
     EXPECT_EQ(gate.handed_buffers_[3].data(), handover.backend.slot_buffer(3).data());
 }
 
-TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
+TEST(Dispatcher, DestructionWaitsForAStartStillUnderWay) {
     const Bytes key = random_bytes(16);
     GatedStart gate(key, Direction::encrypt);
     std::thread opener;
@@ -257,7 +257,7 @@ TEST(Handover, DestructionWaitsForAStartStillUnderWay) {
     opener.join();
 }
 
-TEST(Handover, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
+TEST(Dispatcher, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
     // Three lanes: the first, then one, then another; each later one takes over once ready. The
     // output does not depend on which lane ciphered which job.
     const Bytes key = random_bytes(16);
@@ -288,7 +288,7 @@ TEST(Handover, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
     EXPECT_EQ(report[0].bytes + report[1].bytes + report[2].bytes, expected.size());
 }
 
-TEST(Handover, RejectsAMissingBackendOrStart) {
+TEST(Dispatcher, RejectsAMissingBackendOrStart) {
     const Bytes key = random_bytes(16);
     EXPECT_THROW(Dispatcher("CPU", nullptr, {}), std::invalid_argument);
     EXPECT_THROW(Dispatcher("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),

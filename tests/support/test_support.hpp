@@ -67,6 +67,9 @@ private:
     std::filesystem::path path_;
 };
 
+// Entries in a directory (not counting . and ..): what a failed run must not have added.
+[[nodiscard]] std::size_t count_entries(const std::filesystem::path &directory);
+
 void write_file(const std::string &path, const Bytes &bytes);
 [[nodiscard]] Bytes read_file(const std::string &path);
 

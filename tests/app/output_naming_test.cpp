@@ -1,0 +1,49 @@
+// Output names: .aes added when encrypting, taken off when decrypting, -o and -c win, standard
+// input goes to standard output.
+#include "app/output_naming.hpp"
+#include "common/errors.hpp"
+
+#include <gtest/gtest.h>
+
+namespace aesgpu::test {
+namespace {
+
+CipherOptions options_for(Direction direction, const std::string &output = {}) {
+    CipherOptions options;
+    options.direction = direction;
+    options.output = output;
+    return options;
+}
+
+TEST(OutputNaming, EncryptAddsTheSuffixAndDecryptTakesItOff) {
+    EXPECT_EQ(resolve_output_path(options_for(Direction::encrypt), "report.pdf"), "report.pdf.aes");
+    EXPECT_EQ(resolve_output_path(options_for(Direction::encrypt), "dir/x.aes"), "dir/x.aes.aes");
+    EXPECT_EQ(resolve_output_path(options_for(Direction::decrypt), "report.pdf.aes"), "report.pdf");
+    EXPECT_EQ(resolve_output_path(options_for(Direction::decrypt), "a/.b.aes"), "a/.b");
+}
+
+TEST(OutputNaming, DecryptingANameWithoutTheSuffixNeedsToBeToldWhere) {
+    for (const std::string input : {"data.bin", ".aes", "x.AES", "x.aes.gz"}) {
+        SCOPED_TRACE(input);
+        try {
+            (void)resolve_output_path(options_for(Direction::decrypt), input);
+            ADD_FAILURE() << "named an output for " << input;
+        } catch (const UsageError &e) {
+            EXPECT_NE(std::string(e.what()).find("give one with -o OUT, or -c"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(OutputNaming, OutputAndStdoutOptionsWinAndStandardInputGoesToStandardOutput) {
+    for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+        EXPECT_EQ(resolve_output_path(options_for(direction, "out.bin"), "data.bin"), "out.bin");
+        EXPECT_EQ(resolve_output_path(options_for(direction, "-"), "data.bin"), "");
+        CipherOptions to_stdout = options_for(direction);
+        to_stdout.to_stdout = true;
+        EXPECT_EQ(resolve_output_path(to_stdout, "data.bin"), "");
+        EXPECT_EQ(resolve_output_path(options_for(direction), "-"), "");
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test

@@ -1,0 +1,106 @@
+// The backend choice, in process: what --backend cpu, gpu and auto build, with and without a GPU
+// (this runs in CPU-only builds, in CUDA builds on machines with no GPU, and on GPU machines).
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+#include "backends/backend_selection.hpp"
+#include "io/pipeline.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace aesgpu::test {
+namespace {
+
+BackendRequest request(BackendChoice choice, bool wait_for_gpu = false) {
+    BackendRequest r;
+    r.choice = choice;
+    r.wait_for_gpu = wait_for_gpu;
+    r.cpu_threads = 2;
+    return r;
+}
+
+bool gpu_usable() {
+    static const bool usable = probe_gpus().usable();
+    return usable;
+}
+
+TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
+    const Bytes key = random_bytes(16);
+    for (const bool withdrawable : {true, false}) {
+        const SelectedBackend selected =
+            select_backend(request(BackendChoice::cpu), Direction::encrypt, key, withdrawable);
+        EXPECT_EQ(selected.cpu_start, nullptr);
+        EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr) << selected.backend->describe();
+        EXPECT_EQ(selected.file_chunk_bytes, kFileChunkBytes);
+        EXPECT_EQ(selected.ring_slots, 5u) << "2 threads: two for the reader, one for the writer, two in the cipher";
+    }
+    BackendRequest many = request(BackendChoice::cpu);
+    many.cpu_threads = 16;
+    EXPECT_EQ(select_backend(many, Direction::decrypt, key, true).ring_slots, 12u);
+}
+
+TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
+    if (!gpu_support_built_in()) GTEST_SKIP() << "no CUDA in this build: see NoGpuSupportMeansTheCpuOrAClearError";
+    const Bytes key = random_bytes(32);
+    // To a file: the CPU ciphers while the GPU starts, over a ring sized for the GPU.
+    const SelectedBackend file = select_backend(request(BackendChoice::gpu), Direction::encrypt, key, true);
+    ASSERT_NE(file.cpu_start, nullptr);
+    EXPECT_EQ(file.cpu_start, file.backend.get());
+    EXPECT_EQ(file.ring_slots, gpu_ring_slots(kDefaultGpuStreams));
+    EXPECT_EQ(file.file_chunk_bytes, kGpuFileChunkBytes);
+    EXPECT_EQ(file.backend->describe().rfind("cpu (OpenSSL", 0), 0u) << file.backend->describe();
+    EXPECT_NE(file.backend->describe().find(" until the GPU is ready"), std::string::npos);
+    // To a pipe, or asked to wait: the GPU alone, or a clear failure where there is none.
+    for (const auto &[withdrawable, wait] : {std::pair{false, false}, std::pair{true, true}}) {
+        if (gpu_usable()) {
+            const SelectedBackend alone =
+                select_backend(request(BackendChoice::gpu, wait), Direction::encrypt, key, withdrawable);
+            EXPECT_EQ(alone.cpu_start, nullptr);
+            EXPECT_EQ(alone.backend->describe().rfind("gpu (", 0), 0u) << alone.backend->describe();
+        } else {
+            try {
+                (void)select_backend(request(BackendChoice::gpu, wait), Direction::encrypt, key, withdrawable);
+                ADD_FAILURE() << "a GPU backend without a GPU";
+            } catch (const GpuUnavailable &e) {
+                EXPECT_EQ(std::string(e.what()).rfind("no usable CUDA device: ", 0), 0u) << e.what();
+            }
+        }
+    }
+}
+
+TEST(BackendSelection, AutoStartsOnTheCpuAndMakesTheGpuOptional) {
+    const Bytes key = random_bytes(24);
+    const SelectedBackend selected = select_backend(request(BackendChoice::automatic), Direction::decrypt, key, false);
+    if (!gpu_support_built_in()) {
+        EXPECT_EQ(selected.cpu_start, nullptr);
+        EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr);
+        return;
+    }
+    // Even to a pipe: a GPU that fails to start leaves the run to the CPU, so nothing needs taking back.
+    ASSERT_NE(selected.cpu_start, nullptr);
+    selected.backend->configure_slots(2, 4096);
+    selected.cpu_start->await_lanes();
+    selected.backend->finish(); // an optional lane that failed is not the run's failure
+    const std::vector<LaneReport> lanes = selected.cpu_start->report();
+    ASSERT_EQ(lanes.size(), 2u);
+    EXPECT_EQ(lanes[1].ready, gpu_usable()) << lanes[1].failure;
+}
+
+TEST(BackendSelection, NoGpuSupportMeansTheCpuOrAClearError) {
+    if (gpu_usable()) GTEST_SKIP() << "a GPU is usable here";
+    EXPECT_THROW(check_required_backend(BackendChoice::gpu), GpuUnavailable);
+    EXPECT_NO_THROW(check_required_backend(BackendChoice::cpu));
+    EXPECT_NO_THROW(check_required_backend(BackendChoice::automatic));
+    if (gpu_support_built_in()) return; // a CUDA build starts on the CPU: covered above
+    const Bytes key = random_bytes(16);
+    try {
+        (void)select_backend(request(BackendChoice::gpu), Direction::encrypt, key, true);
+        ADD_FAILURE() << "a GPU backend in a build without CUDA";
+    } catch (const GpuUnavailable &e) {
+        EXPECT_STREQ(e.what(), "no usable CUDA device: this aesgpu was built without CUDA support");
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test
