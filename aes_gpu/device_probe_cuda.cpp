@@ -1,5 +1,7 @@
 #include "aes_gpu/device_probe.hpp"
 
+#include "aes_gpu/cuda_check.hpp"
+
 #include <cuda_runtime_api.h>
 
 namespace aesgpu {
@@ -11,9 +13,10 @@ GpuProbe probe_gpus() {
     if (cudaDriverGetVersion(&probe.driver_version) != cudaSuccess) probe.driver_version = 0;
 
     int count = 0;
-    if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
-        probe.unavailable_reason = cudaGetErrorString(status);
-        (void)cudaGetLastError(); // the probe's failure must not leak into later calls
+    try {
+        AESGPU_CUDA_TRY(cudaGetDeviceCount(&count)); // clears the error: it must not leak into later calls
+    } catch (const CudaError &e) {
+        probe.unavailable_reason = cudaGetErrorString(e.code());
         return probe;
     }
     for (int index = 0; index < count; ++index) {
