@@ -1,6 +1,6 @@
 #pragma once
 // UTF-8 as RFC 3629 defines it, for the places that must tell text from other bytes before they
-// show it: file names in messages (io/errors), strings in the bench's JSON (app/bench_report).
+// show it: file names in messages (common/errors), strings in the bench's JSON (app/bench_report).
 #include <cstddef>
 #include <optional>
 #include <string_view>
