@@ -93,13 +93,24 @@ void OpenSslBackend::submit(const CipherJob &job) {
         }
         target.pieces_left = 1 + other_pieces.size();
     }
-    // Posted without the lock: a pool with no workers runs a task at once, here.
-    for (const auto data : other_pieces) {
-        pool_.post(
-            [this, slot = job.slot, data](unsigned worker) { finish_piece(slot, run_piece(ciphers_[worker], data)); });
+    // Posted without the lock: a pool with no workers runs a task at once, here. A piece that
+    // cannot be posted (no memory for the queue) will never finish: it is taken off the count,
+    // and the job fails at wait() instead of hanging it.
+    std::exception_ptr not_posted;
+    for (std::size_t i = 0; i < other_pieces.size(); ++i) {
+        try {
+            pool_.post([this, slot = job.slot, data = other_pieces[i]](unsigned worker) {
+                finish_piece(slot, run_piece(ciphers_[worker], data));
+            });
+        } catch (...) {
+            not_posted = std::current_exception();
+            std::lock_guard lock(mutex_);
+            slots_[job.slot].pieces_left -= other_pieces.size() - i;
+            break;
+        }
     }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    finish_piece(job.slot, run_piece(ciphers_[0], first_piece));
+    finish_piece(job.slot, not_posted ? not_posted : run_piece(ciphers_[0], first_piece));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {

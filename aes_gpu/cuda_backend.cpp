@@ -17,11 +17,12 @@ CudaBackend::CudaBackend(std::span<const std::uint8_t> key, Direction direction,
 }
 
 CudaBackend::~CudaBackend() {
+    // Jobs still in flight use the buffers; let them finish before anything is freed. (A stream
+    // synchronises whichever device is current.)
+    for (const auto &stream : streams_)
+        cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
     try {
         const DeviceScope scope(device_);
-        // Jobs still in flight use the buffers; let them finish before anything is freed.
-        for (const auto &stream : streams_)
-            cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
         release_slots();
     } catch (const std::exception &) {
         release_slots(); // the device could not be made current: free what can be freed

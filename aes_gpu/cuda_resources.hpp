@@ -54,7 +54,7 @@ public:
     // Non-blocking: no implicit synchronisation with the legacy default stream.
     static CudaStream create() {
         cudaStream_t stream{};
-        AESGPU_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        AESGPU_CUDA_ALLOC(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cannot create a CUDA stream");
         return CudaStream(stream);
     }
     using CudaOwner::CudaOwner;
@@ -64,7 +64,8 @@ class CudaEvent : public CudaOwner<cudaEvent_t, cudaEventDestroy, detail::kEvent
 public:
     static CudaEvent create(bool timing = false) {
         cudaEvent_t event{};
-        AESGPU_CUDA_TRY(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming));
+        AESGPU_CUDA_ALLOC(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming),
+                          "cannot create a CUDA event");
         return CudaEvent(event);
     }
     using CudaOwner::CudaOwner;

@@ -21,6 +21,9 @@ double median(std::vector<double> values) {
 
 class CudaGpuBench final : public GpuBench {
 public:
+    // Its streams and buffers live on this device; each call makes it current for as long as it runs.
+    static constexpr int kDevice = 0;
+
     explicit CudaGpuBench(std::size_t bytes)
         : bytes_(bytes), stream_(CudaStream::create()), other_(CudaStream::create()), host_(bytes), host_out_(bytes),
           device_(bytes), device_copy_(bytes) {
@@ -34,6 +37,7 @@ public:
     }
 
     GpuCopyCeilings time_copies(int reps) override {
+        const DeviceScope scope(kDevice);
         GpuCopyCeilings ceilings;
         ceilings.h2d_seconds = time_on_stream(reps, [&] { h2d(); });
         ceilings.d2h_seconds = time_on_stream(reps, [&] { d2h(); });
@@ -57,6 +61,7 @@ public:
 
     std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, Direction direction,
                                          std::span<const std::byte> input) override {
+        const DeviceScope scope(kDevice);
         if (input.size() > bytes_ || input.size() % kAesBlockBytes != 0) {
             throw std::invalid_argument("kernel_output needs whole blocks within the bench's buffers");
         }
@@ -72,6 +77,7 @@ public:
     }
 
     double time_kernel(std::span<const std::uint8_t> key, Direction direction, int reps) override {
+        const DeviceScope scope(kDevice);
         const EcbKernel kernel(key, direction);
         return time_on_stream(reps, [&] { kernel.launch(device_.get(), bytes_ / kAesBlockBytes, stream_.get()); });
     }
@@ -115,8 +121,8 @@ private:
 } // namespace
 
 std::unique_ptr<GpuBench> GpuBench::create(std::size_t bytes) {
-    require_gpu_device(0);
-    const DeviceScope scope(0);
+    require_gpu_device(CudaGpuBench::kDevice);
+    const DeviceScope scope(CudaGpuBench::kDevice);
     // A kernel image for the device, checked before any buffer is allocated.
     (void)EcbKernel(std::vector<std::uint8_t>(16), Direction::encrypt);
     return std::make_unique<CudaGpuBench>(bytes);

@@ -1,6 +1,7 @@
 #include "app/bench_command.hpp"
 
 #include "app/bench_report.hpp"
+#include "app/interrupts.hpp"
 #include "common/errors.hpp"
 
 #include <unistd.h>
@@ -55,6 +56,7 @@ int run_bench_command(const BenchOptions &options) {
     {
         const StatusLine status;
         settings.on_step = [&status](const std::string &step) { status.show(step); };
+        settings.run_commit = run_uninterrupted;
         report = run_bench(settings);
     }
     // As with `encrypt --backend gpu`: asking for the GPU alone and getting nothing is a failure.

@@ -181,7 +181,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
 }
 
 void add_bench_options(CLI::App &command, BenchOptions &options) {
-    command.add_option("--backend", options.backend, "cpu, gpu, or all (default)")
+    command
+        .add_option("--backend", options.backend, fmt::format("cpu, gpu, or all (default {})", BenchOptions{}.backend))
         ->check(CLI::IsMember({"cpu", "gpu", "all"}))
         ->option_text("cpu|gpu|all");
     command
@@ -191,10 +192,14 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Range(std::size_t{16}, std::size_t{64} << 30))
         ->option_text("SIZE");
-    command.add_option("--key-bits", options.key_bits, "AES key size: 128, 192, 256, or all (default)")
+    command
+        .add_option("--key-bits", options.key_bits,
+                    fmt::format("AES key size: 128, 192, 256, or all (default {})", BenchOptions{}.key_bits))
         ->check(CLI::IsMember({"128", "192", "256", "all"}))
         ->option_text("BITS");
-    command.add_option("--direction", options.direction, "encrypt, decrypt, or both (default)")
+    command
+        .add_option("--direction", options.direction,
+                    fmt::format("encrypt, decrypt, or both (default {})", BenchOptions{}.direction))
         ->check(CLI::IsMember({"encrypt", "decrypt", "both"}))
         ->option_text("DIR");
     command

@@ -38,6 +38,9 @@ namespace aesgpu {
 
 namespace {
 
+// The in-place pass is cut as file copies are: pieces of whole pages, at least 256 KiB.
+constexpr PieceShape kPassPieces{std::size_t{256} << 10, 4096};
+
 // Outputs are checked on this much fresh random data (or the whole size, if smaller).
 constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
 
@@ -236,9 +239,12 @@ public:
                 InputSource source = InputSource::open(from, io_threads);
                 OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
                 const SelectedBackend selected = select_backend(request, direction, key, sink.withdrawable());
-                run_file_job(FileJob{source, sink,
-                                     PipelineOptions{direction, true, selected.file_chunk_bytes, selected.ring_slots}},
-                             *selected.backend);
+                FileJob job{source, sink,
+                            PipelineOptions{direction, true, selected.file_chunk_bytes, selected.ring_slots}};
+                if (plan_.run_commit) {
+                    job.commit = [&](const PipelineStats &) { plan_.run_commit([&] { sink.commit(); }); };
+                }
+                run_file_job(job, *selected.backend);
             };
             step(backend + " file check");
             run(Direction::encrypt, path, encrypted);
@@ -298,12 +304,11 @@ private:
             pass.bytes = double(plan_.size_bytes);
             pass.threads = plan_.threads;
             pass.seconds = time_runs(plan_.reps, [&] {
-                pool.run_pieces(plan_.size_bytes, PieceShape{std::size_t{1} << 20, sizeof(std::uint64_t)},
-                                [&](std::size_t offset, std::size_t length) {
-                                    const std::size_t first = offset / sizeof(std::uint64_t);
-                                    const std::size_t end = first + length / sizeof(std::uint64_t);
-                                    for (std::size_t i = first; i < end; ++i) target[i] ^= 0x5555555555555555u;
-                                });
+                pool.run_pieces(plan_.size_bytes, kPassPieces, [&](std::size_t offset, std::size_t length) {
+                    const std::size_t first = offset / sizeof(std::uint64_t);
+                    const std::size_t end = first + length / sizeof(std::uint64_t);
+                    for (std::size_t i = first; i < end; ++i) target[i] ^= 0x5555555555555555u;
+                });
             });
             add(pass);
             ceilings.pass_gbps = pass.gbps();

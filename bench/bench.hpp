@@ -27,6 +27,9 @@ struct BenchSettings {
     unsigned threads = 0;                                  // CPU threads for the all-threads rows; 0: all
     std::string file;                                      // also time file to file on this file, next to cp
     std::function<void(const std::string &)> on_step = {}; // told each step as it starts (a status line)
+    // Runs the file stage's commits: the CLI holds signals off meanwhile (run_uninterrupted), so
+    // a Ctrl-C never removes the scratch directory while an output is being linked into it.
+    std::function<void(const std::function<void()> &)> run_commit = {};
 };
 
 // A stage that did not run, and why.

@@ -91,6 +91,9 @@ void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes)
     first.adopt_slots(ring_.buffers());
     start_began_ = std::chrono::steady_clock::now();
 
+    // Room for every starter first: a thread that started and then found no room in the vector
+    // would be destroyed still joinable, which ends the process.
+    starters_.reserve(lanes_.size());
     for (std::size_t i = 1; i < lanes_.size(); ++i) {
         {
             std::lock_guard lock(mutex_);

@@ -2,8 +2,8 @@
 // A backend that spreads jobs over several backends ("lanes") working in place on one host ring
 // that the dispatcher owns, so nothing is copied and the pipeline sees one ring. The first lane is
 // ready from the start and takes the first jobs; every later lane starts on its own thread (the
-// GPU's CUDA start-up takes about 0.3 s) and, once ready, takes every job submitted after that
-// (the latest ready lane wins). Because a job says where it sits in the stream, the output does not
+// GPU's CUDA start-up takes about 0.3 s) and, once ready, takes every job submitted after that:
+// each job goes to the ready lane listed last. Because a job says where it sits in the stream, the output does not
 // depend on which lane ciphered which job.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/host_ring.hpp"
@@ -27,7 +27,8 @@ namespace aesgpu {
 using LaneStart = std::function<std::unique_ptr<CipherBackend>(std::span<const std::span<std::byte>> ring)>;
 
 enum class LanePolicy {
-    required, // a lane that fails to start fails the run (at the next submit, or at finish)
+    required, // a lane that fails to start fails the run: at the next submit unless a lane listed
+              // after it is ready, and at finish in any case
     optional, // the other lanes keep the whole run
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <new>
 #include <utility>
 
 namespace aesgpu {
@@ -87,13 +88,23 @@ void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)> &
         }
     };
     const std::size_t helpers = std::min<std::size_t>(workers_.size(), count - 1);
-    shared.helpers_left = helpers;
     for (std::size_t i = 0; i < helpers; ++i) {
-        post([&](unsigned) {
-            take_tasks();
+        {
             std::lock_guard lock(shared.mutex);
-            if (--shared.helpers_left == 0) shared.helpers_done.notify_all();
-        });
+            ++shared.helpers_left;
+        }
+        try {
+            post([&](unsigned) {
+                take_tasks();
+                std::lock_guard lock(shared.mutex);
+                if (--shared.helpers_left == 0) shared.helpers_done.notify_all();
+            });
+        } catch (const std::bad_alloc &) {
+            // No memory to queue another helper: the ones posted and this thread do the rest.
+            std::lock_guard lock(shared.mutex);
+            --shared.helpers_left;
+            break;
+        }
     }
     take_tasks();
     std::unique_lock lock(shared.mutex);

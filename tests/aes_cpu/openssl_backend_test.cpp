@@ -3,11 +3,16 @@
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
+#include "support/allocation_hooks.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <future>
+#include <memory>
 
 namespace aesgpu::test {
 namespace {
@@ -133,6 +138,43 @@ TEST(OpenSslBackend, DescribesItself) {
     OpenSslBackend backend(key, Direction::decrypt, 3);
     EXPECT_NE(backend.describe().find("3 threads"), std::string::npos) << backend.describe();
     EXPECT_NE(backend.describe().find("OpenSSL"), std::string::npos) << backend.describe();
+}
+
+TEST(OpenSslBackend, AJobThatCannotBeHandedOutFailsAtWaitInsteadOfHanging) {
+    // Every allocation of submit() and wait() fails in turn: the job then fails with bad_alloc or
+    // succeeds, and the backend can always be destroyed (no piece is left unfinished).
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(4 << 20); // four 1 MiB pieces over 4 threads
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    at_every_allocation([&](int successes) {
+        SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
+        auto backend = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 4);
+        backend->configure_slots(2, plain.size());
+        std::memcpy(backend->slot_buffer(0).data(), plain.data(), plain.size());
+        bool failed = false;
+        bool reached = false;
+        {
+            const FailingAllocation failing(successes);
+            try {
+                backend->submit({0, plain.size()});
+                backend->wait(0);
+            } catch (const std::bad_alloc &) {
+                failed = true;
+            }
+            reached = failing.reached();
+        }
+        if (!failed) {
+            EXPECT_EQ(std::memcmp(backend->slot_buffer(0).data(), expected.data(), expected.size()), 0);
+        }
+        // Destroyed on another thread, so that a hang fails the test instead of stalling it.
+        auto destroyed = std::async(std::launch::async, [&backend] { backend.reset(); });
+        if (destroyed.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
+            ADD_FAILURE() << "the backend cannot be destroyed: a piece never finished";
+            std::quick_exit(1);
+        }
+        return reached;
+    });
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "cipher/dispatcher.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
+#include "support/allocation_hooks.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -286,6 +287,30 @@ TEST(Dispatcher, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
     EXPECT_GT(report[1].bytes, 0u);
     EXPECT_GT(report[2].bytes, 30 * kChunk);
     EXPECT_EQ(report[0].bytes + report[1].bytes + report[2].bytes, expected.size());
+}
+
+TEST(Dispatcher, ConfiguringWithoutMemoryFailsCleanly) {
+    // Every allocation of configure_slots() fails in turn (the ring, the lanes' threads and their
+    // bookkeeping): it throws bad_alloc or works, and the dispatcher can be destroyed either way.
+    const Bytes key = random_bytes(16);
+    at_every_allocation([&](int successes) {
+        SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
+        GatedStart gate(key, Direction::encrypt);
+        gate.open();
+        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
+                           Handover::lanes({"successor", gate.start(), LanePolicy::optional}));
+        bool reached = false;
+        {
+            const FailingAllocation failing(successes);
+            try {
+                backend.configure_slots(2, kChunk);
+            } catch (const std::bad_alloc &) {
+            }
+            reached = failing.reached();
+        }
+        backend.await_lanes();
+        return reached;
+    });
 }
 
 TEST(Dispatcher, RejectsAMissingBackendOrStart) {

@@ -1,8 +1,9 @@
 // SecretBytes wipes key material before its memory goes back to the allocator. The test watches
-// the very buffer being freed (this program replaces operator delete), so it fails the moment
+// the very buffer being freed (support/allocation_hooks.hpp), so it fails the moment
 // the wipe is dropped: a freed buffer still holding the key is what a core dump or a later
 // allocation would see.
 #include "cipher/secret_bytes.hpp"
+#include "support/allocation_hooks.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -18,31 +19,19 @@ std::atomic<const void *> watched{nullptr};
 std::size_t watched_bytes = 0;
 std::atomic<int> wiped_when_freed{-1}; // -1: not freed yet, 0: held data, 1: all zero
 
-void inspect(void *pointer) noexcept {
-    if (pointer == nullptr || pointer != watched.load()) return;
+void inspect(const void *pointer) noexcept {
+    if (pointer != watched.load()) return;
     const auto *bytes = static_cast<const unsigned char *>(pointer);
     wiped_when_freed = std::all_of(bytes, bytes + watched_bytes, [](unsigned char b) { return b == 0; }) ? 1 : 0;
     watched = nullptr;
 }
 } // namespace
 
-void *operator new(std::size_t bytes) {
-    if (void *pointer = std::malloc(bytes ? bytes : 1)) return pointer;
-    throw std::bad_alloc();
-}
-void operator delete(void *pointer) noexcept {
-    inspect(pointer);
-    std::free(pointer);
-}
-void operator delete(void *pointer, std::size_t) noexcept {
-    inspect(pointer);
-    std::free(pointer);
-}
-
 namespace aesgpu::test {
 namespace {
 
 void watch(const SecretBytes &secret) {
+    watch_frees(inspect);
     watched_bytes = secret.size();
     wiped_when_freed = -1;
     watched = secret.view().data();

@@ -1,6 +1,7 @@
 // The one worker pool: posted tasks, fork-join runs and the pieces a range is cut into.
 #include "common/worker_pool.hpp"
 #include "io/io_threads.hpp"
+#include "support/allocation_hooks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -86,6 +88,25 @@ TEST(WorkerPool, PiecesTileTheRangeInPageMultiples) {
         EXPECT_EQ(next, bytes);
         EXPECT_LE(pieces.size(), pool.threads()) << "about one piece per thread";
     }
+}
+
+TEST(WorkerPool, ARunThatCannotQueueItsHelpersStillRunsEveryTaskOnce) {
+    // Queueing a helper allocates only now and then (when the queue needs a new block), so many
+    // runs each get their first allocation failed: those that reach it must still run every task
+    // exactly once, without throwing, and return only once no helper uses their frame (ASan and
+    // TSan check that part).
+    WorkerPool pool(4, "the test");
+    int reached = 0;
+    for (int round = 0; round < 200; ++round) {
+        std::vector<std::atomic<int>> runs(64);
+        {
+            const FailingAllocation failing(0);
+            EXPECT_NO_THROW(pool.run(runs.size(), [&](std::size_t i) { ++runs[i]; }));
+            reached += failing.reached() ? 1 : 0;
+        }
+        for (const auto &count : runs) EXPECT_EQ(count.load(), 1);
+    }
+    EXPECT_GT(reached, 0) << "no run allocated: the test tested nothing";
 }
 
 } // namespace
