@@ -60,7 +60,7 @@ constexpr const char *kBenchNotes =
     R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
 device copy, cp of --file), memory (CPU backend, 1 thread and all), kernel (GPU, device-resident
 data), pipeline (GPU, pinned host to pinned host through the backend's ring), file (--file: the
-whole encrypt/decrypt command, file to a new file). Each result is shown beside its ceiling.
+file job encrypt/decrypt run per file, file to a new file). Each result is shown beside its ceiling.
 Every output is checked against OpenSSL on fresh random data before it is timed; figures are
 medians of --reps runs after a warm-up.
 Examples:
