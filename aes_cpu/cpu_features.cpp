@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_cpu/cpu_features.hpp"
 
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the CPU offers for AES, for `aesgpu info`.
 #include <string>

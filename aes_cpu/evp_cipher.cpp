@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_cpu/evp_cipher.hpp"
 
 #include <openssl/err.h>

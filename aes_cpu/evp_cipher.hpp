@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) in one direction.
 #include "cipher/cipher_backend.hpp"

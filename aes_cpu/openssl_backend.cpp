@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_cpu/openssl_backend.hpp"
 
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU backend: OpenSSL EVP AES-ECB over the worker pool, one EVP context per thread. A
 // submitted slot is cut into pieces so that all threads share even a single large chunk; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One AES block, encrypted or decrypted with T-tables. The same code runs in the CUDA kernels
 // and, compiled by the host compiler, in the CPU-side tests, so the vectors test the exact round

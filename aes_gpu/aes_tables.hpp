@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // AES lookup tables, computed at compile time from the field arithmetic (nothing typed in by hand).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/cuda_backend.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUDA backend: each ring slot has a host buffer (pinned, or adopted and page-locked in
 // place), a device buffer and an event; slots take turns over a few non-blocking streams, so

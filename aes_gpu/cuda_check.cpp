@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/cuda_check.hpp"
 
 #include "cipher/cipher_backend.hpp"

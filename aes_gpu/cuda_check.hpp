@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CUDA runtime errors as exceptions: AESGPU_CUDA_TRY(call) throws CudaError naming the error, the
 // call and where it was made; AESGPU_CUDA_ALLOC(call, what) does the same for an allocation, but

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Move-only owners of CUDA resources: streams (non-blocking), events (no timing unless asked),
 // device memory, pinned host memory, page-locked registrations, and the current device. Creation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which CUDA devices this process can use, and why not when it cannot. Safe to call on machines
 // without a GPU or driver, and in builds without CUDA.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/device_probe.hpp"
 
 #include "aes_gpu/cuda_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe of a build without the CUDA toolkit: it reports that, and nothing else.
 #include "aes_gpu/device_probe.hpp"
 

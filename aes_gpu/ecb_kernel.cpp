@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/ecb_kernel.hpp"
 
 #include "aes_gpu/aes_tables.hpp"

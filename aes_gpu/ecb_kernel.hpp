@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One key's AES-ECB kernel on the current device: its parameters (round keys and tables, wiped
 // when it goes), its launch shape, and the launch. The backend and the bench both launch through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AES-ECB kernels: one 16-byte block per thread per step of a grid-stride loop over a persistent
 // grid, 16-byte coalesced loads and stores, T-tables in shared memory replicated once per bank so
 // the 32 lanes of a warp never conflict (and timing does not depend on the data).

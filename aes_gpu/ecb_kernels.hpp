@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The interface between the host code and the AES-ECB kernels in ecb_kernels.cu: what a launch
 // carries, and the two calls the host makes. Plain C++, so host files need no nvcc.

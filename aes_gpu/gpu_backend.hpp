@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUDA backend as the rest of the program sees it: a factory with no CUDA types in sight, so
 // app/ builds the same with and without the CUDA toolkit.

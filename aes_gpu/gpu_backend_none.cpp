@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU backend of a build without the CUDA toolkit: there is none, and it says so.
 #include "aes_gpu/gpu_backend.hpp"
 #include "aes_gpu/gpu_bench.hpp"

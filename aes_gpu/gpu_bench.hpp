@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `aesgpu bench` measures on the GPU beyond the backend itself: the hardware's copy ceilings
 // and the kernel alone on device-resident data. Each timing is the median of `reps` runs after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/key_schedule.hpp"
 
 #include "aes_gpu/aes_tables.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The AES key schedule (FIPS-197 section 5.2) on the host, in the little-endian column words the
 // round code uses, plus the decryption schedule of the equivalent inverse cipher (section 5.3.5).

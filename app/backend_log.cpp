@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/backend_log.hpp"
 
 #include "common/units.hpp"

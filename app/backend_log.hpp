@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What -v says about a run that started on the CPU while the GPU started.
 #include "backends/backend_selection.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/bench_command.hpp"
 
 #include "app/bench_report.hpp"

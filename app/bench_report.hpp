@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The two renderings of what `aesgpu bench` found: a table for people and one JSON document
 // for scripts (scripts/plot-bench.py draws the README's plot from it).

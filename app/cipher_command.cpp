@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/cipher_command.hpp"
 
 #include "app/backend_log.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The command-line contract (CLI11): subcommands, options, help text. Knows nothing of ciphers.
 #include "app/options.hpp"

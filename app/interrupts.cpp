@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/interrupts.hpp"
 
 #include "common/interrupt_cleanup.hpp"

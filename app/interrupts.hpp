@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Signals that would end the process (Ctrl-C, Ctrl-\, SIGTERM, SIGHUP, SIGUSR1, SIGALRM...) end
 // a run cleanly: the undo actions of common/interrupt_cleanup.hpp run (temporary outputs go, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aesgpu: parse the command line, run one command, map failures to exit codes and one line.
 #include "app/bench_command.hpp"
 #include "app/cipher_command.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
 #include "backends/backend_selection.hpp"

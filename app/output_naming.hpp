@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where each input's output goes: -o, -c, or the input's name with .aes added (encrypt) or taken
 // off (decrypt), as gzip and zstd name theirs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/process_hardening.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What main() does before anything else, so that a hostile or careless environment cannot turn
 // aesgpu against its own data or secrets.

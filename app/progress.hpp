@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The progress line on stderr: bytes done, total when known, rate, ETA and backend, redrawn in
 // place at most 10 times a second, and only once a job has run long enough to notice (0.3 s).

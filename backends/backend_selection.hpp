@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Turns a backend choice (auto, cpu, gpu) into a working cipher backend, with the ring and chunk
 // sizes that suit it: the CPU alone, the GPU alone, or a dispatcher that ciphers on the CPU while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bench/bench.hpp"
 
 #include "aes_cpu/cpu_features.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `aesgpu bench` as a library over the library API (as zstd's benchzstd.c): the CPU backend in
 // memory, the GPU's copy ceilings, kernel and pinned pipeline, and file to file through

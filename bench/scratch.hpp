@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bench's file stage works in a scratch directory beside the file it times, and times cp
 // there as the baseline a shell user knows.

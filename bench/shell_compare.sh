@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Wall time of aesgpu against the shell tools a user would otherwise reach for, on one file:
 #   cp F G | aesgpu encrypt F -o G | openssl enc -in F -out G      (file to file)
 #   cat F | cat > G | cat F | aesgpu encrypt | cat > G              (through pipes)

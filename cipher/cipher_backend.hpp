@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one seam between the streaming pipeline (io/) and the ciphers (aes_cpu/, aes_gpu/).
 //

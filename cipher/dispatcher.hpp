@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A backend that spreads jobs over several backends ("lanes") working in place on one host ring
 // that the dispatcher owns, so nothing is copied and the pipeline sees one ring. The first lane is

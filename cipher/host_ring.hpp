@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The host side of a ring: one page-aligned buffer per slot. Page alignment lets the GPU
 // page-lock the buffers in place (cudaHostRegister) when it works over a ring it did not make.

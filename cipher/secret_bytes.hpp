@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Key material that is wiped when released: SecretBytes for keys and passphrases of any length,
 // Secret<T> for fixed-size key-derived state (round keys, kernel parameters). Every wipe goes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/errors.hpp"
 
 #include "common/utf8.hpp"

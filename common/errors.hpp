@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Error types the libraries throw; app/ maps them to exit codes and one-line messages.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/interrupt_cleanup.hpp"
 
 #include <map>

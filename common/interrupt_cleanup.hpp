@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a run ended by a signal must undo: every temporary output not yet in place, the scratch
 // directory of `aesgpu bench --file`, a terminal whose echo a passphrase prompt turned off. Each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Starting a thread, with a failure that says what it was for: std::thread reports only
 // "Resource temporarily unavailable" when the process or user thread limit (ulimit -u) is hit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Move-only owner of a POSIX file descriptor.
 #include <unistd.h>

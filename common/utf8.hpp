@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // UTF-8 as RFC 3629 defines it, for the places that must tell text from other bytes before they
 // show it: file names in messages (common/errors), strings in the bench's JSON (app/bench_report).

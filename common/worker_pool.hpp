@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one thread pool: the CPU cipher posts the pieces of a job to it and returns at once
 // (post), and file reads and writes split one large copy across it and wait (run_pieces).

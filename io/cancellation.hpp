@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A one-way "stop now" for threads blocked reading a pipe or terminal: a read waits in poll() on
 // both its input and this event descriptor, so a failure elsewhere (a full disk, a closed pipe)

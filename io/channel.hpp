@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A small closable multi-producer/multi-consumer queue for handing work between pipeline threads.
 #include <condition_variable>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/file_job.hpp"
 
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One input to one output through a cipher backend: the output's header, the pipeline, the
 // check that the input did not change size while it was read, and the commit. The command line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
 #include "common/unique_fd.hpp"

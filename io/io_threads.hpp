@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How one large read or write of a file is split across threads. One copy into tmpfs or out of
 // the page cache runs at a few GB/s per thread, well below what memory and the GPU path deliver,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/mapped_file_writer.hpp"
 
 #include "common/errors.hpp"

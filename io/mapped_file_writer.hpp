@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Appends to a regular file through a shared memory mapping, several threads copying each large
 // write. write() into one file is one thread's copy (tmpfs and ext4 take the inode lock), while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/output_sink.hpp"
 
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where the bytes go. A regular-file target is written to an unnamed temporary file (O_TMPFILE)
 // in the target's directory and linked into place only by commit(), so a failed, interrupted or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The streaming pipeline: a reader thread fills ring slots from the input and submits them to the
 // cipher backend; the calling thread waits for each slot in order, writes it out and hands it

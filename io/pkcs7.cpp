@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/pkcs7.hpp"
 
 #include "cipher/cipher_backend.hpp"

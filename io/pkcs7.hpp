@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // PKCS#7 padding for 16-byte blocks, as `openssl enc` applies it: always 1..16 bytes of value n.
 #include <cstddef>

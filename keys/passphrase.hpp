@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Passphrases the way `openssl enc -pass` takes them, the terminal prompt, and the key they give
 // through PBKDF2-HMAC-SHA256, exactly as `openssl enc -pbkdf2` derives it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keys/raw_key.hpp"
 
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Raw AES keys from the command line (-K HEX) or a key file, and the checks every file or
 // descriptor that holds a secret gets. The key length picks AES-128/192/256, so a key is never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keys/salted_header.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The header `openssl enc` puts before passphrase-encrypted data: "Salted__" and an 8-byte salt.
 #include <array>

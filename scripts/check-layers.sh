@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a folder includes a folder it may not depend on: dependencies point one way
 # (README, Layout). Run by ctest (Layers.IncludesPointOneWay).
 set -euo pipefail

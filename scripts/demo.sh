@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the dependencies, builds aesgpu, then encrypts and decrypts a generated sample file
 # (SIZE_MIB, default 1024) with a fresh random key and prints the throughput of each step.
 set -euo pipefail

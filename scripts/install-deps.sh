@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what aesgpu needs to build and test on Debian 12 / Ubuntu 24.04, skipping apt-get when
 # everything is already there (so it also works on machines without network access).
 # The CUDA toolkit is optional and not installed here: with nvcc on PATH the GPU backend is built.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs one command and prints what it cost: wall seconds, user and system CPU seconds, and peak
 resident memory (MiB) of the command and its children, on one line:
     wall=2.145 user=1.210 sys=9.870 rss_mib=66

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turns `aesgpu bench --json` output into a Markdown table (stdout) and, given an output path,
 a PNG bar chart of throughput per backend and stage (needs matplotlib).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the dependencies, builds aesgpu in build/ and runs the whole test suite.
 # GPU tests skip themselves on machines without a usable CUDA device.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenSSL backend: known answers, agreement with one-shot OpenSSL across thread counts and
 // piece boundaries, and misuse.
 #include "aes_cpu/evp_cipher.hpp"

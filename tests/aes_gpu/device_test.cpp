@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend on a real GPU: known answers, agreement with OpenSSL around block and chunk
 // boundaries with 1, 2 and 8 streams and rings as small as 2 slots (buffer-reuse races), large
 // chunks, misuse, and the GPU taking over a CPU backend's ring mid-run. Every test skips itself

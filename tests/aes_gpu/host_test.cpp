@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU's round logic and key schedule, run on the host (no GPU needed): the same
 // __host__ __device__ code the kernels execute, checked against FIPS-197 and SP 800-38A.
 #include "aes_gpu/aes_block.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend when the GPU is nearly full: it fills device memory, so it is a program of its
 // own that ctest runs alone (RUN_SERIAL), never beside other GPU tests it would starve. Skips
 // itself where no usable CUDA device is present.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bench report's renderings: JSON that any parser accepts, and a table that names each row.
 #include "app/bench_report.hpp"
 

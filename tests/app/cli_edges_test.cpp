@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binary at the edges a hostile or careless caller reaches: closed standard streams, modes
 // and owners of outputs, empty and odd secrets, secrets in messages and memory, checks before the
 // prompt, hangs, signals, moved directories, links, pipes for output, memory and resource limits.

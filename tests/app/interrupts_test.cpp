@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Signals end a run only after the undo actions ran, never in the middle of a commit, and not at
 // all once the outputs are final. Each case runs in a child process (a death test), since
 // starting the signal thread and dying of a signal are for keeps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output names: .aes added when encrypting, taken off when decrypting, -o and -c win, standard
 // input goes to standard output.
 #include "app/output_naming.hpp"

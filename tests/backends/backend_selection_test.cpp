@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend choice, in process: what --backend cpu, gpu and auto build, with and without a GPU
 // (this runs in CPU-only builds, in CUDA builds on machines with no GPU, and on GPU machines).
 #include "aes_cpu/openssl_backend.hpp"

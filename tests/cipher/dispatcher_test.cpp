@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatcher in its CPU-start form: jobs go to the first lane until a later lane is ready,
 // then to that lane, over the dispatcher's one ring; output always matches OpenSSL. The later
 // lanes here are OpenSSL too (stand-ins for the GPU, so this runs everywhere), started behind a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SecretBytes wipes key material before its memory goes back to the allocator. The test watches
 // the very buffer being freed (support/allocation_hooks.hpp), so it fails the moment
 // the wipe is dropped: a freed buffer still holding the key is what a core dump or a later

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The undo actions a signal runs: registered only for what was made.
 #include "common/interrupt_cleanup.hpp"
 

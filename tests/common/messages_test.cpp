@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File names in messages: quoted as the shell would read them back, one line each, never a
 // terminal control sequence.
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one worker pool: posted tasks, fork-join runs and the pieces a range is cut into.
 #include "common/worker_pool.hpp"
 #include "io/io_threads.hpp"

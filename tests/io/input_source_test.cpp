@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input sources: files and standard input, full reads, sizes and clear errors.
 #include "common/errors.hpp"
 #include "io/input_source.hpp"

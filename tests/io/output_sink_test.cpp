@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output safety: nothing appears before commit, nothing is left behind on failure, existing files
 // and the input itself are protected.
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parallel file I/O: the fork-join pool, reads split across threads, and writes through a shared
 // mapping. Each must give exactly what one thread with read()/write() would.
 #include "common/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming pipeline with the CPU backend, checked against one-shot OpenSSL: every size
 // around block and chunk boundaries, several chunk sizes and thread counts, files and pipes with
 // odd read/write sizes, and every way a run must fail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Passphrase sources (openssl's -pass syntax, read exactly as openssl 3 reads them), PBKDF2 key
 // derivation and the Salted__ header.
 #include "common/errors.hpp"

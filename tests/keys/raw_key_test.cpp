@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/errors.hpp"
 #include "keys/raw_key.hpp"
 #include "support/test_support.hpp"

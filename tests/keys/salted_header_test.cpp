@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The header `openssl enc` puts before passphrase-encrypted data.
 #include "keys/salted_header.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every test program replaces the global operator new and delete (support/allocation_hooks.cpp)
 // with malloc and free plus two hooks: an allocation made to fail on purpose, to test that code

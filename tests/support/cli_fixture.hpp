@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Running the aesgpu binary from tests as users and scripts run it: a bash command line in a
 // fresh directory, with $AESGPU naming the binary under test. AESGPU_TEST_BINARY, when set,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LD_PRELOAD shim for the CLI tests: failures that are hard to reach for real, on demand.
 //   AESGPU_TEST_THREADS_ALLOWED=N  pthread_create succeeds N times, then fails with EAGAIN, as at
 //                                  the process or user thread limit (ulimit -u; root and

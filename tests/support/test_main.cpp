@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GoogleTest main that prints the random seed, so a failure on random data can be replayed.
 #include "support/test_support.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
 #include "cipher/cipher_backend.hpp"
