@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/cli.hpp"
 
 #include "aes_cpu/cpu_features.hpp"
@@ -323,11 +324,12 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
                          parsed.command == Command::decrypt, argc, argv);
 }
 
+// "aesgpu X.Y.Z" alone on the first line, as help2man and scripts read it; build details after.
 std::string version_text() {
     const GpuProbe gpu = probe_gpus();
-    return std::string("aesgpu ") + AESGPU_VERSION + " (" + openssl_version_text() + ", " +
-           (gpu.cuda_compiled_in ? "CUDA runtime " + cuda_version_text(gpu.runtime_version) : "built without CUDA") +
-           ")";
+    return fmt::format("aesgpu {}\n{}\n{}", AESGPU_VERSION, openssl_version_text(),
+                       gpu.cuda_compiled_in ? "CUDA runtime " + cuda_version_text(gpu.runtime_version)
+                                            : std::string("built without CUDA"));
 }
 
 void define_command_line(CLI::App &app, CommandLine &parsed) {

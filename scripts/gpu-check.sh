@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a machine with an NVIDIA GPU: build in a fresh directory, run the whole test suite, the GPU
 # tests under compute-sanitizer (memcheck and racecheck), `aesgpu bench` with an 8 GiB file on
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
@@ -22,9 +23,9 @@ wanted() { [[ " $steps " == *" $1 "* ]]; }
 step "build ($build)"
 baseline=""
 if [ -n "${BASELINE_SRC:-}" ]; then
-  # Built alongside ours, without its tests.
+  # Built alongside ours, without its tests (AESGPU_BUILD_TESTS for trees before BUILD_TESTING).
   baseline="$build-baseline"
-  (cmake -S "$BASELINE_SRC" -B "$baseline" -DCMAKE_BUILD_TYPE=Release -DAESGPU_BUILD_TESTS=OFF >/dev/null &&
+  (cmake -S "$BASELINE_SRC" -B "$baseline" -DCMAKE_BUILD_TYPE=Release -DAESGPU_BUILD_TESTS=OFF -DBUILD_TESTING=OFF >/dev/null &&
     cmake --build "$baseline" -j"$(( $(nproc) / 2 ))" --target aesgpu >/dev/null 2>&1) &
   baseline_build=$!
 fi

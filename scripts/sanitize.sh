@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer, then with
 # ThreadSanitizer, and runs it under each; any report fails the run. CPU only (the CUDA runtime
 # does not run under the sanitizers' memory layout; GPU code is checked by compute-sanitizer in
@@ -16,7 +17,7 @@ for kind in "${kinds[@]}"; do
   esac
   build="build-sanitize-$kind"
   echo "== $sanitize ($build)"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAESGPU_ENABLE_CUDA=OFF -DAESGPU_BUILD_TESTS=ON \
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAESGPU_ENABLE_CUDA=OFF -DBUILD_TESTING=ON \
     "-DAESGPU_SANITIZE=$sanitize" >/dev/null
   cmake --build "$build" -j"$(nproc)" 2>&1 | grep -E "warning|error" || true
   # allocator_may_return_null: the tests ask for rings too big for memory on purpose.

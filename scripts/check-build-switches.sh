@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The build's switches do what README says, each checked by a configure in a scratch directory
+# with nvcc hidden from PATH: AESGPU_ENABLE_CUDA=ON fails clearly without it, AUTO builds the CPU
+# backend alone, a bad value is refused, and BUILD_TESTING=OFF leaves the tests out.
+# Run by ctest (Build.SwitchesDoWhatTheySay).
+set -uo pipefail
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+status=0
+configure() { # NAME ARGS...: configure without nvcc on PATH; output in $scratch/NAME.log
+  local name=$1
+  shift
+  env -u CUDACXX PATH=/usr/bin:/bin cmake -S "$source_dir" -B "$scratch/$name" "$@" >"$scratch/$name.log" 2>&1
+}
+expect() { # what, condition
+  if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; status=1; fi
+}
+configure on -DAESGPU_ENABLE_CUDA=ON -DBUILD_TESTING=OFF
+expect "ON without nvcc fails" "[ $? -ne 0 ]"
+expect "ON without nvcc says why" "grep -q 'AESGPU_ENABLE_CUDA=ON, but no working CUDA compiler' '$scratch/on.log'"
+configure auto -DBUILD_TESTING=OFF
+expect "AUTO without nvcc configures" "[ $? -eq 0 ]"
+expect "AUTO without nvcc builds the CPU backend alone" "grep -q 'aesgpu: CUDA backend OFF' '$scratch/auto.log'"
+expect "BUILD_TESTING=OFF leaves the tests out" "[ ! -e '$scratch/auto/tests' ]"
+configure bad -DAESGPU_ENABLE_CUDA=maybe -DBUILD_TESTING=OFF
+expect "a bad AESGPU_ENABLE_CUDA is refused" "[ $? -ne 0 ] && grep -q 'must be AUTO, ON or OFF' '$scratch/bad.log'"
+exit $status
