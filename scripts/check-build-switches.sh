@@ -17,13 +17,19 @@ configure() { # NAME ARGS...: configure without nvcc on PATH; output in $scratch
 expect() { # what, condition
   if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; status=1; fi
 }
-configure on -DAESGPU_ENABLE_CUDA=ON -DBUILD_TESTING=OFF
-expect "ON without nvcc fails" "[ $? -ne 0 ]"
-expect "ON without nvcc says why" "grep -q 'AESGPU_ENABLE_CUDA=ON, but no working CUDA compiler' '$scratch/on.log'"
-configure auto -DBUILD_TESTING=OFF
-expect "AUTO without nvcc configures" "[ $? -eq 0 ]"
-expect "AUTO without nvcc builds the CPU backend alone" "grep -q 'aesgpu: CUDA backend OFF' '$scratch/auto.log'"
-expect "BUILD_TESTING=OFF leaves the tests out" "[ ! -e '$scratch/auto/tests' ]"
+if env PATH=/usr/bin:/bin sh -c 'command -v nvcc' >/dev/null; then
+  # A distribution's CUDA package puts nvcc in /usr/bin, where it cannot be hidden this way.
+  echo "skipped: nvcc is in /usr/bin, so a build without it cannot be tried here"
+else
+  configure on -DAESGPU_ENABLE_CUDA=ON -DBUILD_TESTING=OFF
+  expect "ON without nvcc fails" "[ $? -ne 0 ]"
+  expect "ON without nvcc says why" "grep -q 'AESGPU_ENABLE_CUDA=ON, but no working CUDA compiler' '$scratch/on.log'"
+  configure auto -DBUILD_TESTING=OFF
+  expect "AUTO without nvcc configures" "[ $? -eq 0 ]"
+  expect "AUTO without nvcc builds the CPU backend alone" "grep -q 'aesgpu: CUDA backend OFF' '$scratch/auto.log'"
+fi
+configure notests -DAESGPU_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF
+expect "BUILD_TESTING=OFF leaves the tests out" "[ $? -eq 0 ] && [ ! -e '$scratch/notests/tests' ]"
 configure bad -DAESGPU_ENABLE_CUDA=maybe -DBUILD_TESTING=OFF
 expect "a bad AESGPU_ENABLE_CUDA is refused" "[ $? -ne 0 ] && grep -q 'must be AUTO, ON or OFF' '$scratch/bad.log'"
 exit $status
