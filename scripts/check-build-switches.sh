@@ -3,8 +3,11 @@
 # The build's switches do what README says, each checked by a configure in a scratch directory
 # with nvcc hidden from PATH: AESGPU_ENABLE_CUDA=ON fails clearly without it, AUTO builds the CPU
 # backend alone, a bad value is refused, and BUILD_TESTING=OFF leaves the tests out.
+# Usage: check-build-switches.sh [CMAKE] (the cmake to run, by default the one on PATH; ctest
+# passes the one that configured the build, which need not be in /usr/bin or /bin).
 # Run by ctest (Build.SwitchesDoWhatTheySay).
 set -uo pipefail
+cmake_command=$(command -v "${1:-cmake}") || { echo "no cmake"; exit 1; }
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -12,7 +15,7 @@ status=0
 configure() { # NAME ARGS...: configure without nvcc on PATH; output in $scratch/NAME.log
   local name=$1
   shift
-  env -u CUDACXX PATH=/usr/bin:/bin cmake -S "$source_dir" -B "$scratch/$name" "$@" >"$scratch/$name.log" 2>&1
+  env -u CUDACXX PATH=/usr/bin:/bin "$cmake_command" -S "$source_dir" -B "$scratch/$name" "$@" >"$scratch/$name.log" 2>&1
 }
 expect() { # what, condition
   if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; status=1; fi
