@@ -16,11 +16,11 @@ std::size_t piece_length(std::size_t bytes, unsigned threads, PieceShape shape) 
     return std::max(shape.min_piece_bytes, share);
 }
 
-WorkerPool::WorkerPool(unsigned threads, std::string purpose) : purpose_(std::move(purpose)) {
+WorkerPool::WorkerPool(unsigned threads, const std::string &purpose) {
     const unsigned workers = std::max(threads, 1u) - 1;
     workers_.reserve(workers);
     try {
-        for (unsigned i = 1; i <= workers; ++i) workers_.push_back(start_thread(purpose_, [this, i] { work(i); }));
+        for (unsigned i = 1; i <= workers; ++i) workers_.push_back(start_thread(purpose, [this, i] { work(i); }));
     } catch (...) {
         stop(); // join the threads already started before the exception leaves
         throw;

@@ -28,7 +28,7 @@ class WorkerPool {
 public:
     // `threads` counts the thread that calls run(), so the pool starts threads - 1 workers.
     // Throws ThreadLimit, naming `purpose`, when a thread cannot start.
-    WorkerPool(unsigned threads, std::string purpose);
+    WorkerPool(unsigned threads, const std::string &purpose);
     // Runs the tasks still queued, then joins the workers.
     ~WorkerPool();
     WorkerPool(const WorkerPool &) = delete;
@@ -52,7 +52,6 @@ private:
     void work(unsigned worker);
     void stop() noexcept;
 
-    std::string purpose_;
     std::mutex mutex_;
     std::condition_variable work_ready_;
     std::deque<std::function<void(unsigned)>> queue_;
