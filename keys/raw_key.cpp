@@ -6,18 +6,24 @@
 
 #include <fcntl.h>
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 
 namespace aesgpu {
 
 namespace {
 
-constexpr std::size_t kMaxKeyFileBytes = 64 + 2; // 64 hex digits and "\r\n"
+// 64 hex digits with room for line breaks (`xxd -p` splits them over lines, `xxd -p -c 8` over
+// eight) and a final "\r\n".
+constexpr std::size_t kMaxKeyFileBytes = 256;
 
 bool is_valid_key_length(std::size_t bytes) {
     return bytes == 16 || bytes == 24 || bytes == 32;
@@ -46,10 +52,23 @@ SecretBytes decode_hex(std::string_view hex) {
     return key;
 }
 
-std::string_view without_trailing_newline(std::string_view text) {
-    if (text.ends_with("\r\n")) return text.substr(0, text.size() - 2);
-    if (text.ends_with('\n')) return text.substr(0, text.size() - 1);
-    return text;
+bool is_line_space(char c) {
+    return c == '\n' || c == '\r' || c == ' ' || c == '\t';
+}
+
+// The key in a hex key file: its hex digits with line breaks and blanks taken out (in a buffer
+// that is wiped like the key), when that is all the file holds and they make a valid key.
+std::optional<SecretBytes> hex_key_in(std::string_view text) {
+    SecretBytes digits(text.size());
+    auto out = digits.mutable_view();
+    std::size_t count = 0;
+    for (const char c : text) {
+        if (is_line_space(c)) continue;
+        if (hex_value(c) < 0) return std::nullopt;
+        out[count++] = static_cast<std::uint8_t>(c);
+    }
+    if (count % 2 != 0 || !is_valid_key_length(count / 2)) return std::nullopt;
+    return decode_hex(digits.text().substr(0, count));
 }
 
 void check_secret_status(const struct stat &status, const std::string &what, const struct stat *data_on_stdin) {
@@ -65,6 +84,9 @@ void check_secret_status(const struct stat &status, const std::string &what, con
 } // namespace
 
 SecretBytes parse_hex_key(std::string_view hex) {
+    if (hex.starts_with("0x") || hex.starts_with("0X")) {
+        throw UsageError("the key is plain hex digits, without a 0x prefix: drop the 0x");
+    }
     if (!is_hex(hex)) throw UsageError("the key must be hexadecimal digits only (0-9, a-f)");
     if (hex.size() % 2 != 0 || !is_valid_key_length(hex.size() / 2)) {
         throw UsageError("the key has " + std::to_string(hex.size()) +
@@ -92,6 +114,10 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     if (path == "-" && data_on_stdin) {
         throw UsageError("--key-file - and the data cannot both come from standard input");
     }
+    struct stat named {};
+    if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
+        throw UsageError(what + " is a directory: --key-file takes the file that holds the key");
+    }
     InputSource file = InputSource::open(path); // "-" is standard input
     check_secret_descriptor(file.fd(), what, data_on_stdin);
     // One byte more than any valid key file, to tell "too long" from "just right".
@@ -100,12 +126,35 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     const std::size_t length = file.read_full(std::as_writable_bytes(bytes));
 
     const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
-    const std::string_view hex = without_trailing_newline(text);
-    if (is_hex(hex) && hex.size() % 2 == 0 && is_valid_key_length(hex.size() / 2)) return decode_hex(hex);
+    if (auto key = hex_key_in(text)) return std::move(*key);
     if (is_valid_key_length(length)) return SecretBytes(bytes.first(length));
     throw UsageError(
         what + " must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
         (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") + ")");
+}
+
+SecretBytes hex_line(std::string_view label, std::span<const std::uint8_t> bytes, bool upper_case) {
+    const char *digits = upper_case ? "0123456789ABCDEF" : "0123456789abcdef";
+    const std::size_t length = label.size() + bytes.size() * 2 + 1;
+    SecretBytes text(length);
+    auto chars = text.mutable_view();
+    std::copy(label.begin(), label.end(), chars.begin());
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        chars[label.size() + 2 * i] = static_cast<std::uint8_t>(digits[bytes[i] >> 4]);
+        chars[label.size() + 2 * i + 1] = static_cast<std::uint8_t>(digits[bytes[i] & 15]);
+    }
+    chars[length - 1] = '\n';
+    return text;
+}
+
+SecretBytes random_key(std::size_t bytes) {
+    if (!is_valid_key_length(bytes)) throw std::invalid_argument("AES keys are 16, 24 or 32 bytes");
+    SecretBytes key(bytes);
+    auto view = key.mutable_view();
+    if (RAND_bytes(view.data(), static_cast<int>(view.size())) != 1) {
+        throw std::runtime_error("OpenSSL could not generate random bytes");
+    }
+    return key;
 }
 
 } // namespace aesgpu

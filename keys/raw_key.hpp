@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,11 +17,17 @@ namespace aesgpu {
 // Exactly 32, 48 or 64 hex digits.
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
 
-// Exactly 16, 24 or 32 raw bytes; or that many bytes as hex text with one optional trailing
-// newline. Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is
+// Exactly 16, 24 or 32 raw bytes; or that many bytes as hex digits, which may be split over
+// lines (as `xxd -p` writes them). Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is
 // standard input's status when the data comes from there: a key file that is the same file is
 // refused (it would eat the data). Throws UsageError (bad content, same file) or IoError.
 [[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr);
+
+// "LABELhex\n" for printing a key (`keygen`, `-P`), in a buffer that is wiped like the key.
+[[nodiscard]] SecretBytes hex_line(std::string_view label, std::span<const std::uint8_t> bytes, bool upper_case);
+
+// A new random key of 16, 24 or 32 bytes from OpenSSL's RAND_bytes (`aesgpu keygen`).
+[[nodiscard]] SecretBytes random_key(std::size_t bytes);
 
 // Opens a file that holds a secret (`what` is e.g. "key file"). Warns, as ssh does for private
 // keys, when a regular file can be read or changed by group or others; refuses the file that the

@@ -57,6 +57,20 @@ TEST(KeyFile, ReadsHexKeysWithOptionalNewline) {
     EXPECT_EQ(read_key_file(dir.file("key")).size(), 16u);
 }
 
+TEST(KeyFile, HexMayBeSplitOverLinesAsXxdWritesIt) {
+    TempDir dir;
+    const Bytes key = random_bytes(32);
+    const std::string hex = to_hex(key);
+    // `xxd -p` breaks after 60 digits; `xxd -p -c 8` every 16; Windows editors add \r.
+    for (const std::string &text : {hex.substr(0, 60) + "\n" + hex.substr(60) + "\n",
+                                    hex.substr(0, 16) + "\r\n" + hex.substr(16, 16) + "\r\n" + hex.substr(32) + "\r\n",
+                                    "  " + hex.substr(0, 32) + " " + hex.substr(32) + "\n\n"}) {
+        write_file(dir.file("key"), Bytes(text.begin(), text.end()));
+        const SecretBytes read = read_key_file(dir.file("key"));
+        EXPECT_EQ(Bytes(read.view().begin(), read.view().end()), key) << text;
+    }
+}
+
 TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
     TempDir dir;
     for (const std::size_t bytes : {0u, 15u, 17u, 31u, 33u, 100u}) {
@@ -65,9 +79,12 @@ TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
         write_file(dir.file("key"), raw);
         EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError) << bytes;
     }
-    const std::string two_newlines = to_hex(random_bytes(16)) + "\n\n";
-    write_file(dir.file("key"), Bytes(two_newlines.begin(), two_newlines.end()));
-    EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError);
+    for (const std::string &text : {to_hex(random_bytes(16)) + "\nzz\n", "0x" + to_hex(random_bytes(16)),
+                                    to_hex(random_bytes(16)).substr(3) + "\n", to_hex(random_bytes(20)) + "\n"}) {
+        write_file(dir.file("key"), Bytes(text.begin(), text.end()));
+        EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError) << text;
+    }
+    EXPECT_THROW((void)read_key_file(dir.path().string()), UsageError) << "a directory is a usage error";
     EXPECT_THROW((void)read_key_file(dir.file("missing")), IoError);
 }
 
