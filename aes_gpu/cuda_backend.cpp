@@ -131,7 +131,7 @@ void require_gpu_device(int device) {
     try {
         AESGPU_CUDA_TRY(cudaGetDeviceCount(&count));
     } catch (const CudaError &e) {
-        throw GpuUnavailable(cudaGetErrorString(e.code()));
+        throw GpuUnavailable(gpu_driver_found() ? cudaGetErrorString(e.code()) : kNoDriverMessage);
     }
     if (device < 0 || device >= count) {
         throw GpuUnavailable("no CUDA device " + std::to_string(device) + " (found " + std::to_string(count) + ")");
@@ -155,6 +155,14 @@ std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_
 
 bool gpu_support_built_in() {
     return true;
+}
+
+bool gpu_driver_found() {
+    static const bool found = [] {
+        int version = 0;
+        return cudaDriverGetVersion(&version) == cudaSuccess && version > 0;
+    }();
+    return found;
 }
 
 } // namespace aesgpu

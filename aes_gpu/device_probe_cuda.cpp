@@ -2,6 +2,7 @@
 #include "aes_gpu/device_probe.hpp"
 
 #include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -12,6 +13,10 @@ GpuProbe probe_gpus() {
     probe.cuda_compiled_in = true;
     (void)cudaRuntimeGetVersion(&probe.runtime_version);
     if (cudaDriverGetVersion(&probe.driver_version) != cudaSuccess) probe.driver_version = 0;
+    if (probe.driver_version == 0) {
+        probe.unavailable_reason = kNoDriverMessage;
+        return probe;
+    }
 
     int count = 0;
     try {

@@ -51,6 +51,15 @@ public:
 // False in a build without the CUDA toolkit, where every GPU backend throws GpuUnavailable.
 [[nodiscard]] bool gpu_support_built_in();
 
+// False in a build without CUDA, or where no NVIDIA driver is installed (the CUDA runtime finds
+// no libcuda). Asked once per process, without initialising CUDA; `auto` then goes straight to
+// the CPU instead of trying (and sizing its ring for) a GPU for every file.
+[[nodiscard]] bool gpu_driver_found();
+
+// What GPU failures say where gpu_driver_found() is false, instead of CUDA's "CUDA driver version
+// is insufficient for CUDA runtime version", which misleads on a machine with no driver at all.
+inline constexpr const char *kNoDriverMessage = "no NVIDIA driver found";
+
 // Ring slots that keep `streams` streams busy: one in flight per stream, plus two held by the
 // reader (one read ahead) and one by the writer.
 [[nodiscard]] inline std::size_t gpu_ring_slots(unsigned streams) {

@@ -18,6 +18,10 @@ bool gpu_support_built_in() {
     return false;
 }
 
+bool gpu_driver_found() {
+    return false;
+}
+
 std::unique_ptr<GpuBench> GpuBench::create(std::size_t) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }

@@ -56,6 +56,11 @@ SelectedBackend gpu_backend(const BackendRequest &request, Direction direction, 
 
 SelectedBackend automatic_backend(const BackendRequest &request, Direction direction,
                                   std::span<const std::uint8_t> key) {
+    if (!gpu_driver_found()) {
+        spdlog::info("backend auto: using the CPU ({})",
+                     gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
+        return cpu_backend(request, direction, key);
+    }
     try {
         SelectedBackend selected = gpu_backend(request, direction, key);
         spdlog::info("backend auto: using {}", selected.backend->describe());
@@ -88,7 +93,15 @@ SelectedBackend gpu_with_cpu_start(const BackendRequest &request, Direction dire
 
 SelectedBackend select_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key,
                                bool output_is_withdrawable) {
-    const bool cpu_start = !request.wait_for_gpu && gpu_support_built_in();
+    // No driver: nothing to start behind the CPU (`gpu` then fails at once, `auto` uses the CPU).
+    const bool cpu_start = !request.wait_for_gpu && gpu_driver_found();
+    if (request.choice != BackendChoice::cpu) {
+        spdlog::debug("backend {}: GPU driver {}; {}", request.choice == BackendChoice::gpu ? "gpu" : "auto",
+                      gpu_driver_found() ? "found" : "not found",
+                      cpu_start              ? "the CPU ciphers while the GPU starts"
+                      : request.wait_for_gpu ? "waiting for the GPU (--wait-for-gpu)"
+                                             : "no GPU to start");
+    }
     switch (request.choice) {
     case BackendChoice::cpu: return cpu_backend(request, direction, key);
     case BackendChoice::gpu:
