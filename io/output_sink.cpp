@@ -284,7 +284,15 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     return sink;
 }
 
+OutputSink OutputSink::discard() {
+    return OutputSink(Kind::discard, UniqueFd{}, -1, "nothing (test only)");
+}
+
 void OutputSink::write_all(std::span<const std::byte> bytes) {
+    if (kind_ == Kind::discard) {
+        bytes_written_ += bytes.size();
+        return;
+    }
     if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
         if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_)) {
             mapped_.emplace(std::move(*writer));
@@ -382,6 +390,10 @@ void OutputSink::rename_into_place() {
 
 void OutputSink::commit() {
     if (mapped_) mapped_->finish();
+    if (kind_ == Kind::discard) {
+        committed_ = true;
+        return;
+    }
     if (kind_ == Kind::direct) {
         if (owned_fd_.valid() && owned_fd_.close() != 0) {
             throw IoError(errno_message("error writing", display_name_, errno));

@@ -40,6 +40,8 @@ public:
     // Follows symbolic links to the file they name. Throws IoError when the target exists and may
     // not be replaced (before any work is done), or cannot be created.
     static OutputSink create(const std::string &path, const OutputPolicy &policy);
+    // Takes the bytes and keeps none (`decrypt -t`: every check runs, nothing is written).
+    static OutputSink discard();
 
     OutputSink(OutputSink &&other) noexcept;
     OutputSink &operator=(OutputSink &&) = delete;
@@ -67,7 +69,7 @@ public:
     [[nodiscard]] bool withdrawable() const { return kind_ != Kind::direct; }
 
 private:
-    enum class Kind { direct, unnamed_temporary, named_temporary };
+    enum class Kind { direct, unnamed_temporary, named_temporary, discard };
     // What commit() gives the file: the replaced file's owner and group (where the process may),
     // a mode, the input's times.
     struct Attributes {
