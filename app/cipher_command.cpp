@@ -3,6 +3,7 @@
 
 #include "app/backend_log.hpp"
 #include "app/interrupts.hpp"
+#include "app/json_text.hpp"
 #include "app/output_naming.hpp"
 #include "app/progress.hpp"
 #include "backends/backend_selection.hpp"
@@ -23,9 +24,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace aesgpu {
 
@@ -39,24 +44,45 @@ bool reads_standard_input(const std::vector<std::string> &inputs) {
     return std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
 }
 
-// "00A1..." for -P; wiped when done, like any copy of a key.
-void print_upper_hex(std::ostream &out, std::string_view label, std::span<const std::uint8_t> bytes) {
-    SecretBytes hex(bytes.size() * 2);
-    auto digits = hex.mutable_view();
-    static constexpr char kDigits[] = "0123456789ABCDEF";
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        digits[2 * i] = static_cast<std::uint8_t>(kDigits[bytes[i] >> 4]);
-        digits[2 * i + 1] = static_cast<std::uint8_t>(kDigits[bytes[i] & 15]);
-    }
-    out << label << hex.text() << "\n";
+// -P: "salt=..." (passphrase mode) and "key=..." in upper-case hex on standard output, as
+// `openssl enc -P` prints them. Written with write(2) from a buffer that is wiped: no stdio
+// buffer keeps a copy of the key.
+void print_key(const std::optional<Salt> &salt, std::span<const std::uint8_t> key) {
+    OutputSink out = OutputSink::standard_output();
+    if (salt) out.write_all(std::as_bytes(hex_line("salt=", *salt, true).view()));
+    out.write_all(std::as_bytes(hex_line("key=", key, true).view()));
+    out.commit();
 }
 
-// True when a regular-file input starts with "Salted__" (read with pread: nothing is consumed).
-bool starts_with_salted_header(const InputSource &source) {
-    if (!source.size()) return false;
-    std::array<std::byte, kSaltedHeaderBytes> header{};
-    return ::pread(source.fd(), header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()) &&
-           parse_salted_header(header).has_value();
+// "Salted__" as `openssl enc -a` writes it (base64).
+constexpr std::string_view kBase64SaltedPrefix = "U2FsdGVkX1";
+
+bool looks_base64_salted(std::span<const std::byte> start) {
+    return start.size() >= kBase64SaltedPrefix.size() &&
+           std::equal(kBase64SaltedPrefix.begin(), kBase64SaltedPrefix.end(), start.begin(),
+                      [](char a, std::byte b) { return a == static_cast<char>(b); });
+}
+
+[[noreturn]] void refuse_base64(const InputSource &source) {
+    throw UsageError(
+        source.display_name() +
+        " looks base64-encoded (openssl enc -a): decode it first, e.g. base64 -d FILE | aesgpu decrypt ...");
+}
+
+// Ciphertext that this command cannot read as given, told apart by its first bytes while nothing
+// is consumed (pread: regular files only): a passphrase file given a raw key, a base64 file.
+void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
+    if (!source.size()) return;
+    std::array<std::byte, kSaltedHeaderBytes + 2> start{};
+    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), 0);
+    if (length <= 0) return;
+    const auto bytes = std::span(start).first(static_cast<std::size_t>(length));
+    if (looks_base64_salted(bytes)) refuse_base64(source);
+    if (!passphrase_mode && bytes.size() >= kSaltedHeaderBytes &&
+        parse_salted_header(bytes.first(kSaltedHeaderBytes)).has_value()) {
+        throw UsageError(source.display_name() +
+                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
+    }
 }
 
 // Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
@@ -66,7 +92,6 @@ class KeySource {
 public:
     KeySource(const CipherOptions &options, const struct stat *data_on_stdin)
         : options_(options), passphrase_mode_(!uses_raw_key(options)) {
-        if (!passphrase_mode_ && options.print_key) throw UsageError("-P/--print-key needs a passphrase (-p/--pass)");
         if (!options.key_hex.empty()) {
             secret_ = parse_hex_key(options.key_hex.text());
         } else if (!options.key_file.empty()) {
@@ -111,7 +136,9 @@ private:
 Salt salt_for(const CipherOptions &options, InputSource *source) {
     if (options.direction == Direction::encrypt) return random_salt();
     std::array<std::byte, kSaltedHeaderBytes> header{};
-    const auto salt = parse_salted_header(std::span(header).first(source->read_full(header)));
+    const auto start = std::span(header).first(source->read_full(header));
+    const auto salt = parse_salted_header(start);
+    if (!salt && looks_base64_salted(start)) refuse_base64(*source);
     if (!salt) {
         throw FormatError(source->display_name() +
                           " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
@@ -154,38 +181,119 @@ void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink
     throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
 }
 
+// The ECB warning, once per run and only once the first input has passed every check that can
+// fail (a run that stops at a missing file or a bad key gets the error alone).
+class EcbWarning {
+public:
+    explicit EcbWarning(const CipherOptions &options)
+        : pending_(options.direction == Direction::encrypt && !options.print_key) {}
+    void show() {
+        if (!std::exchange(pending_, false)) return;
+        spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
+                     "stay visible, and nothing detects tampering (-q silences this)");
+    }
+
+private:
+    bool pending_;
+};
+
+// What --json prints for one input.
+struct RunSummary {
+    std::string input;
+    std::string output; // empty: standard output, or nothing with -t
+    PipelineStats stats;
+    std::string backend;
+    std::vector<LaneReport> lanes; // with a CPU start: what each backend ciphered
+    bool input_removed = false;
+};
+
+std::string lowercase(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+void print_json_summary(const CipherOptions &options, const RunSummary &summary, const std::string &error) {
+    nlohmann::ordered_json object{
+        {"input", summary.input == "-" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary.input)},
+        {"operation", options.test_only                         ? "test"
+                      : options.direction == Direction::encrypt ? "encrypt"
+                                                                : "decrypt"},
+        {"ok", error.empty()}};
+    if (!error.empty()) {
+        object["error"] = error;
+    } else {
+        object["output"] =
+            summary.output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary.output);
+        object["bytes_in"] = summary.stats.bytes_read;
+        object["bytes_out"] = summary.stats.bytes_written;
+        object["seconds"] = summary.stats.seconds;
+        object["backend"] = summary.backend;
+        nlohmann::ordered_json split = nlohmann::ordered_json::object();
+        for (const LaneReport &lane : summary.lanes) split[lowercase(lane.name)] = lane.bytes;
+        if (summary.lanes.empty()) split[summary.backend] = summary.stats.bytes_read;
+        object["split"] = std::move(split);
+        object["input_removed"] = summary.input_removed;
+    }
+    std::cout << json_text(object) << std::endl;
+}
+
+// --rm: the input goes once its output is in place, and only if the name still leads to the file
+// that was read (not one put there meanwhile) and that is a regular file.
+bool remove_input(const InputSource &source, const std::string &input) {
+    struct stat now {};
+    if (!S_ISREG(source.status().st_mode)) {
+        spdlog::warn("not removing {}: not a regular file", source.display_name());
+        return false;
+    }
+    if (::lstat(input.c_str(), &now) != 0 || !same_file(now, source.status())) {
+        spdlog::warn("not removing {}: the name no longer leads to the file that was read", source.display_name());
+        return false;
+    }
+    if (::unlink(input.c_str()) != 0) throw IoError(errno_message("cannot remove", source.display_name(), errno));
+    return true;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
-void run_one(const CipherOptions &options, const std::string &input, KeySource &keys,
-             std::optional<int> settle_status) {
+RunSummary run_one(const CipherOptions &options, const std::string &input, KeySource &keys, EcbWarning &ecb_warning,
+                   std::optional<int> settle_status) {
     const bool encrypting = options.direction == Direction::encrypt;
     const bool passphrase_mode = keys.passphrase_mode();
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
+    RunSummary summary;
+    summary.input = input;
 
-    if (encrypting && options.print_key) {
-        const Salt salt = random_salt();
-        const SecretBytes key = derive_key(keys.secret(), salt, options.iterations, options.key_bits / 8);
-        print_upper_hex(std::cerr, "salt=", salt);
-        print_upper_hex(std::cerr, "key=", key.view());
-        return;
+    if (options.print_key && (encrypting || !passphrase_mode)) {
+        // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
+        if (!passphrase_mode) {
+            print_key(std::nullopt, keys.secret().view());
+        } else {
+            const Salt salt = random_salt();
+            print_key(salt, derive_key(keys.secret(), salt, options.iterations, options.key_bits / 8).view());
+        }
+        return summary;
     }
 
     // Everything that can fail without the key comes first: the input, its header, the output.
+    auto step = std::chrono::steady_clock::now();
     InputSource source = InputSource::open(input, io_threads);
     refuse_terminal_input(options, source);
-    if (!passphrase_mode && !encrypting && starts_with_salted_header(source)) {
-        throw UsageError(source.display_name() +
-                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
-    }
+    if (!encrypting) check_ciphertext_start(source, passphrase_mode);
     const std::optional<Salt> salt = passphrase_mode ? std::optional(salt_for(options, &source)) : std::nullopt;
     const std::uint64_t header_bytes = salt && !encrypting ? kSaltedHeaderBytes : 0; // read already
     std::optional<OutputSink> sink;
-    if (!options.print_key) {
-        const std::string output_path = resolve_output_path(options, input);
+    if (options.test_only) {
+        sink.emplace(OutputSink::discard());
+    } else if (!options.print_key) {
+        summary.output = resolve_output_path(options, input);
         const OutputPolicy policy{options.force, &source.status(), io_threads};
-        sink.emplace(output_path.empty() ? OutputSink::standard_output(&source.status())
-                                         : OutputSink::create(output_path, policy));
+        sink.emplace(summary.output.empty() ? OutputSink::standard_output(&source.status())
+                                            : OutputSink::create(summary.output, policy));
     }
     if (sink) refuse_terminal_output(options, *sink);
     if (sink && sink->shares_file_with(STDERR_FILENO)) {
@@ -194,18 +302,25 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     }
     check_input_length(options, source, header_bytes);
     if (keys.will_prompt()) check_required_backend(options.backend.choice);
+    spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
+    step = std::chrono::steady_clock::now();
     const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
                                             : SecretBytes(keys.secret().view());
+    if (passphrase_mode) {
+        spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
+    }
     if (options.print_key) {
-        print_upper_hex(std::cerr, "salt=", *salt);
-        print_upper_hex(std::cerr, "key=", key.view());
-        return;
+        print_key(salt, key.view());
+        return summary;
     }
 
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
+    step = std::chrono::steady_clock::now();
     SelectedBackend selected = select_backend(options.backend, options.direction, key.view(), sink->withdrawable());
+    spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
+    ecb_warning.show(); // every check that can fail before the run has passed
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
@@ -214,13 +329,15 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     if (header) job.header = *header;
     job.header_bytes_read = header_bytes;
     spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots, {} I/O thread{}",
-                 encrypting ? "encrypting" : "decrypting", source.display_name(), sink->display_name(),
-                 selected.backend->describe(), job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads,
-                 io_threads == 1 ? "" : "s");
+                 options.test_only ? "testing"
+                 : encrypting      ? "encrypting"
+                                   : "decrypting",
+                 source.display_name(), sink->display_name(), selected.backend->describe(),
+                 job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads, io_threads == 1 ? "" : "s");
 
     const bool show_progress =
         options.progress == ProgressChoice::always ||
-        (options.progress == ProgressChoice::automatic && !options.log.quiet && ::isatty(STDERR_FILENO) == 1);
+        (options.progress == ProgressChoice::automatic && !options.log.quiet && progress_shown_by_default());
     // "cpu (OpenSSL ...)" shows as "cpu"; with a CPU start the name changes when the GPU takes over.
     const auto backend_name = [&selected] {
         const std::string description = selected.backend->describe();
@@ -235,26 +352,40 @@ void run_one(const CipherOptions &options, const std::string &input, KeySource &
     // A signal during the commit waits for it; one after the last commit finds every output final.
     job.commit = [&](const PipelineStats &stats) {
         progress.finish();
+        spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
         if (selected.cpu_start) log_cpu_start(options.backend.choice, selected.cpu_start->report());
         if (stats.chunk_bytes != job.pipeline.chunk_bytes) {
             spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
         }
+        const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {
             sink->commit();
+            if (options.remove_input) summary.input_removed = remove_input(source, input);
             if (settle_status) settle_interrupts(*settle_status);
         });
+        spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
     };
 
-    PipelineStats stats;
     try {
-        stats = run_file_job(job, *selected.backend);
+        summary.stats = run_file_job(job, *selected.backend);
     } catch (const BadPadding &) {
-        if (passphrase_mode) throw BadPadding("bad decrypt (wrong passphrase or corrupted input)");
+        if (passphrase_mode) {
+            throw BadPadding("bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "
+                             "does not read (openssl enc without -pbkdf2, with -md other than sha256, or with "
+                             "another -iter than --iter)");
+        }
         throw;
     }
-    spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes", encrypting ? "encrypted" : "decrypted",
-                 stats.bytes_read, stats.seconds, gigabytes_per_second(double(stats.bytes_read), stats.seconds),
-                 stats.bytes_written);
+    summary.backend = backend_name();
+    if (selected.cpu_start) summary.lanes = selected.cpu_start->report();
+    spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes",
+                 options.test_only ? "tested"
+                 : encrypting      ? "encrypted"
+                                   : "decrypted",
+                 summary.stats.bytes_read, summary.stats.seconds,
+                 gigabytes_per_second(double(summary.stats.bytes_read), summary.stats.seconds),
+                 summary.stats.bytes_written);
+    return summary;
 }
 
 } // namespace
@@ -265,14 +396,23 @@ int run_cipher_command(const CipherOptions &options) {
     struct stat stdin_status {};
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
     KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
-    const bool encrypting = options.direction == Direction::encrypt;
-    if (encrypting && !options.print_key) {
-        spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
-                     "stay visible, and nothing detects tampering (-q silences this)");
-    }
+    EcbWarning ecb_warning(options);
+    const auto run = [&](const std::string &input, std::optional<int> settle_status) {
+        try {
+            const RunSummary summary = run_one(options, input, keys, ecb_warning, settle_status);
+            if (options.json) print_json_summary(options, summary, {});
+        } catch (const std::exception &e) {
+            if (options.json) {
+                RunSummary failed;
+                failed.input = input;
+                print_json_summary(options, failed, printable(e.what()));
+            }
+            throw;
+        }
+    };
     if (inputs.size() == 1) {
         // Failures reach main() as they are.
-        run_one(options, inputs.front(), keys, 0);
+        run(inputs.front(), 0);
         return 0;
     }
     // Several files: each on its own; one failure does not stop the others.
@@ -281,7 +421,7 @@ int run_cipher_command(const CipherOptions &options) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const bool last = i + 1 == inputs.size();
         try {
-            run_one(options, inputs[i], keys, last ? std::optional(status) : std::nullopt);
+            run(inputs[i], last ? std::optional(status) : std::nullopt);
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));
@@ -295,8 +435,10 @@ int run_cipher_command(const CipherOptions &options) {
         }
     }
     if (!options.log.quiet) {
-        std::cerr << fmt::format("aesgpu: {} {} of {} files{}\n", encrypting ? "encrypted" : "decrypted",
-                                 inputs.size() - failed, inputs.size(),
+        const char *done = options.test_only                         ? "tested"
+                           : options.direction == Direction::encrypt ? "encrypted"
+                                                                     : "decrypted";
+        std::cerr << fmt::format("aesgpu: {} {} of {} files{}\n", done, inputs.size() - failed, inputs.size(),
                                  failed ? fmt::format(", {} failed", failed) : "");
     }
     return status;

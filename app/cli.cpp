@@ -13,12 +13,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace aesgpu {
 
@@ -71,7 +75,12 @@ Examples:
   aesgpu bench --json > bench.json && scripts/plot-bench.py bench.json bench.png)";
 
 constexpr const char *kExitCodes =
-    "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 130 Ctrl-C, 143 SIGTERM.";
+    "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 129 SIGHUP, 130 Ctrl-C\n"
+    "(SIGINT), 141 SIGPIPE (the reader of standard output went away), 143 SIGTERM.";
+
+constexpr const char *kKeygenExamples = R"(Examples:
+  aesgpu keygen -o my.key                           a new AES-256 key file (32 raw bytes, mode 0600)
+  aesgpu keygen --bits 128                          prints 32 hex digits, for -K or a hex key file)";
 
 void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
     command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
@@ -83,9 +92,26 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                        ->option_text("OUT");
     auto *to_stdout = command.add_flag("-c,--stdout", options.to_stdout, "Write to standard output");
     output->excludes(to_stdout);
+    command
+        .add_option(
+            "-S,--suffix", options.suffix,
+            fmt::format("Suffix added when encrypting, taken off when decrypting (default {})", CipherOptions{}.suffix))
+        ->check(CLI::Validator(
+            [](const std::string &suffix) -> std::string {
+                if (suffix.empty() || suffix.find('/') != std::string::npos) return "needs a suffix without '/'";
+                return {};
+            },
+            "SUFFIX"))
+        ->option_text("SUF");
     command.add_flag("-f,--force", options.force,
                      "Replace an existing output file (keeping its owner; never set-user-ID bits); allow "
                      "ciphertext to or data from a terminal");
+    auto *keep = command.add_flag("-k,--keep", options.keep_input,
+                                  "Keep the input files (the default; for gzip and zstd habits)");
+    command
+        .add_flag("--rm", options.remove_input,
+                  "Remove each input file once its output is complete and in place (as zstd --rm)")
+        ->excludes(keep);
 
     auto *key = command
                     .add_option("-K,--key", secrets.key_hex,
@@ -117,14 +143,22 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->check(CLI::IsMember({128u, 192u, 256u}))
         ->option_text("BITS");
     command.add_flag("-P,--print-key", options.print_key,
-                     "Passphrase mode: print salt= and key= (as openssl enc -P) to stderr and stop");
+                     "Print the key (key=, and salt= in passphrase mode) in hex on standard output, as "
+                     "`openssl enc -P` does, and stop");
 
     command.add_flag("--no-pad", options.no_pad,
                      "No PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
-    const std::map<std::string, BackendChoice> backends{
-        {"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}};
-    command.add_option("--backend", options.backend.choice, "auto (GPU when usable, else CPU), cpu, or gpu")
-        ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case))
+    command
+        .add_option_function<std::string>(
+            "--backend",
+            [&options](const std::string &name) {
+                static const std::map<std::string, BackendChoice> backends{
+                    {"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}};
+                const auto found = backends.find(name);
+                if (found == backends.end()) throw UsageError("--backend must be auto, cpu or gpu");
+                options.backend.choice = found->second;
+            },
+            "auto (GPU when usable, else CPU; the default), cpu, or gpu")
         ->option_text("auto|cpu|gpu");
     command.add_flag(
         "--wait-for-gpu", options.backend.wait_for_gpu,
@@ -139,8 +173,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->option_text("N");
     command
         .add_option("-T,--threads", options.backend.cpu_threads,
-                    "CPU backend worker threads (default: all hardware threads)")
-        ->check(CLI::Range(1u, 4096u))
+                    "CPU backend worker threads; 0 (the default): all hardware threads")
+        ->check(CLI::Range(0u, 4096u))
         ->option_text("N");
     command
         .add_option("--io-threads", options.io_threads,
@@ -176,15 +210,26 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         fmt::format("Never show the progress line (default: shown on a terminal for jobs over {:.1f} s)",
                     std::chrono::duration<double>(kProgressAfter).count()));
     progress->excludes(no_progress);
+    command.add_flag("--json", options.json,
+                     "Print one JSON object per input on standard output (input, output, bytes, seconds, "
+                     "backend, split between backends), for scripts; not with output to standard output");
     command.add_flag("-v,--verbose", options.log.verbosity,
-                     "Log backend, chunk size, threads and throughput (-vv: more)");
+                     "Log the backend, chunk size, threads and throughput; -vv adds per-stage timings and "
+                     "backend decisions (debug level)");
     command.add_flag("-q,--quiet", options.log.quiet, "Only errors on stderr (silences the ECB warning)");
 }
 
 void add_bench_options(CLI::App &command, BenchOptions &options) {
     command
-        .add_option("--backend", options.backend, fmt::format("cpu, gpu, or all (default {})", BenchOptions{}.backend))
-        ->check(CLI::IsMember({"cpu", "gpu", "all"}))
+        .add_option_function<std::string>(
+            "--backend",
+            [&options](const std::string &name) {
+                if (name != "cpu" && name != "gpu" && name != "all") {
+                    throw UsageError("--backend must be cpu, gpu or all");
+                }
+                options.backend = name;
+            },
+            fmt::format("cpu, gpu, or all (default {})", BenchOptions{}.backend))
         ->option_text("cpu|gpu|all");
     command
         .add_option(
@@ -213,8 +258,10 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
                     fmt::format("Timed runs per measurement, after a warm-up (default {})", kDefaultBenchReps))
         ->check(CLI::Range(1, 1000))
         ->option_text("N");
-    command.add_option("-T,--threads", options.threads, "CPU threads for the all-threads rows (default: all)")
-        ->check(CLI::Range(1u, 4096u))
+    command
+        .add_option("-T,--threads", options.threads,
+                    "CPU threads for the all-threads rows; 0 (the default): all hardware threads")
+        ->check(CLI::Range(0u, 4096u))
         ->option_text("N");
     command.add_flag("--json", options.json, "One JSON document on stdout instead of the table");
 }
@@ -263,7 +310,102 @@ void seal_command_secrets(CLI::App &command, CipherOptions &options, SecretArgum
     refuse_empty(*command.get_option("--output"), options.output.empty());
 }
 
+constexpr std::array kCommands{"encrypt", "decrypt", "keygen", "info", "bench"};
+
+// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`: "decrpyt" is 1 from
+// "decrypt". Command names are short, so the quadratic table costs nothing.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
+// The first word, when it is not an option and names no command.
+void refuse_unknown_command(int argc, char **argv) {
+    if (argc < 2 || argv[1][0] == '-') return;
+    const std::string_view word = argv[1];
+    if (std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end()) return;
+    std::string closest;
+    std::size_t best = 3; // further than two edits is no longer a typo
+    for (const char *command : kCommands) {
+        const std::size_t distance = edit_distance(word, command);
+        if (distance < best || std::string_view(command).starts_with(word)) {
+            best = std::min(best, distance);
+            closest = command;
+            if (std::string_view(command).starts_with(word)) break;
+        }
+    }
+    throw UsageError(fmt::format("unknown command {}{}; the commands are encrypt, decrypt, keygen, info and bench",
+                                 quoted_name(std::string(word)),
+                                 closest.empty() ? "" : fmt::format(" (did you mean '{}'?)", closest)));
+}
+
+// Usage errors for options that the chosen mode would ignore: silently dropping them would hide
+// a misunderstanding (a raw key has no iterations; the CPU has no CUDA streams).
+void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
+    const auto given = [&command](const char *name) { return command.get_option(name)->count() > 0; };
+    const bool raw_key = given("--key") || given("--key-file");
+    for (const char *name : {"--iter", "--key-bits"}) {
+        if (raw_key && given(name)) {
+            throw UsageError(fmt::format("{} applies to passphrases (-p) only; a raw key (-K, --key-file) is "
+                                         "used as it is",
+                                         name));
+        }
+    }
+    if (options.backend.choice == BackendChoice::cpu) {
+        for (const char *name : {"--streams", "--wait-for-gpu"}) {
+            if (given(name))
+                throw UsageError(fmt::format("{} applies to the GPU; it has no effect with --backend cpu", name));
+        }
+    }
+    if (options.log.quiet && options.log.verbosity > 0) throw UsageError("-q/--quiet and -v/--verbose contradict");
+
+    const bool reads_stdin =
+        options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
+    const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
+    if (options.remove_input) {
+        if (reads_stdin) throw UsageError("--rm removes input files; standard input is not one");
+        if (options.to_stdout || options.output == "-") {
+            throw UsageError("--rm needs an output file: data sent to standard output cannot be checked in place");
+        }
+        if (options.test_only) throw UsageError("--rm and -t/--test contradict: -t writes nothing");
+        if (options.print_key) throw UsageError("--rm and -P/--print-key contradict: -P writes nothing");
+    }
+    if (options.test_only) {
+        for (const char *name : {"--output", "--stdout", "--force", "--suffix"}) {
+            if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));
+        }
+    }
+    if (options.json && writes_stdout && !options.test_only) {
+        throw UsageError("--json prints to standard output, where the data goes here: give -o FILE or a FILE");
+    }
+    if (options.json && options.print_key) throw UsageError("--json and -P/--print-key both print to standard output");
+}
+
 } // namespace
+
+std::string help_hint(int argc, char **argv) {
+    if (argc >= 2 && std::find(kCommands.begin(), kCommands.end(), std::string_view(argv[1])) != kCommands.end()) {
+        return fmt::format("see `aesgpu {} --help`", argv[1]);
+    }
+    return "see `aesgpu --help`";
+}
+
+void check_command_line(const CLI::App &app, const CommandLine &parsed) {
+    if (parsed.command == Command::encrypt || parsed.command == Command::decrypt) {
+        const char *name = parsed.command == Command::encrypt ? "encrypt" : "decrypt";
+        refuse_ignored_options(*app.get_subcommand(name), parsed.cipher());
+    }
+}
 
 void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **argv) {
     // Words after the first `--` are files, whatever they look like.
@@ -274,6 +416,7 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
             break;
         }
     }
+    refuse_unknown_command(options_end, argv);
     app.parse(options_end, argv);
     if (options_end == argc) return;
     if (parsed.command != Command::encrypt && parsed.command != Command::decrypt) {
@@ -348,10 +491,27 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input), checking the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
     add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
+    decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,
+                      "Decrypt and check the padding without writing anything (exit 1 on a bad file)");
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 
+    auto *keygen = app.add_subcommand("keygen", "Make a random AES key (OpenSSL RAND_bytes)");
+    keygen
+        ->add_option("-o,--output", parsed.keygen_options.output,
+                     "Write the key as raw bytes to this new file, mode 0600 (an existing file is never replaced). "
+                     "Default: hex on standard output")
+        ->option_text("FILE");
+    keygen
+        ->add_option("--bits", parsed.keygen_options.bits,
+                     fmt::format("Key size: 128, 192 or 256 (default {})", KeygenOptions{}.bits))
+        ->check(CLI::IsMember({128u, 192u, 256u}))
+        ->option_text("BITS");
+    keygen->footer(std::string(kKeygenExamples) + kExitCodes);
+    keygen->callback([&parsed] { parsed.command = Command::keygen; });
+
     auto *info = app.add_subcommand("info", "Show the build, CPU AES support, OpenSSL and CUDA devices");
+    info->add_flag("--json", parsed.info_json, "One JSON object on standard output instead of the table");
     info->callback([&parsed] { parsed.command = Command::info; });
 
     auto *bench = app.add_subcommand("bench", "Measure both backends against the hardware's own limits");

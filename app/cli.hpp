@@ -9,7 +9,7 @@
 
 namespace aesgpu {
 
-enum class Command { none, encrypt, decrypt, info, bench };
+enum class Command { none, encrypt, decrypt, keygen, info, bench };
 
 // Where CLI11 puts -K and -p until seal_secret_arguments() takes them out.
 struct SecretArguments {
@@ -25,6 +25,8 @@ struct CommandLine {
     CipherOptions decrypt_options;
     SecretArguments encrypt_secrets;
     SecretArguments decrypt_secrets;
+    KeygenOptions keygen_options;
+    bool info_json = false;
     BenchOptions bench_options;
 
     [[nodiscard]] const CipherOptions &cipher() const {
@@ -41,6 +43,13 @@ void define_command_line(CLI::App &app, CommandLine &parsed);
 // a subcommand's FILE list already has one), so `aesgpu encrypt 'a b' -- -dash` takes both files.
 // Throws CLI::ParseError, or UsageError for words after `--` that no FILE list takes.
 void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **argv);
+
+// After sealing: usage errors that CLI11 cannot express, such as options the chosen mode would
+// ignore (--iter with a raw key, --streams with --backend cpu, -q with -v).
+void check_command_line(const CLI::App &app, const CommandLine &parsed);
+
+// "see `aesgpu encrypt --help`" for a parse error in the encrypt command, else the main help.
+[[nodiscard]] std::string help_hint(int argc, char **argv);
 
 // Right after parsing: moves -K and -p into SecretBytes, then wipes every copy that can be
 // reached (the bound strings, CLI11's own results, the argv words, which `ps` shows). Copies the

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <utility>
 
@@ -23,7 +24,8 @@ std::mutex &decision_mutex() {
 bool settled = false;        // guarded by decision_mutex()
 int settled_exit_status = 0; // likewise
 
-bool sigpipe_was_ignored = false; // set once, before any other thread starts
+bool sigpipe_was_ignored = false;        // set once, before any other thread starts
+std::atomic<unsigned> window_changes{0}; // SIGWINCHes taken, for the progress line
 
 bool ignored_by_parent(int signal_number) {
     struct sigaction current {};
@@ -74,6 +76,10 @@ void take_signals(sigset_t set) {
             stop_here();
             continue;
         }
+        if (signal_number == SIGWINCH) {
+            window_changes.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
         std::lock_guard lock(decision_mutex());
         // Nothing is left to undo; the run may still be winding down (CUDA, a slow stderr).
         if (settled) ::_exit(settled_exit_status);
@@ -85,7 +91,8 @@ void take_signals(sigset_t set) {
 } // namespace
 
 void start_interrupt_handling() {
-    const sigset_t taken = signals_to_take();
+    sigset_t taken = signals_to_take();
+    sigaddset(&taken, SIGWINCH); // ignored by default; taken only to count terminal resizes
     sigset_t blocked = taken;
     sigpipe_was_ignored = ignored_by_parent(SIGPIPE);
     if (!sigpipe_was_ignored) sigaddset(&blocked, SIGPIPE); // EPIPE instead; see the header
@@ -104,6 +111,10 @@ void run_uninterrupted(const std::function<void()> &step) {
 void settle_interrupts(int exit_status) {
     settled = true;
     settled_exit_status = exit_status;
+}
+
+unsigned terminal_resizes() {
+    return window_changes.load(std::memory_order_relaxed);
 }
 
 bool broken_pipe_ends_quietly() {

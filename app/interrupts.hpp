@@ -31,6 +31,10 @@ void settle_interrupts(int exit_status);
 // True unless the parent had SIGPIPE ignored: then a broken pipe is an error like any other, as
 // it is for every program that inherits the ignored signal.
 [[nodiscard]] bool broken_pipe_ends_quietly();
+
+// How many times the terminal was resized (SIGWINCH) since start_interrupt_handling(): the
+// progress line redraws at its new width when this changes.
+[[nodiscard]] unsigned terminal_resizes();
 // The reader of the output went away: undoes what a signal would, then dies of SIGPIPE.
 [[noreturn]] void end_by_broken_pipe();
 

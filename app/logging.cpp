@@ -5,6 +5,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <string_view>
 
 namespace aesgpu {
@@ -32,7 +33,11 @@ public:
 
 void configure_logging(const LogOptions &options) {
     static const auto logger = [] {
-        auto created = spdlog::stderr_color_mt("aesgpu");
+        // https://no-color.org: a non-empty NO_COLOR turns colour off.
+        const char *no_color = std::getenv("NO_COLOR");
+        const bool colour = no_color == nullptr || *no_color == '\0';
+        auto created =
+            spdlog::stderr_color_mt("aesgpu", colour ? spdlog::color_mode::automatic : spdlog::color_mode::never);
         auto formatter = std::make_unique<spdlog::pattern_formatter>();
         formatter->add_flag<LevelPrefix>('*').set_pattern("aesgpu: %^%*%$%v");
         created->set_formatter(std::move(formatter));

@@ -5,6 +5,7 @@
 #include "app/cli.hpp"
 #include "app/info_command.hpp"
 #include "app/interrupts.hpp"
+#include "app/keygen_command.hpp"
 #include "app/logging.hpp"
 #include "app/process_hardening.hpp"
 #include "common/errors.hpp"
@@ -59,6 +60,7 @@ int main(int argc, char **argv) {
     try {
         parse_command_line(app, parsed, argc, argv);
         seal_secret_arguments(app, parsed, argc, argv);
+        check_command_line(app, parsed);
     } catch (const CLI::CallForHelp &e) {
         return finish_standard_output(app.exit(e));
     } catch (const CLI::CallForAllHelp &e) {
@@ -69,7 +71,7 @@ int main(int argc, char **argv) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            report(without_secret_arguments(e.what(), argc, argv) + " (see `aesgpu --help`)");
+            report(without_secret_arguments(e.what(), argc, argv) + " (" + help_hint(argc, argv) + ")");
         }
         return kExitUsage;
     } catch (const UsageError &e) {
@@ -81,7 +83,8 @@ int main(int argc, char **argv) {
         switch (parsed.command) {
         case Command::encrypt:
         case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
-        case Command::info: print_info(std::cout); return finish_standard_output(0);
+        case Command::keygen: run_keygen_command(parsed.keygen_options); return 0;
+        case Command::info: print_info(std::cout, parsed.info_json); return finish_standard_output(0);
         case Command::bench:
             configure_logging({0, true}); // the file stage's runs would each repeat the ECB warning
             return finish_standard_output(run_bench_command(parsed.bench_options));

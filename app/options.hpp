@@ -26,7 +26,12 @@ struct CipherOptions {
     std::vector<std::string> inputs; // empty: standard input
     std::string output;              // empty: derive from the input name
     bool to_stdout = false;          // -c
+    std::string suffix = ".aes";     // -S: added when encrypting, removed when decrypting
     bool force = false;
+    bool keep_input = false;   // -k: what happens anyway; given, it rules out --rm
+    bool remove_input = false; // --rm: delete each input once its output is committed
+    bool test_only = false;    // -t (decrypt): check the input, write nothing
+    bool json = false;         // --json: one summary object per input on stdout
     // Secrets from the command line (-K, -p) are taken out of the parser's strings (which are then
     // wiped) right after parsing: see seal_secret_arguments().
     SecretBytes key_hex;
@@ -34,13 +39,19 @@ struct CipherOptions {
     SecretBytes pass_spec;                          // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
     unsigned iterations = kDefaultPbkdf2Iterations; // --iter: PBKDF2 iterations
     unsigned key_bits = kDefaultPassphraseKeyBits;  // --key-bits: AES key size in passphrase mode
-    bool print_key = false;                         // -P: print salt and key, then stop
+    bool print_key = false;                         // -P: print (salt and) key on stdout, then stop
     bool no_pad = false;
     BackendRequest backend;      // --backend, --wait-for-gpu, -T, --streams
     unsigned io_threads = 0;     // 0: default_io_threads()
     std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     ProgressChoice progress = ProgressChoice::automatic;
     LogOptions log;
+};
+
+// `aesgpu keygen`: a random key, raw to a new 0600 file or hex to standard output.
+struct KeygenOptions {
+    std::string output; // empty: hex on standard output
+    unsigned bits = 256;
 };
 
 // `aesgpu bench`: which measurements, on how much data.

@@ -9,12 +9,15 @@ std::string resolve_output_path(const CipherOptions &options, const std::string 
     if (options.to_stdout || options.output == "-") return {};
     if (!options.output.empty()) return options.output;
     if (input == "-") return {};
-    if (options.direction == Direction::encrypt) return input + std::string(kEncryptedSuffix);
-    if (input.size() > kEncryptedSuffix.size() && std::string_view(input).ends_with(kEncryptedSuffix)) {
-        return input.substr(0, input.size() - kEncryptedSuffix.size());
+    const std::string &suffix = options.suffix;
+    if (options.direction == Direction::encrypt) return input + suffix;
+    // "dir/.aes" would decrypt to "dir/": the name must keep something before the suffix.
+    const std::size_t base = input.rfind('/') == std::string::npos ? 0 : input.rfind('/') + 1;
+    if (input.size() > base + suffix.size() && input.ends_with(suffix)) {
+        return input.substr(0, input.size() - suffix.size());
     }
-    throw UsageError("cannot name the output for " + quoted_name(input) +
-                     " (it does not end in .aes); give one with -o OUT, or -c for standard output");
+    throw UsageError("cannot name the output for " + quoted_name(input) + " (it does not end in " +
+                     quoted_name(suffix) + "); give one with -o OUT, -S SUFFIX, or -c for standard output");
 }
 
 } // namespace aesgpu

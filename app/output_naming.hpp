@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Where each input's output goes: -o, -c, or the input's name with .aes added (encrypt) or taken
-// off (decrypt), as gzip and zstd name theirs.
+// Where each input's output goes: -o, -c, or the input's name with the suffix (-S, default .aes)
+// added (encrypt) or taken off (decrypt), as gzip and zstd name theirs.
 #include "app/options.hpp"
 
 #include <string>
-#include <string_view>
 
 namespace aesgpu {
-
-inline constexpr std::string_view kEncryptedSuffix = ".aes";
 
 // The output path for `input` ("-" is standard input); empty for standard output. Throws
 // UsageError when decrypting a name without the suffix and no -o or -c says where to write.

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The progress line on stderr: bytes done, total when known, rate, ETA and backend, redrawn in
-// place at most 10 times a second, and only once a job has run long enough to notice (0.3 s).
+// The progress line on stderr: bytes done, total when known, rate, ETA and backend, in binary
+// units as pv shows them. On a terminal it is redrawn in place at most 10 times a second, cut to
+// the terminal's width (read again after every SIGWINCH) so that it never wraps, and erased when
+// the run ends, fails or is interrupted. Forced (--progress) onto something else, it is a plain
+// line every few seconds, with no carriage returns or escape codes.
+#include "common/interrupt_cleanup.hpp"
 #include "common/units.hpp"
 
 #include <chrono>
@@ -15,9 +19,15 @@ namespace aesgpu {
 // The line appears only once a job has run this long: shorter jobs would only flicker.
 inline constexpr auto kProgressAfter = std::chrono::milliseconds(300);
 
-// One rendering of the line (no carriage return), `width` columns at most.
+// One rendering of the line (no carriage return), at most `width` columns: parts are dropped,
+// least useful first, where the whole does not fit.
 [[nodiscard]] std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                                           const std::string &backend, std::size_t width = 80);
+
+// The default for showing the line: stderr is a terminal, and aesgpu is not the middle of a
+// pipeline (standard input and output both pipes, as in `pv big | aesgpu ... | ...`), where
+// another tool's meter is usual and two would fight over the line (zstd stays quiet there too).
+[[nodiscard]] bool progress_shown_by_default();
 
 class ProgressBar {
 public:
@@ -29,16 +39,19 @@ public:
 
     void update(std::uint64_t done);
     void set_backend(std::string backend) { backend_ = std::move(backend); }
-    // Erases the line, so what follows on stderr starts clean.
+    // Erases the line on a terminal, so what follows on stderr starts clean.
     void finish();
 
 private:
     bool enabled_;
+    bool terminal_;
     bool drawn_ = false;
+    unsigned resizes_seen_ = 0;
     std::optional<std::uint64_t> total_;
     std::string backend_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_draw_{};
+    InterruptCleanup erase_on_signal_;
 };
 
 } // namespace aesgpu

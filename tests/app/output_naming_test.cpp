@@ -24,15 +24,26 @@ TEST(OutputNaming, EncryptAddsTheSuffixAndDecryptTakesItOff) {
 }
 
 TEST(OutputNaming, DecryptingANameWithoutTheSuffixNeedsToBeToldWhere) {
-    for (const std::string input : {"data.bin", ".aes", "x.AES", "x.aes.gz"}) {
+    for (const std::string input : {"data.bin", ".aes", "dir/.aes", "x.AES", "x.aes.gz"}) {
         SCOPED_TRACE(input);
         try {
             (void)resolve_output_path(options_for(Direction::decrypt), input);
             ADD_FAILURE() << "named an output for " << input;
         } catch (const UsageError &e) {
-            EXPECT_NE(std::string(e.what()).find("give one with -o OUT, or -c"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("give one with -o OUT, -S SUFFIX, or -c"), std::string::npos)
+                << e.what();
         }
     }
+}
+
+TEST(OutputNaming, TheSuffixOptionReplacesAes) {
+    CipherOptions encrypt = options_for(Direction::encrypt);
+    encrypt.suffix = ".enc";
+    EXPECT_EQ(resolve_output_path(encrypt, "notes.txt"), "notes.txt.enc");
+    CipherOptions decrypt = options_for(Direction::decrypt);
+    decrypt.suffix = ".enc";
+    EXPECT_EQ(resolve_output_path(decrypt, "notes.txt.enc"), "notes.txt");
+    EXPECT_THROW((void)resolve_output_path(decrypt, "notes.txt.aes"), UsageError);
 }
 
 TEST(OutputNaming, OutputAndStdoutOptionsWinAndStandardInputGoesToStandardOutput) {

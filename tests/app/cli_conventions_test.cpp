@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+// The conventions shell users bring from openssl, zstd and gzip: -P on stdout, named errors with
+// the closest command, ignored options refused, -T0, -k/--rm/-t/-S, keygen, hex key files over
+// lines, hints for files aesgpu cannot read, JSON for scripts, exit statuses, -v/-vv, NO_COLOR,
+// and where the ECB warning and the progress line show.
+#include "support/cli_fixture.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+namespace aesgpu::test {
+namespace {
+
+const std::string kKey = " -K " + kKey128;
+
+TEST_F(Cli, PrintKeyGoesToStandardOutputAsOpensslPrintsIt) {
+    Outcome raw = run("$AESGPU encrypt -P" + kKey);
+    EXPECT_EQ(raw.status, 0) << raw.err;
+    EXPECT_EQ(raw.out, "key=000102030405060708090A0B0C0D0E0F\n") << "a raw key is printed as given";
+    EXPECT_EQ(raw.err, "");
+    // A passphrase: the same salt and key as openssl derives for that salt.
+    Outcome fresh = run("$AESGPU encrypt -P -p pass:secret --key-bits 128");
+    ASSERT_EQ(fresh.status, 0) << fresh.err;
+    ASSERT_EQ(fresh.out.rfind("salt=", 0), 0u) << fresh.out;
+    const std::string salt = fresh.out.substr(5, 16);
+    Outcome theirs = run("openssl enc -aes-128-ecb -pbkdf2 -pass pass:secret -S " + salt + " -P");
+    EXPECT_EQ(fresh.out, theirs.out);
+    EXPECT_EQ(entries(), 0u) << "-P writes no file";
+}
+
+TEST_F(Cli, UnknownCommandsAreNamedWithTheClosestMatch) {
+    Outcome typo = run("$AESGPU decrpyt x.aes");
+    EXPECT_EQ(typo.status, 2);
+    EXPECT_EQ(typo.err, "aesgpu: unknown command 'decrpyt' (did you mean 'decrypt'?); the commands are encrypt, "
+                        "decrypt, keygen, info and bench\n");
+    Outcome prefix = run("$AESGPU ben");
+    EXPECT_NE(prefix.err.find("(did you mean 'bench'?)"), std::string::npos) << prefix.err;
+    Outcome far = run("$AESGPU frobnicate");
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
+    for (const std::string command : {"encrypt", "decrypt", "bench", "keygen", "info"}) {
+        Outcome r = run("$AESGPU " + command + " --bogus");
+        EXPECT_EQ(r.status, 2) << command;
+        EXPECT_NE(r.err.find("(see `aesgpu " + command + " --help`)"), std::string::npos) << r.err;
+    }
+    EXPECT_NE(run("$AESGPU --bogus").err.find("(see `aesgpu --help`)"), std::string::npos);
+}
+
+TEST_F(Cli, BackendTakesItsNamesOnly) {
+    write_file(file("p"), random_bytes(100));
+    for (const std::string value : {"foo", "0", "1", "2", "GPU2", ""}) {
+        Outcome r = run("$AESGPU encrypt p --backend '" + value + "'" + kKey);
+        EXPECT_EQ(r.status, 2) << value;
+        EXPECT_EQ(r.err, "aesgpu: --backend must be auto, cpu or gpu\n") << value;
+    }
+    Outcome bench = run("$AESGPU bench --backend 1");
+    EXPECT_EQ(bench.status, 2);
+    EXPECT_EQ(bench.err, "aesgpu: --backend must be cpu, gpu or all\n");
+    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+}
+
+TEST_F(Cli, ThreadsZeroMeansEveryHardwareThread) {
+    write_file(file("p"), random_bytes(1000));
+    const unsigned hardware = std::thread::hardware_concurrency();
+    Outcome r = run("$AESGPU encrypt p -v -T0 --backend cpu" + kKey);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find(", " + std::to_string(hardware) + " thread"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("k"), random_bytes(16));
+    const std::pair<std::string, std::string> cases[] = {
+        {"--key-bits 128" + kKey, "--key-bits applies to passphrases (-p) only"},
+        {"--iter 5 --key-file k", "--iter applies to passphrases (-p) only"},
+        {"--backend cpu --streams 2" + kKey, "--streams applies to the GPU"},
+        {"--backend cpu --wait-for-gpu" + kKey, "--wait-for-gpu applies to the GPU"},
+        {"-q -v" + kKey, "-q/--quiet and -v/--verbose contradict"},
+        {"-k --rm" + kKey, "excludes"},
+        {"--rm -c" + kKey, "--rm needs an output file"},
+        {"--rm -o -" + kKey, "--rm needs an output file"},
+        {"--json -c" + kKey, "--json prints to standard output"},
+        {"--json -P" + kKey, "--json and -P/--print-key"},
+        {"-S ''" + kKey, "needs a suffix without '/'"},
+        {"-S a/b" + kKey, "needs a suffix without '/'"},
+    };
+    for (const auto &[options, message] : cases) {
+        Outcome r = run("$AESGPU encrypt p " + options);
+        EXPECT_EQ(r.status, 2) << options;
+        EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
+    }
+    Outcome piped = run("$AESGPU encrypt --rm -o x.aes" + kKey + " < p");
+    EXPECT_NE(piped.err.find("--rm removes input files; standard input is not one"), std::string::npos) << piped.err;
+    Outcome test_writes = run("$AESGPU decrypt -t -o x p.aes" + kKey);
+    EXPECT_NE(test_writes.err.find("-t/--test writes nothing: drop --output"), std::string::npos) << test_writes.err;
+    EXPECT_EQ(run("$AESGPU encrypt -t p" + kKey).status, 2) << "-t is decrypt's only";
+    EXPECT_EQ(entries(), 2u) << "no output, and the input is still there";
+}
+
+TEST_F(Cli, KeepRemoveSuffixAndTest) {
+    const Bytes data = random_bytes(300000);
+    write_file(file("p"), data);
+    // -k is accepted and changes nothing: the input stays.
+    ASSERT_EQ(run("$AESGPU encrypt -q -k p" + kKey).status, 0);
+    EXPECT_TRUE(std::filesystem::exists(file("p")));
+    // -S names the output; --rm removes the input only once its output is in place.
+    ASSERT_EQ(run("$AESGPU encrypt -q -S .enc --rm p" + kKey).status, 0);
+    EXPECT_FALSE(std::filesystem::exists(file("p")));
+    EXPECT_EQ(slurp(file("p.enc")), slurp(file("p.aes")));
+    // -t checks without writing: a good file passes, a damaged one fails, nothing is created.
+    Outcome good = run("$AESGPU decrypt -t p.enc" + kKey);
+    EXPECT_EQ(good.status, 0) << good.err;
+    EXPECT_EQ(good.out + good.err, "");
+    ASSERT_EQ(run("cp p.enc bad.enc && printf 'x' | dd of=bad.enc bs=1 seek=300010 conv=notrunc 2>/dev/null").status,
+              0);
+    Outcome bad = run("$AESGPU decrypt -t bad.enc" + kKey);
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_EQ(bad.err, "aesgpu: bad decrypt (wrong key or corrupted input)\n");
+    EXPECT_EQ(entries(), 3u) << "p.aes, p.enc, bad.enc: -t wrote nothing";
+    // A failed run keeps its input, even with --rm.
+    Outcome failed = run("$AESGPU decrypt -S .enc --rm bad.enc" + kKey);
+    EXPECT_EQ(failed.status, 1);
+    EXPECT_TRUE(std::filesystem::exists(file("bad.enc")));
+    EXPECT_FALSE(std::filesystem::exists(file("bad")));
+    // Decrypting with the suffix takes it off and --rm removes the ciphertext.
+    ASSERT_EQ(run("$AESGPU decrypt -S .enc --rm p.enc" + kKey).status, 0);
+    EXPECT_FALSE(std::filesystem::exists(file("p.enc")));
+    EXPECT_EQ(slurp(file("p")), std::string(data.begin(), data.end()));
+}
+
+TEST_F(Cli, KeygenMakesRandomKeysThatWork) {
+    Outcome hex = run("$AESGPU keygen");
+    EXPECT_EQ(hex.status, 0) << hex.err;
+    EXPECT_EQ(hex.out.size(), 65u) << hex.out;
+    EXPECT_EQ(hex.out.find_first_not_of("0123456789abcdef"), 64u) << hex.out;
+    EXPECT_NE(run("$AESGPU keygen").out, hex.out) << "a fresh key each time";
+    EXPECT_EQ(run("$AESGPU keygen --bits 128").out.size(), 33u);
+    EXPECT_EQ(run("$AESGPU keygen --bits 100").status, 2);
+
+    ASSERT_EQ(run("umask 022 && $AESGPU keygen -o my.key --bits 192").status, 0);
+    struct stat status {};
+    ASSERT_EQ(::stat(file("my.key").c_str(), &status), 0);
+    EXPECT_EQ(status.st_mode & 07777, 0600u) << "private whatever the umask";
+    EXPECT_EQ(status.st_size, 24);
+    const std::string key = slurp(file("my.key"));
+    Outcome again = run("$AESGPU keygen -o my.key");
+    EXPECT_EQ(again.status, 1);
+    EXPECT_NE(again.err.find("'my.key' exists: keygen never replaces a key"), std::string::npos) << again.err;
+    EXPECT_EQ(slurp(file("my.key")), key) << "the existing key is untouched";
+    // The file is a key file; openssl takes it as hex.
+    write_file(file("p"), random_bytes(5000));
+    Outcome interop = run("$AESGPU encrypt -q p --key-file my.key && openssl enc -d -aes-192-ecb -K $(xxd -p -c 64 "
+                          "my.key) -in p.aes -out q && cmp p q");
+    EXPECT_EQ(interop.status, 0) << interop.err;
+    EXPECT_EQ(run("$AESGPU keygen -o missing-dir/k").status, 1);
+}
+
+TEST_F(Cli, HexKeyFilesMayBeSplitOverLines) {
+    write_file(file("p"), random_bytes(4000));
+    write_file(file("raw.key"), random_bytes(32));
+    Outcome r = run("xxd -p raw.key > hex.key && test $(wc -l < hex.key) -eq 2 && "
+                    "$AESGPU encrypt -q p -o a --key-file raw.key && $AESGPU encrypt -q p -o b --key-file hex.key && "
+                    "cmp a b");
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(Cli, AHexKeyWithAnOxPrefixGetsAHint) {
+    write_file(file("p"), random_bytes(100));
+    Outcome r = run("$AESGPU encrypt p -K 0x" + kKey128);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "aesgpu: the key is plain hex digits, without a 0x prefix: drop the 0x\n");
+}
+
+TEST_F(Cli, OpensslFilesItCannotReadGetHints) {
+    write_file(file("p"), random_bytes(3000));
+    // openssl enc -a: base64, whatever the key mode.
+    ASSERT_EQ(run("openssl enc -aes-256-ecb -pbkdf2 -pass pass:pw -a -in p -out b64.aes").status, 0);
+    for (const std::string &key : {std::string(" -p pass:pw"), kKey}) {
+        Outcome r = run("$AESGPU decrypt b64.aes -o out" + key);
+        EXPECT_EQ(r.status, 2) << key;
+        EXPECT_EQ(r.err, "aesgpu: 'b64.aes' looks base64-encoded (openssl enc -a): decode it first, e.g. base64 -d "
+                         "FILE | aesgpu decrypt ...\n");
+    }
+    Outcome piped = run("$AESGPU decrypt -c -p pass:pw < b64.aes");
+    EXPECT_EQ(piped.status, 2);
+    EXPECT_NE(piped.err.find("looks base64-encoded"), std::string::npos) << piped.err;
+    // Other digests and the legacy KDF: the message names them instead of a bare "bad decrypt".
+    for (const std::string options : {"-pbkdf2 -md sha1", "-md sha256"}) {
+        ASSERT_EQ(run("openssl enc -aes-256-ecb " + options + " -pass pass:pw -in p -out other.aes 2>/dev/null").status,
+                  0);
+        Outcome r = run("$AESGPU decrypt other.aes -o out -p pass:pw");
+        if (r.status == 0) continue; // the wrong key passed the padding check (1 in 256)
+        EXPECT_EQ(r.status, 1) << options;
+        EXPECT_NE(r.err.find("openssl enc without -pbkdf2, with -md other than sha256"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(file("out")));
+}
+
+TEST_F(Cli, KeyProblemsAreUsageErrors) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("short.key"), random_bytes(10));
+    ASSERT_EQ(run("mkdir keys && openssl enc -aes-128-ecb -pbkdf2 -pass pass:x -in p -out s.aes").status, 0);
+    const std::pair<std::string, std::string> cases[] = {
+        {"encrypt p --key-file short.key", "must hold exactly 16, 24 or 32 raw bytes"},
+        {"encrypt p --key-file keys", "is a directory"},
+        {"decrypt s.aes -o out" + kKey, "starts with 'Salted__'"},
+    };
+    for (const auto &[command, message] : cases) {
+        Outcome r = run("$AESGPU " + command);
+        EXPECT_EQ(r.status, 2) << command;
+        EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+    }
+}
+
+TEST_F(Cli, HelpListsTheExitStatuses) {
+    for (const std::string command : {"", "encrypt ", "decrypt "}) {
+        const std::string help = run("$AESGPU " + command + "--help").out;
+        for (const char *status :
+             {"1 run-time failure", "2 usage error", "129 SIGHUP", "130 Ctrl-C", "141 SIGPIPE", "143 SIGTERM"}) {
+            EXPECT_NE(help.find(status), std::string::npos) << command << status;
+        }
+    }
+}
+
+TEST_F(Cli, JsonSummariesOnePerInput) {
+    if (!have_command("python3")) GTEST_SKIP() << "python3 is not installed";
+    write_file(file("a"), random_bytes(1000));
+    write_file(file("b"), random_bytes(70000));
+    // One object a line; the failed input has ok=false and an error; data never goes to stdout.
+    Outcome r = run("$AESGPU encrypt -q --json a missing b" + kKey +
+                    " > lines; s=$?; python3 -c '\nimport json,sys\nrows=[json.loads(l) for l in open(\"lines\")]\n"
+                    "assert [x[\"input\"] for x in rows]==[\"a\",\"missing\",\"b\"], rows\n"
+                    "assert [x[\"ok\"] for x in rows]==[True,False,True], rows\n"
+                    "assert \"missing\" in rows[1][\"error\"], rows\n"
+                    "assert rows[2][\"output\"]==\"b.aes\" and rows[2][\"bytes_in\"]==70000 and "
+                    "rows[2][\"bytes_out\"]==70016, rows\n"
+                    "assert rows[2][\"operation\"]==\"encrypt\" and rows[2][\"seconds\"]>=0, rows\n"
+                    "assert sum(rows[2][\"split\"].values())==70000, rows\n"
+                    "assert rows[0][\"backend\"] in (\"cpu\",\"gpu\"), rows\n' && exit $s");
+    EXPECT_EQ(r.status, 1) << r.err;
+    Outcome tested = run("$AESGPU decrypt -t --json b.aes" + kKey);
+    EXPECT_EQ(tested.status, 0) << tested.err;
+    EXPECT_NE(tested.out.find(R"("operation":"test","ok":true,"output":null)"), std::string::npos) << tested.out;
+}
+
+TEST_F(Cli, InfoJsonIsOneObject) {
+    if (!have_command("python3")) GTEST_SKIP() << "python3 is not installed";
+    Outcome r = run("$AESGPU info --json | python3 -c '\nimport json,sys\nd=json.load(sys.stdin)\n"
+                    "assert d[\"version\"] and d[\"openssl\"].startswith(\"OpenSSL\"), d\n"
+                    "assert d[\"cpu_threads\"]>0 and isinstance(d[\"cpu_aes\"][\"aes_ni\"], bool), d\n"
+                    "assert d[\"backend_auto\"] in (\"cpu\",\"gpu\"), d\n"
+                    "assert (d[\"backend_auto\"]==\"gpu\")==(d[\"gpu_unavailable_reason\"] is None), d\n"
+                    "assert isinstance(d[\"gpus\"], list) and isinstance(d[\"cuda\"][\"compiled_in\"], bool), d\n'");
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(Cli, VerbosityLevelsSayWhatTheHelpSays) {
+    write_file(file("p"), random_bytes(100000));
+    Outcome quiet = run("$AESGPU encrypt -q p -o a -p pass:x --iter 1000");
+    EXPECT_EQ(quiet.err, "");
+    Outcome one = run("$AESGPU encrypt -v p -o b -p pass:x --iter 1000");
+    EXPECT_NE(one.err.find("aesgpu: encrypting 'p' -> 'b' with"), std::string::npos) << one.err;
+    EXPECT_EQ(one.err.find("debug: "), std::string::npos) << one.err;
+    Outcome two = run("$AESGPU encrypt -vv p -o c -p pass:x --iter 1000");
+    for (const char *expected : {"aesgpu: encrypting", "debug: PBKDF2-HMAC-SHA256, 1000 iterations: ",
+                                 "debug: backend set up in", "debug: pipeline: ", "debug: output committed in"}) {
+        EXPECT_NE(two.err.find(expected), std::string::npos) << expected << " missing in:\n" << two.err;
+    }
+}
+
+TEST_F(Cli, WithoutADriverTheGpuSaysSoAndAutoGoesStraightToTheCpu) {
+    const std::string info = run("$AESGPU info").out;
+    if (info.find("CUDA driver:    none") == std::string::npos) {
+        GTEST_SKIP() << "needs a CUDA build on a machine without an NVIDIA driver";
+    }
+    write_file(file("p"), random_bytes(100000));
+    EXPECT_NE(info.find("GPU:            unavailable (no NVIDIA driver found)"), std::string::npos) << info;
+    Outcome gpu = run("$AESGPU encrypt p --backend gpu" + kKey);
+    EXPECT_EQ(gpu.status, 1);
+    EXPECT_EQ(gpu.err, "aesgpu: no usable CUDA device: no NVIDIA driver found\n");
+    Outcome automatic = run("$AESGPU encrypt -v p" + kKey);
+    EXPECT_EQ(automatic.status, 0) << automatic.err;
+    EXPECT_NE(automatic.err.find("backend auto: using the CPU (no NVIDIA driver found)"), std::string::npos)
+        << automatic.err;
+    EXPECT_EQ(automatic.err.find("until the GPU is ready"), std::string::npos) << "no GPU start to wait for";
+}
+
+TEST_F(Cli, TheEcbWarningComesOnceAndOnlyAfterTheChecks) {
+    write_file(file("a"), random_bytes(100));
+    write_file(file("b"), random_bytes(100));
+    Outcome missing = run("$AESGPU encrypt missing" + kKey);
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_EQ(missing.err.find("ECB"), std::string::npos) << "a failed run gets its error alone: " << missing.err;
+    Outcome bad_key = run("$AESGPU encrypt a -K 0011");
+    EXPECT_EQ(bad_key.err.find("ECB"), std::string::npos) << bad_key.err;
+    Outcome two = run("$AESGPU encrypt a b" + kKey);
+    EXPECT_EQ(two.status, 0) << two.err;
+    std::size_t warnings = 0;
+    for (std::size_t at = two.err.find("warning: ECB"); at != std::string::npos;
+         at = two.err.find("warning: ECB", at + 1))
+        ++warnings;
+    EXPECT_EQ(warnings, 1u) << two.err;
+    EXPECT_EQ(run("$AESGPU decrypt a.aes -o x" + kKey).err, "") << "decrypting does not warn";
+}
+
+TEST_F(Cli, NoColorTurnsTheWarningsColourOff) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    write_file(file("p"), random_bytes(100));
+    // script gives aesgpu a terminal, where spdlog colours the warning.
+    Outcome coloured = run("script -qec '$AESGPU encrypt p -o a" + kKey + "' /dev/null");
+    EXPECT_NE(coloured.out.find("\033["), std::string::npos) << coloured.out;
+    Outcome plain = run("NO_COLOR=1 script -qec '$AESGPU encrypt p -o b" + kKey + "' /dev/null");
+    EXPECT_NE(plain.out.find("warning: ECB"), std::string::npos) << plain.out;
+    EXPECT_EQ(plain.out.find("\033["), std::string::npos) << plain.out;
+}
+
+TEST_F(Cli, TheProgressLineStaysOutOfPipelines) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    // stderr is a terminal, standard input and output pipes: pv's place, not ours.
+    Outcome r =
+        run("script -qec '{ head -c 2000000 /dev/urandom; sleep 1; head -c 2000000 /dev/urandom; } | $AESGPU encrypt" +
+            kKey + " | cat > /dev/null' /dev/null");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out.find("B/s"), std::string::npos) << r.out;
+    Outcome forced = run("script -qec '{ head -c 2000000 /dev/urandom; sleep 1; head -c 2000000 /dev/urandom; } | "
+                         "$AESGPU encrypt --progress" +
+                         kKey + " | cat > /dev/null' /dev/null");
+    EXPECT_NE(forced.out.find("B/s"), std::string::npos) << "--progress still shows it: " << forced.out;
+}
+
+TEST_F(Cli, TheProgressLineFitsTheTerminal) {
+    if (!have_command("script") || !have_command("stty")) GTEST_SKIP() << "needs util-linux `script` and stty";
+    ASSERT_EQ(run("mkfifo slow").status, 0);
+    for (const int columns : {20, 120}) {
+        SCOPED_TRACE(columns);
+        // The FIFO, fed slowly, keeps the job running past the 0.3 s before the line shows.
+        Outcome r =
+            run("script -qec 'stty cols " + std::to_string(columns) + "; $AESGPU encrypt --backend cpu -f slow -o out" +
+                kKey + "' /dev/null & exec 3>slow; head -c 2000000 /dev/urandom >&3; sleep 1; exec 3>&-; wait $!");
+        EXPECT_EQ(r.status, 0) << r.out;
+        std::size_t lines = 0;
+        for (std::size_t at = r.out.find('\r'); at != std::string::npos; at = r.out.find('\r', at + 1)) {
+            const std::size_t end = r.out.find("\033[K", at);
+            ASSERT_NE(end, std::string::npos) << r.out;
+            EXPECT_LT(end - at - 1, std::size_t(columns)) << r.out.substr(at + 1, end - at - 1);
+            ++lines;
+        }
+        EXPECT_GE(lines, 2u) << "drawn and erased: " << r.out;
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test
