@@ -14,6 +14,13 @@
 # the default STEPS) runs `aesgpu bench --backend gpu --size 1G` of both, interleaved, 3 times.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# What the GPU host lacks and has no network to fetch (nlohmann-json's headers, scdoc) may travel
+# in .deps/ (ignored by git), laid out as an install prefix.
+prefix_args=()
+if [ -d .deps ]; then
+  prefix_args=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+  export PATH="$PWD/.deps/bin:$PATH"
+fi
 build=${1:-/tmp/aesgpu-gpu-check}
 status=0
 steps=${STEPS:-test sanitize bench cli}
@@ -29,7 +36,7 @@ if [ -n "${BASELINE_SRC:-}" ]; then
     cmake --build "$baseline" -j"$(( $(nproc) / 2 ))" --target aesgpu >/dev/null 2>&1) &
   baseline_build=$!
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$build" -j"$(nproc)" 2>&1 |
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${prefix_args[@]}" >/dev/null && cmake --build "$build" -j"$(nproc)" 2>&1 |
   grep -E -B4 "warning|error|spill|lmem" ; [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 if [ -n "$baseline" ]; then wait "$baseline_build" || { echo "baseline build failed"; exit 1; }; fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
