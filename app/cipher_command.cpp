@@ -8,6 +8,7 @@
 #include "app/progress.hpp"
 #include "backends/backend_selection.hpp"
 #include "common/errors.hpp"
+#include "common/units.hpp"
 #include "io/file_job.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
@@ -63,6 +64,19 @@ bool looks_base64_salted(std::span<const std::byte> start) {
                       [](char a, std::byte b) { return a == static_cast<char>(b); });
 }
 
+// The first bytes of a regular file are all base64 text (openssl enc -a of a raw-key file, which
+// has no Salted__ prefix to tell). 64 random ciphertext bytes all fall in that alphabet with
+// odds of about 1 in 10^38.
+bool looks_base64(const InputSource &source) {
+    std::array<char, 64> start{};
+    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), 0);
+    if (length < 16) return false;
+    return std::all_of(start.begin(), start.begin() + length, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '\n' ||
+               c == '\r';
+    });
+}
+
 [[noreturn]] void refuse_base64(const InputSource &source) {
     throw UsageError(
         source.display_name() +
@@ -77,7 +91,7 @@ void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
     const ssize_t length = ::pread(source.fd(), start.data(), start.size(), 0);
     if (length <= 0) return;
     const auto bytes = std::span(start).first(static_cast<std::size_t>(length));
-    if (looks_base64_salted(bytes)) refuse_base64(source);
+    if (looks_base64_salted(bytes) || (!passphrase_mode && looks_base64(source))) refuse_base64(source);
     if (!passphrase_mode && bytes.size() >= kSaltedHeaderBytes &&
         parse_salted_header(bytes.first(kSaltedHeaderBytes)).has_value()) {
         throw UsageError(source.display_name() +
@@ -139,6 +153,12 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     const auto start = std::span(header).first(source->read_full(header));
     const auto salt = parse_salted_header(start);
     if (!salt && looks_base64_salted(start)) refuse_base64(*source);
+    constexpr std::string_view kMagic = "Salted__";
+    if (!salt && start.size() >= kMagic.size() &&
+        std::equal(kMagic.begin(), kMagic.end(), start.begin(),
+                   [](char a, std::byte b) { return a == static_cast<char>(b); })) {
+        throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
+    }
     if (!salt) {
         throw FormatError(source->display_name() +
                           " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
@@ -155,9 +175,10 @@ void check_inputs(const CipherOptions &options, const std::vector<std::string> &
     if (options.print_key) throw UsageError("-P/--print-key takes one input");
 }
 
-std::string gigabytes_per_second(double bytes, double seconds) {
+// Binary units, as the progress line shows them.
+std::string rate_text(double bytes, double seconds) {
     if (seconds <= 0) return "n/a";
-    return fmt::format("{:.2f} GB/s", bytes / seconds / 1e9);
+    return human_bytes(bytes / seconds) + "/s";
 }
 
 // Terminals read or written by mistake (a forgotten FILE, a missing redirection), checked before
@@ -235,22 +256,34 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         object["input_removed"] = summary.input_removed;
     }
     std::cout << json_text(object) << std::endl;
+    if (!std::cout) throw IoError("error writing the --json summary to standard output");
 }
 
-// --rm: the input goes once its output is in place, and only if the name still leads to the file
-// that was read (not one put there meanwhile) and that is a regular file.
-bool remove_input(const InputSource &source, const std::string &input) {
+bool same_time(const timespec &a, const timespec &b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+// --rm: the input goes once its output is in place on disk, and only where removing the name
+// removes exactly the data that was read: a regular file, not a symbolic link (its target would
+// stay), with no other hard link (the data would stay), under the same name (not a file put there
+// meanwhile), unchanged while it was read (a same-size rewrite would be lost). Otherwise it stays,
+// and the run fails (exit 1) so that a script counting on the space does not go on.
+void remove_input(const InputSource &source, const std::string &input) {
+    const std::string name = source.display_name();
+    const struct stat &read = source.status();
+    struct stat named {};
     struct stat now {};
-    if (!S_ISREG(source.status().st_mode)) {
-        spdlog::warn("not removing {}: not a regular file", source.display_name());
-        return false;
+    const auto keep = [&name](const std::string &why) { throw IoError("not removing " + name + ": " + why); };
+    if (!S_ISREG(read.st_mode)) keep("not a regular file");
+    if (::lstat(input.c_str(), &named) != 0) keep("it is no longer there");
+    if (S_ISLNK(named.st_mode)) keep("it is a symbolic link, and its target would stay");
+    if (!same_file(named, read)) keep("the name no longer leads to the file that was read");
+    if (named.st_nlink > 1) keep("it has other hard links, which would keep its data");
+    if (::fstat(source.fd(), &now) != 0 || now.st_size != read.st_size || !same_time(now.st_mtim, read.st_mtim) ||
+        !same_time(now.st_ctim, read.st_ctim)) {
+        keep("it changed while it was read");
     }
-    if (::lstat(input.c_str(), &now) != 0 || !same_file(now, source.status())) {
-        spdlog::warn("not removing {}: the name no longer leads to the file that was read", source.display_name());
-        return false;
-    }
-    if (::unlink(input.c_str()) != 0) throw IoError(errno_message("cannot remove", source.display_name(), errno));
-    return true;
+    if (::unlink(input.c_str()) != 0) throw IoError(errno_message("cannot remove", name, errno));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -296,6 +329,18 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                                             : OutputSink::create(summary.output, policy));
     }
     if (sink) refuse_terminal_output(options, *sink);
+    if (options.remove_input) {
+        // Only a complete file, flushed to disk, may stand in for the input it replaces.
+        if (!sink->withdrawable()) {
+            throw UsageError("--rm removes the input only once its output is a complete file; " + sink->display_name() +
+                             " is not a regular file");
+        }
+        sink->make_durable();
+    }
+    if (options.json && sink && sink->shares_file_with(STDOUT_FILENO)) {
+        throw UsageError("--json prints to standard output, and the output goes there too (" + sink->display_name() +
+                         "): give another -o FILE or drop --json");
+    }
     if (sink && sink->shares_file_with(STDERR_FILENO)) {
         throw UsageError("standard error goes where the output goes (2>&1?): a warning or error would corrupt "
                          "the output; send standard error elsewhere");
@@ -335,9 +380,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                  source.display_name(), sink->display_name(), selected.backend->describe(),
                  job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads, io_threads == 1 ? "" : "s");
 
-    const bool show_progress =
-        options.progress == ProgressChoice::always ||
-        (options.progress == ProgressChoice::automatic && !options.log.quiet && progress_shown_by_default());
+    const bool show_progress = options.progress == ProgressChoice::always ||
+                               (options.progress == ProgressChoice::automatic && !options.log.quiet &&
+                                progress_shown_by_default(sink->is_terminal()));
     // "cpu (OpenSSL ...)" shows as "cpu"; with a CPU start the name changes when the GPU takes over.
     const auto backend_name = [&selected] {
         const std::string description = selected.backend->describe();
@@ -360,7 +405,10 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {
             sink->commit();
-            if (options.remove_input) summary.input_removed = remove_input(source, input);
+            if (options.remove_input) {
+                remove_input(source, input);
+                summary.input_removed = true;
+            }
             if (settle_status) settle_interrupts(*settle_status);
         });
         spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
@@ -383,8 +431,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                  : encrypting      ? "encrypted"
                                    : "decrypted",
                  summary.stats.bytes_read, summary.stats.seconds,
-                 gigabytes_per_second(double(summary.stats.bytes_read), summary.stats.seconds),
-                 summary.stats.bytes_written);
+                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), summary.stats.bytes_written);
     return summary;
 }
 

@@ -98,7 +98,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
             fmt::format("Suffix added when encrypting, taken off when decrypting (default {})", CipherOptions{}.suffix))
         ->check(CLI::Validator(
             [](const std::string &suffix) -> std::string {
-                if (suffix.empty() || suffix.find('/') != std::string::npos) return "needs a suffix without '/'";
+                if (suffix.empty()) return "needs a suffix, e.g. .enc";
+                if (suffix.find('/') != std::string::npos) return "needs a suffix without '/'";
                 return {};
             },
             "SUFFIX"))
@@ -329,11 +330,23 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return d[a.size()][b.size()];
 }
 
-// The first word, when it is not an option and names no command.
+// The first word, when it names no command: an option that belongs after one, or a typo.
 void refuse_unknown_command(int argc, char **argv) {
-    if (argc < 2 || argv[1][0] == '-') return;
+    if (argc < 2) return;
     const std::string_view word = argv[1];
+    if (word == "-h" || word == "--help" || word == "--version" || word.starts_with("--help=")) return;
+    if (word.starts_with("-")) {
+        // Echoing the word could show a key (-KHEX): name only the option's own letters.
+        const std::string_view name =
+            word.substr(0, std::min(word.find('='), word.starts_with("--") ? word.size() : 2));
+        throw UsageError(fmt::format("{} is not an option of aesgpu itself: options go after the command "
+                                     "(aesgpu COMMAND {} ...; see `aesgpu --help`)",
+                                     quoted_name(std::string(name)), printable(std::string(name))));
+    }
     if (std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end()) return;
+    if (word == "help" || word == "version") {
+        throw UsageError(fmt::format("unknown command '{0}': use `aesgpu --{0}`", word));
+    }
     std::string closest;
     std::size_t best = 3; // further than two edits is no longer a typo
     for (const char *command : kCommands) {
@@ -381,10 +394,20 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         if (options.print_key) throw UsageError("--rm and -P/--print-key contradict: -P writes nothing");
     }
     if (options.test_only) {
-        for (const char *name : {"--output", "--stdout", "--force", "--suffix"}) {
+        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--print-key"}) {
             if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));
         }
     }
+    if (options.print_key) {
+        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--no-pad"}) {
+            if (given(name))
+                throw UsageError(fmt::format("-P/--print-key prints the key and writes no data: drop {}", name));
+        }
+    }
+    if (given("--suffix") && (given("--output") || options.to_stdout)) {
+        throw UsageError("-S/--suffix names outputs that -o/-c would replace: drop one of them");
+    }
+    if (given("--suffix") && reads_stdin) throw UsageError("-S/--suffix names output files; standard input has none");
     if (options.json && writes_stdout && !options.test_only) {
         throw UsageError("--json prints to standard output, where the data goes here: give -o FILE or a FILE");
     }
@@ -401,6 +424,10 @@ std::string help_hint(int argc, char **argv) {
 }
 
 void check_command_line(const CLI::App &app, const CommandLine &parsed) {
+    if (parsed.command == Command::keygen && app.get_subcommand("keygen")->get_option("--output")->count() > 0 &&
+        parsed.keygen_options.output.empty()) {
+        throw UsageError("--output was given an empty value (an unset variable?)");
+    }
     if (parsed.command == Command::encrypt || parsed.command == Command::decrypt) {
         const char *name = parsed.command == Command::encrypt ? "encrypt" : "decrypt";
         refuse_ignored_options(*app.get_subcommand(name), parsed.cipher());

@@ -86,8 +86,9 @@ std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> tot
     return candidates.back().substr(0, width);
 }
 
-bool progress_shown_by_default() {
-    return ::isatty(STDERR_FILENO) == 1 && !(is_pipe(STDIN_FILENO) && is_pipe(STDOUT_FILENO));
+bool progress_shown_by_default(bool output_is_terminal) {
+    // Data on the terminal (decrypt -c) would be cut by the redraws.
+    return ::isatty(STDERR_FILENO) == 1 && !output_is_terminal && !(is_pipe(STDIN_FILENO) && is_pipe(STDOUT_FILENO));
 }
 
 ProgressBar::ProgressBar(bool enabled, std::optional<std::uint64_t> total, std::string backend)
@@ -111,17 +112,25 @@ void ProgressBar::update(std::uint64_t done) {
     // One column short of the width: some terminals wrap as soon as the last column is written.
     const std::size_t width = std::max<std::size_t>(terminal_width(), 2) - 1;
     if (!erase_on_signal_.armed()) {
-        erase_on_signal_ = InterruptCleanup::register_undo([] { write_stderr(kEraseLine); });
+        erase_on_signal_ = InterruptCleanup::register_undo([screen = screen_] {
+            const std::lock_guard lock(screen->mutex);
+            screen->stopped = true;
+            if (screen->drawn) write_stderr(kEraseLine);
+        });
     }
-    write_stderr(fmt::format("\r{}\033[K", format_progress(done, total_, seconds, backend_, width)));
-    drawn_ = true;
+    const std::string line = fmt::format("\r{}\033[K", format_progress(done, total_, seconds, backend_, width));
+    const std::lock_guard lock(screen_->mutex);
+    if (screen_->stopped) return;
+    write_stderr(line);
+    screen_->drawn = true;
 }
 
 void ProgressBar::finish() {
     erase_on_signal_.release();
-    if (!drawn_) return;
+    const std::lock_guard lock(screen_->mutex);
+    if (!screen_->drawn) return;
     write_stderr(kEraseLine);
-    drawn_ = false;
+    screen_->drawn = false;
 }
 
 } // namespace aesgpu

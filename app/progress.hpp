@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,10 +26,11 @@ inline constexpr auto kProgressAfter = std::chrono::milliseconds(300);
 [[nodiscard]] std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> total, double seconds,
                                           const std::string &backend, std::size_t width = 80);
 
-// The default for showing the line: stderr is a terminal, and aesgpu is not the middle of a
-// pipeline (standard input and output both pipes, as in `pv big | aesgpu ... | ...`), where
-// another tool's meter is usual and two would fight over the line (zstd stays quiet there too).
-[[nodiscard]] bool progress_shown_by_default();
+// The default for showing the line: stderr is a terminal that is not also where the data goes
+// (decrypt -c to the screen), and aesgpu is not the middle of a pipeline (standard input and
+// output both pipes, as in `pv big | aesgpu ... | ...`), where another tool's meter is usual and
+// two would fight over the line (zstd stays quiet there too).
+[[nodiscard]] bool progress_shown_by_default(bool output_is_terminal);
 
 class ProgressBar {
 public:
@@ -43,9 +46,17 @@ public:
     void finish();
 
 private:
+    // Shared with the undo action that erases the line on a signal: once it has, nothing is drawn
+    // again (a chunk finishing behind it would otherwise put the line back before the process ends).
+    struct Screen {
+        std::mutex mutex;
+        bool drawn = false;
+        bool stopped = false;
+    };
+
     bool enabled_;
     bool terminal_;
-    bool drawn_ = false;
+    std::shared_ptr<Screen> screen_ = std::make_shared<Screen>();
     unsigned resizes_seen_ = 0;
     std::optional<std::uint64_t> total_;
     std::string backend_;

@@ -172,8 +172,9 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       display_name_(std::move(other.display_name_)), directory_(std::move(other.directory_)),
       target_name_(std::move(other.target_name_)), temporary_name_(std::exchange(other.temporary_name_, {})),
       cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
-      committed_(other.committed_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
-      io_threads_(other.io_threads_), may_map_(other.may_map_), mapped_(std::move(other.mapped_)) {
+      committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
+      expected_size_(other.expected_size_), io_threads_(other.io_threads_), may_map_(other.may_map_),
+      mapped_(std::move(other.mapped_)) {
     other.mapped_.reset();
 }
 
@@ -402,18 +403,30 @@ void OutputSink::commit() {
         return;
     }
     apply_attributes();
+    if (durable_ && ::fsync(fd_) != 0) throw IoError(errno_message("error writing", display_name_, errno));
     if (kind_ == Kind::unnamed_temporary) {
         // Linked by its descriptor, so closed after: O_TMPFILE exists only on local file systems,
         // where close() reports nothing that write() did not.
         link_into_place();
         committed_ = true;
         if (owned_fd_.close() != 0) throw IoError(errno_message("error writing", display_name_, errno));
+        sync_directory();
         return;
     }
     if (owned_fd_.close() != 0) throw IoError(errno_message("error writing", display_name_, errno));
     rename_into_place();
     committed_ = true;
     cleanup_.release();
+    sync_directory();
+}
+
+void OutputSink::sync_directory() {
+    if (!durable_) return;
+    // directory_ is O_PATH, which fsync() refuses: open the directory itself through it.
+    const UniqueFd directory(::openat(directory_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!directory.valid() || ::fsync(directory.get()) != 0) {
+        throw IoError(errno_message("cannot sync the directory of", display_name_, errno));
+    }
 }
 
 bool OutputSink::is_terminal() const {

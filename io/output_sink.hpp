@@ -58,6 +58,9 @@ public:
     void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
+    // commit() then also waits until the file and its name are on disk (fsync of the file before
+    // it is linked in, and of its directory after): for --rm, which deletes the only other copy.
+    void make_durable() { durable_ = true; }
 
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] bool is_terminal() const;
@@ -84,6 +87,7 @@ private:
     void apply_attributes();
     void link_into_place();
     void rename_into_place();
+    void sync_directory();
 
     Kind kind_;
     UniqueFd owned_fd_; // empty for standard output, which we never close
@@ -96,6 +100,7 @@ private:
     Attributes attributes_;
     bool overwrite_ = false;
     bool committed_ = false;
+    bool durable_ = false;
     std::uint64_t bytes_written_ = 0;
     std::uint64_t expected_size_ = 0;
     unsigned io_threads_ = 1;

@@ -56,18 +56,27 @@ bool is_line_space(char c) {
     return c == '\n' || c == '\r' || c == ' ' || c == '\t';
 }
 
+// A file of nothing but hex digits and line breaks or blanks is a hex key file, right or wrong:
+// read as raw bytes instead, 31 digits and a newline would make a 32-byte key of ASCII. (A random
+// raw key that is all such characters has odds below 1 in 10^15.)
+bool is_hex_text(std::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return hex_value(c) >= 0 || is_line_space(c); }) &&
+           std::any_of(text.begin(), text.end(), [](char c) { return hex_value(c) >= 0; });
+}
+
 // The key in a hex key file: its hex digits with line breaks and blanks taken out (in a buffer
-// that is wiped like the key), when that is all the file holds and they make a valid key.
-std::optional<SecretBytes> hex_key_in(std::string_view text) {
+// that is wiped like the key). Throws UsageError when they are not a key's worth.
+SecretBytes hex_key_in(std::string_view text, const std::string &what) {
     SecretBytes digits(text.size());
     auto out = digits.mutable_view();
     std::size_t count = 0;
     for (const char c : text) {
-        if (is_line_space(c)) continue;
-        if (hex_value(c) < 0) return std::nullopt;
-        out[count++] = static_cast<std::uint8_t>(c);
+        if (!is_line_space(c)) out[count++] = static_cast<std::uint8_t>(c);
     }
-    if (count % 2 != 0 || !is_valid_key_length(count / 2)) return std::nullopt;
+    if (count % 2 != 0 || !is_valid_key_length(count / 2)) {
+        throw UsageError(what + " holds " + std::to_string(count) +
+                         " hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or 64 (AES-256)");
+    }
     return decode_hex(digits.text().substr(0, count));
 }
 
@@ -126,7 +135,10 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     const std::size_t length = file.read_full(std::as_writable_bytes(bytes));
 
     const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
-    if (auto key = hex_key_in(text)) return std::move(*key);
+    if (is_hex_text(text)) return hex_key_in(text, what);
+    if ((text.starts_with("0x") || text.starts_with("0X")) && is_hex_text(text.substr(2))) {
+        throw UsageError(what + " starts with 0x: a hex key file holds the hex digits alone; drop the 0x");
+    }
     if (is_valid_key_length(length)) return SecretBytes(bytes.first(length));
     throw UsageError(
         what + " must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +

@@ -49,7 +49,13 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
         EXPECT_EQ(r.status, 2) << command;
         EXPECT_NE(r.err.find("(see `aesgpu " + command + " --help`)"), std::string::npos) << r.err;
     }
-    EXPECT_NE(run("$AESGPU --bogus").err.find("(see `aesgpu --help`)"), std::string::npos);
+    // An option before the command is named as such (its value never: it may be a key).
+    Outcome early = run("$AESGPU -K" + kKey128 + " encrypt");
+    EXPECT_EQ(early.status, 2);
+    EXPECT_EQ(early.err, "aesgpu: '-K' is not an option of aesgpu itself: options go after the command (aesgpu "
+                         "COMMAND -K ...; see `aesgpu --help`)\n");
+    EXPECT_NE(run("$AESGPU --json info").err.find("'--json' is not an option of aesgpu itself"), std::string::npos);
+    EXPECT_EQ(run("$AESGPU help").err, "aesgpu: unknown command 'help': use `aesgpu --help`\n");
 }
 
 TEST_F(Cli, BackendTakesItsNamesOnly) {
@@ -87,7 +93,9 @@ TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
         {"--rm -o -" + kKey, "--rm needs an output file"},
         {"--json -c" + kKey, "--json prints to standard output"},
         {"--json -P" + kKey, "--json and -P/--print-key"},
-        {"-S ''" + kKey, "needs a suffix without '/'"},
+        {"-S ''" + kKey, "needs a suffix, e.g. .enc"},
+        {"-S .x -o out" + kKey, "-S/--suffix names outputs that -o/-c would replace"},
+        {"-P -o out" + kKey, "-P/--print-key prints the key and writes no data: drop --output"},
         {"-S a/b" + kKey, "needs a suffix without '/'"},
     };
     for (const auto &[options, message] : cases) {
@@ -155,17 +163,21 @@ TEST_F(Cli, KeygenMakesRandomKeysThatWork) {
     EXPECT_EQ(slurp(file("my.key")), key) << "the existing key is untouched";
     // The file is a key file; openssl takes it as hex.
     write_file(file("p"), random_bytes(5000));
-    Outcome interop = run("$AESGPU encrypt -q p --key-file my.key && openssl enc -d -aes-192-ecb -K $(xxd -p -c 64 "
-                          "my.key) -in p.aes -out q && cmp p q");
+    Outcome interop = run("$AESGPU encrypt -q p --key-file my.key && openssl enc -d -aes-192-ecb -K $(od -An -tx1 "
+                          "my.key | tr -d ' \\n') -in p.aes -out q && cmp p q");
     EXPECT_EQ(interop.status, 0) << interop.err;
     EXPECT_EQ(run("$AESGPU keygen -o missing-dir/k").status, 1);
 }
 
 TEST_F(Cli, HexKeyFilesMayBeSplitOverLines) {
     write_file(file("p"), random_bytes(4000));
-    write_file(file("raw.key"), random_bytes(32));
-    Outcome r = run("xxd -p raw.key > hex.key && test $(wc -l < hex.key) -eq 2 && "
-                    "$AESGPU encrypt -q p -o a --key-file raw.key && $AESGPU encrypt -q p -o b --key-file hex.key && "
+    const Bytes key = random_bytes(32);
+    write_file(file("raw.key"), key);
+    // As `xxd -p` writes 32 bytes: 60 digits, a newline, the last 4 and a newline.
+    const std::string hex = to_hex(key);
+    const std::string lines = hex.substr(0, 60) + "\n" + hex.substr(60) + "\n";
+    write_file(file("hex.key"), Bytes(lines.begin(), lines.end()));
+    Outcome r = run("$AESGPU encrypt -q p -o a --key-file raw.key && $AESGPU encrypt -q p -o b --key-file hex.key && "
                     "cmp a b");
     EXPECT_EQ(r.status, 0) << r.err;
 }
@@ -353,6 +365,91 @@ TEST_F(Cli, TheProgressLineFitsTheTerminal) {
         }
         EXPECT_GE(lines, 2u) << "drawn and erased: " << r.out;
     }
+}
+
+TEST_F(Cli, RemoveKeepsTheInputUnlessItsOutputStandsInForItExactly) {
+    const Bytes data = random_bytes(100000);
+    const auto reset = [&] { write_file(file("p"), data); };
+    reset();
+    // Not a file: /dev/null or a FIFO cannot replace the input.
+    for (const std::string output : {"/dev/null", "/dev/stdout"}) {
+        Outcome r = run("$AESGPU encrypt -q --rm p -o " + output + kKey + " > /dev/null");
+        EXPECT_EQ(r.status, 2) << output;
+        EXPECT_NE(r.err.find("--rm removes the input only once its output is a complete file"), std::string::npos)
+            << r.err;
+        EXPECT_TRUE(std::filesystem::exists(file("p"))) << output;
+    }
+    // A symbolic link (its target would stay) and a file with another hard link (its data would):
+    // the output is made, the input kept, and the run fails so that a script notices.
+    ASSERT_EQ(run("ln -s p link && ln p hard").status, 0);
+    Outcome link = run("$AESGPU encrypt -q --rm link" + kKey);
+    EXPECT_EQ(link.status, 1);
+    EXPECT_EQ(link.err, "aesgpu: not removing 'link': it is a symbolic link, and its target would stay\n");
+    EXPECT_TRUE(std::filesystem::exists(file("link.aes")));
+    Outcome hard = run("$AESGPU encrypt -q --rm hard" + kKey);
+    EXPECT_EQ(hard.status, 1);
+    EXPECT_EQ(hard.err, "aesgpu: not removing 'hard': it has other hard links, which would keep its data\n");
+    EXPECT_TRUE(std::filesystem::exists(file("hard")));
+    ASSERT_EQ(run("rm link hard link.aes hard.aes").status, 0);
+    // Rewritten in place while it was read (same size): the output has the old bytes, so the
+    // input must stay. 16-byte chunks make the run last long enough to change it meanwhile.
+    write_file(file("slow"), random_bytes(1 << 20));
+    Outcome changed = run("$AESGPU encrypt -q --rm --backend cpu -T1 --io-threads 1 --chunk-size 16 slow" + kKey +
+                          " & sleep 0.3; printf 'new data' | dd of=slow conv=notrunc 2>/dev/null; wait $!");
+    EXPECT_EQ(changed.status, 1);
+    EXPECT_EQ(changed.err, "aesgpu: not removing 'slow': it changed while it was read\n");
+    EXPECT_TRUE(std::filesystem::exists(file("slow")));
+}
+
+TEST_F(Cli, JsonNeverMixesWithTheDataAndItsFailuresCount) {
+    write_file(file("p"), random_bytes(1000));
+    Outcome same = run("$AESGPU encrypt -q --json p -o /dev/stdout" + kKey + " > j");
+    EXPECT_EQ(same.status, 2);
+    EXPECT_NE(same.err.find("--json prints to standard output, and the output goes there too"), std::string::npos)
+        << same.err;
+    Outcome full = run("$AESGPU encrypt -q --json p -o q" + kKey + " > /dev/full");
+    EXPECT_EQ(full.status, 1);
+    EXPECT_NE(full.err.find("error writing the --json summary"), std::string::npos) << full.err;
+}
+
+TEST_F(Cli, HexKeyFilesAreNeverMistakenForRawKeys) {
+    write_file(file("p"), random_bytes(100));
+    // 31 digits and a newline are 32 bytes: once read as a raw AES-256 key of ASCII.
+    const std::string odd = kKey128.substr(1) + "\n";
+    write_file(file("odd.key"), Bytes(odd.begin(), odd.end()));
+    Outcome r = run("chmod 600 odd.key && $AESGPU encrypt p --key-file odd.key");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "aesgpu: key file 'odd.key' holds 31 hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or "
+                     "64 (AES-256)\n");
+    const std::string prefixed = "0x" + kKey128 + "\n";
+    write_file(file("0x.key"), Bytes(prefixed.begin(), prefixed.end()));
+    EXPECT_NE(run("$AESGPU encrypt p --key-file 0x.key").err.find("drop the 0x"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+}
+
+TEST_F(Cli, MoreFilesItCannotReadGetTheirReason) {
+    write_file(file("p"), random_bytes(3000));
+    // openssl enc -a with a raw key has no Salted__ prefix to tell, but is all base64 text.
+    ASSERT_EQ(run("openssl enc -aes-128-ecb -a -K " + kKey128 + " -in p -out raw.b64").status, 0);
+    Outcome raw = run("$AESGPU decrypt raw.b64 -o out" + kKey);
+    EXPECT_EQ(raw.status, 2);
+    EXPECT_NE(raw.err.find("looks base64-encoded"), std::string::npos) << raw.err;
+    ASSERT_EQ(run("printf Salted__ > cut.aes").status, 0);
+    Outcome cut = run("$AESGPU decrypt cut.aes -o out -p pass:x");
+    EXPECT_EQ(cut.status, 1);
+    EXPECT_EQ(cut.err, "aesgpu: 'cut.aes' is cut short: its 'Salted__' header has no complete salt\n");
+    EXPECT_EQ(run("$AESGPU keygen -o ''").status, 2) << "an empty -o (an unset variable) prints no key";
+}
+
+TEST_F(Cli, NoProgressLineOverDataOnTheTerminal) {
+    if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
+    ASSERT_EQ(run("mkfifo slow").status, 0);
+    // decrypt -c to the terminal: the redraws would cut the plaintext.
+    Outcome r =
+        run("script -qec '$AESGPU decrypt -c --no-pad --backend cpu slow" + kKey +
+            "' /dev/null > shown & exec 3>slow; head -c 2000000 /dev/zero >&3; sleep 1; head -c 16 /dev/zero >&3; "
+            "exec 3>&-; wait $!; grep -c B/s shown");
+    EXPECT_EQ(r.out, "0\n");
 }
 
 } // namespace

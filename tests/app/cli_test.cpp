@@ -452,7 +452,7 @@ TEST_F(Cli, VerboseReportsBackendChunkThreadsAndThroughput) {
     EXPECT_EQ(r.err, "aesgpu: -q/--quiet and -v/--verbose contradict\n");
     r = run("$AESGPU encrypt p -f -v -T 2 --chunk-size 64K --backend cpu -K " + kKey128);
     EXPECT_EQ(r.status, 0) << r.err;
-    for (const char *expected : {"cpu (OpenSSL", "2 threads", "chunk 64 KiB", "GB/s"}) {
+    for (const char *expected : {"cpu (OpenSSL", "2 threads", "chunk 64 KiB", "iB/s)"}) {
         EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
     }
 }
