@@ -392,10 +392,12 @@ TEST_F(Cli, RemoveKeepsTheInputUnlessItsOutputStandsInForItExactly) {
     EXPECT_TRUE(std::filesystem::exists(file("hard")));
     ASSERT_EQ(run("rm link hard link.aes hard.aes").status, 0);
     // Rewritten in place while it was read (same size): the output has the old bytes, so the
-    // input must stay. 16-byte chunks make the run last long enough to change it meanwhile.
-    write_file(file("slow"), random_bytes(1 << 20));
+    // input must stay. 16-byte chunks make the run last long enough; rewriting every 20 ms until
+    // it ends makes sure a rewrite lands after aesgpu opened the file, however slowly it starts.
+    write_file(file("slow"), random_bytes(2 << 20));
     Outcome changed = run("$AESGPU encrypt -q --rm --backend cpu -T1 --io-threads 1 --chunk-size 16 slow" + kKey +
-                          " & sleep 0.3; printf 'new data' | dd of=slow conv=notrunc 2>/dev/null; wait $!");
+                          " & pid=$!; while kill -0 $pid 2>/dev/null; do printf 'new data' | dd of=slow conv=notrunc "
+                          "2>/dev/null; sleep 0.02; done; wait $pid");
     EXPECT_EQ(changed.status, 1);
     EXPECT_EQ(changed.err, "aesgpu: not removing 'slow': it changed while it was read\n");
     EXPECT_TRUE(std::filesystem::exists(file("slow")));
