@@ -303,6 +303,17 @@ TEST_F(Cli, WithoutADriverTheGpuSaysSoAndAutoGoesStraightToTheCpu) {
     EXPECT_EQ(automatic.err.find("until the GPU is ready"), std::string::npos) << "no GPU start to wait for";
 }
 
+TEST_F(Cli, TheCpuBackendNeverLooksForTheGpuDriver) {
+    // Loading libcuda (even to find it missing) cost every --backend cpu run about 0.25 s on the
+    // H200 host. The dynamic loader's log shows any attempt, driver or not.
+    write_file(file("p"), random_bytes(1000));
+    Outcome r = run("LD_DEBUG=libs $AESGPU encrypt -q --backend cpu p" + kKey + " 2>&1 | grep -c libcuda");
+    EXPECT_EQ(r.out, "0\n") << "--backend cpu tried to load libcuda";
+    if (run("$AESGPU info").out.find("CUDA support:   compiled in") == std::string::npos) return;
+    Outcome automatic = run("LD_DEBUG=libs $AESGPU encrypt -q -f p" + kKey + " 2>&1 | grep -c 'find library=libcuda'");
+    EXPECT_NE(automatic.out, "0\n") << "the check itself sees auto look for it";
+}
+
 TEST_F(Cli, TheEcbWarningComesOnceAndOnlyAfterTheChecks) {
     write_file(file("a"), random_bytes(100));
     write_file(file("b"), random_bytes(100));
