@@ -381,6 +381,9 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         }
     }
     if (options.log.quiet && options.log.verbosity > 0) throw UsageError("-q/--quiet and -v/--verbose contradict");
+    if (options.log.quiet && options.progress == ProgressChoice::always) {
+        throw UsageError("-q/--quiet and --progress contradict");
+    }
 
     const bool reads_stdin =
         options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
@@ -416,11 +419,34 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
 
 } // namespace
 
-std::string help_hint(int argc, char **argv) {
-    if (argc >= 2 && std::find(kCommands.begin(), kCommands.end(), std::string_view(argv[1])) != kCommands.end()) {
-        return fmt::format("see `aesgpu {} --help`", argv[1]);
+std::string help_hint(const CLI::App &app, int argc, char **argv) {
+    if (argc < 2 || std::find(kCommands.begin(), kCommands.end(), std::string_view(argv[1])) == kCommands.end()) {
+        return "see `aesgpu --help`";
     }
-    return "see `aesgpu --help`";
+    const std::string see = fmt::format("see `aesgpu {} --help`", argv[1]);
+    // The first long option the command does not know, and its closest known one. Only the name
+    // is looked at (not a value after '='), and words after `--` are files.
+    const CLI::App &command = *app.get_subcommand(argv[1]);
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+        const std::string_view word = argv[i];
+        if (!word.starts_with("--")) continue;
+        const std::string name(word.substr(0, word.find('=')));
+        if (command.get_option_no_throw(name) != nullptr) continue;
+        std::string closest;
+        std::size_t best = 3; // further than two edits is no longer a typo
+        for (const CLI::Option *option : command.get_options()) {
+            for (const std::string &long_name : option->get_lnames()) {
+                const std::size_t distance = edit_distance(name, "--" + long_name);
+                if (distance < best) {
+                    best = distance;
+                    closest = "--" + long_name;
+                }
+            }
+        }
+        if (!closest.empty()) return fmt::format("did you mean {}? {}", closest, see);
+        break;
+    }
+    return see;
 }
 
 void check_command_line(const CLI::App &app, const CommandLine &parsed) {
@@ -471,6 +497,15 @@ std::string without_secret_arguments(std::string message, int argc, char **argv)
         if (word.starts_with("--key=") || word.starts_with("--pass=")) {
             blank(word);
             blank(word.substr(word.find('=') + 1));
+        } else if (word.starts_with("--") && word.find('=') != std::string_view::npos) {
+            // A misspelt secret option (--kye=HEX) is quoted as unexpected: keep its name only.
+            const std::string named = std::string(word.substr(0, word.find('=') + 1)) + "(value not shown)";
+            for (std::size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + 1)) {
+                const std::size_t end = at + word.size();
+                if ((at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ')) {
+                    message.replace(at, word.size(), named);
+                }
+            }
         }
         // Short options, alone or bundled (-K HEX, -KHEX, -qK HEX, -fppass:x): what follows K or p
         // in the word is the value, or else the next word is.

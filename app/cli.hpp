@@ -48,8 +48,9 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
 // ignore (--iter with a raw key, --streams with --backend cpu, -q with -v).
 void check_command_line(const CLI::App &app, const CommandLine &parsed);
 
-// "see `aesgpu encrypt --help`" for a parse error in the encrypt command, else the main help.
-[[nodiscard]] std::string help_hint(int argc, char **argv);
+// "see `aesgpu encrypt --help`" for a parse error in the encrypt command, else the main help;
+// with "did you mean --key-file?" first when an unknown long option is a typo of a known one.
+[[nodiscard]] std::string help_hint(const CLI::App &app, int argc, char **argv);
 
 // Right after parsing: moves -K and -p into SecretBytes, then wipes every copy that can be
 // reached (the bound strings, CLI11's own results, the argv words, which `ps` shows). Copies the

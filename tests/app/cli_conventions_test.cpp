@@ -56,6 +56,15 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
                          "COMMAND -K ...; see `aesgpu --help`)\n");
     EXPECT_NE(run("$AESGPU --json info").err.find("'--json' is not an option of aesgpu itself"), std::string::npos);
     EXPECT_EQ(run("$AESGPU help").err, "aesgpu: unknown command 'help': use `aesgpu --help`\n");
+    // A misspelt long option gets its closest match; its value (after '=') is never echoed.
+    Outcome typo = run("$AESGPU encrypt p --kye=" + kKey128);
+    EXPECT_EQ(typo.status, 2);
+    EXPECT_EQ(typo.err.find(kKey128), std::string::npos) << typo.err;
+    EXPECT_NE(typo.err.find("--kye=(value not shown) (did you mean --key? "), std::string::npos) << typo.err;
+    typo = run("$AESGPU encrypt p --key-fle=secret.key");
+    EXPECT_NE(typo.err.find("(did you mean --key-file? see `aesgpu encrypt --help`)"), std::string::npos) << typo.err;
+    EXPECT_NE(run("$AESGPU bench --drection both").err.find("did you mean --direction?"), std::string::npos);
+    EXPECT_EQ(run("$AESGPU encrypt p --frobnicate").err.find("did you mean"), std::string::npos);
 }
 
 TEST_F(Cli, BackendTakesItsNamesOnly) {
@@ -88,6 +97,7 @@ TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
         {"--backend cpu --streams 2" + kKey, "--streams applies to the GPU"},
         {"--backend cpu --wait-for-gpu" + kKey, "--wait-for-gpu applies to the GPU"},
         {"-q -v" + kKey, "-q/--quiet and -v/--verbose contradict"},
+        {"-q --progress" + kKey, "-q/--quiet and --progress contradict"},
         {"-k --rm" + kKey, "excludes"},
         {"--rm -c" + kKey, "--rm needs an output file"},
         {"--rm -o -" + kKey, "--rm needs an output file"},
