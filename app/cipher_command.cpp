@@ -58,10 +58,13 @@ void print_key(const std::optional<Salt> &salt, std::span<const std::uint8_t> ke
 // "Salted__" as `openssl enc -a` writes it (base64).
 constexpr std::string_view kBase64SaltedPrefix = "U2FsdGVkX1";
 
+bool starts_with_text(std::span<const std::byte> bytes, std::string_view text) {
+    return bytes.size() >= text.size() && std::equal(text.begin(), text.end(), bytes.begin(),
+                                                     [](char a, std::byte b) { return a == static_cast<char>(b); });
+}
+
 bool looks_base64_salted(std::span<const std::byte> start) {
-    return start.size() >= kBase64SaltedPrefix.size() &&
-           std::equal(kBase64SaltedPrefix.begin(), kBase64SaltedPrefix.end(), start.begin(),
-                      [](char a, std::byte b) { return a == static_cast<char>(b); });
+    return starts_with_text(start, kBase64SaltedPrefix);
 }
 
 // The first bytes of a regular file are all base64 text (openssl enc -a of a raw-key file, which
@@ -153,10 +156,7 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     const auto start = std::span(header).first(source->read_full(header));
     const auto salt = parse_salted_header(start);
     if (!salt && looks_base64_salted(start)) refuse_base64(*source);
-    constexpr std::string_view kMagic = "Salted__";
-    if (!salt && start.size() >= kMagic.size() &&
-        std::equal(kMagic.begin(), kMagic.end(), start.begin(),
-                   [](char a, std::byte b) { return a == static_cast<char>(b); })) {
+    if (!salt && starts_with_text(start, kSaltedMagic)) {
         throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
     }
     if (!salt) {

@@ -330,6 +330,21 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return d[a.size()][b.size()];
 }
 
+// The candidate closest to `word`, if one is a typo of it (at most two edits away).
+template <typename Names>
+std::string closest_name(std::string_view word, const Names &candidates) {
+    std::string closest;
+    std::size_t best = 3;
+    for (const auto &candidate : candidates) {
+        const std::size_t distance = edit_distance(word, candidate);
+        if (distance < best) {
+            best = distance;
+            closest = candidate;
+        }
+    }
+    return closest;
+}
+
 // The first word, when it names no command: an option that belongs after one, or a typo.
 void refuse_unknown_command(int argc, char **argv) {
     if (argc < 2) return;
@@ -347,16 +362,10 @@ void refuse_unknown_command(int argc, char **argv) {
     if (word == "help" || word == "version") {
         throw UsageError(fmt::format("unknown command '{0}': use `aesgpu --{0}`", word));
     }
-    std::string closest;
-    std::size_t best = 3; // further than two edits is no longer a typo
-    for (const char *command : kCommands) {
-        const std::size_t distance = edit_distance(word, command);
-        if (distance < best || std::string_view(command).starts_with(word)) {
-            best = std::min(best, distance);
-            closest = command;
-            if (std::string_view(command).starts_with(word)) break;
-        }
-    }
+    // A prefix ("enc") is as good a hint as a typo.
+    const auto prefixed = std::find_if(kCommands.begin(), kCommands.end(),
+                                       [word](std::string_view command) { return command.starts_with(word); });
+    const std::string closest = prefixed != kCommands.end() ? std::string(*prefixed) : closest_name(word, kCommands);
     throw UsageError(fmt::format("unknown command {}{}; the commands are encrypt, decrypt, keygen, info and bench",
                                  quoted_name(std::string(word)),
                                  closest.empty() ? "" : fmt::format(" (did you mean '{}'?)", closest)));
@@ -432,17 +441,11 @@ std::string help_hint(const CLI::App &app, int argc, char **argv) {
         if (!word.starts_with("--")) continue;
         const std::string name(word.substr(0, word.find('=')));
         if (command.get_option_no_throw(name) != nullptr) continue;
-        std::string closest;
-        std::size_t best = 3; // further than two edits is no longer a typo
+        std::vector<std::string> known;
         for (const CLI::Option *option : command.get_options()) {
-            for (const std::string &long_name : option->get_lnames()) {
-                const std::size_t distance = edit_distance(name, "--" + long_name);
-                if (distance < best) {
-                    best = distance;
-                    closest = "--" + long_name;
-                }
-            }
+            for (const std::string &long_name : option->get_lnames()) known.push_back("--" + long_name);
         }
+        const std::string closest = closest_name(name, known);
         if (!closest.empty()) return fmt::format("did you mean {}? {}", closest, see);
         break;
     }
