@@ -17,11 +17,12 @@ struct CipherFree {
 };
 } // namespace
 
-const char *ecb_cipher_name(std::size_t key_bytes) {
+const char *evp_cipher_name(Mode mode, std::size_t key_bytes) {
+    const bool ctr = mode == Mode::ctr;
     switch (key_bytes) {
-    case 16: return "AES-128-ECB";
-    case 24: return "AES-192-ECB";
-    case 32: return "AES-256-ECB";
+    case 16: return ctr ? "AES-128-CTR" : "AES-128-ECB";
+    case 24: return ctr ? "AES-192-CTR" : "AES-192-ECB";
+    case 32: return ctr ? "AES-256-CTR" : "AES-256-ECB";
     default: throw std::invalid_argument("an AES key is 16, 24 or 32 bytes");
     }
 }
@@ -34,20 +35,29 @@ std::string openssl_error(const std::string &what) {
     return what + ": " + text;
 }
 
-EvpEcbCipher::EvpEcbCipher(std::span<const std::uint8_t> key, Direction direction) : ctx_(EVP_CIPHER_CTX_new()) {
+EvpAesCipher::EvpAesCipher(std::span<const std::uint8_t> key, const CipherSpec &spec)
+    : ctx_(EVP_CIPHER_CTX_new()), mode_(spec.mode), iv_(spec.iv) {
     // An explicit fetch avoids OpenSSL 3's per-call implicit fetch and picks the AES-NI/VAES code.
-    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(EVP_CIPHER_fetch(nullptr, ecb_cipher_name(key.size()), nullptr));
-    if (!ctx_ || !cipher) throw std::runtime_error(openssl_error("OpenSSL cannot provide AES-ECB"));
-    const int encrypt = direction == Direction::encrypt ? 1 : 0;
-    if (EVP_CipherInit_ex2(ctx_.get(), cipher.get(), key.data(), nullptr, encrypt, nullptr) != 1 ||
+    const char *name = evp_cipher_name(spec.mode, key.size());
+    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(EVP_CIPHER_fetch(nullptr, name, nullptr));
+    if (!ctx_ || !cipher) throw std::runtime_error(openssl_error(std::string("OpenSSL cannot provide ") + name));
+    const int encrypt = spec.direction == Direction::encrypt ? 1 : 0;
+    if (EVP_CipherInit_ex2(ctx_.get(), cipher.get(), key.data(), iv_.data(), encrypt, nullptr) != 1 ||
         EVP_CIPHER_CTX_set_padding(ctx_.get(), 0) != 1) {
-        throw std::runtime_error(openssl_error("OpenSSL AES-ECB set-up failed"));
+        throw std::runtime_error(openssl_error(std::string("OpenSSL ") + name + " set-up failed"));
     }
 }
 
-void EvpEcbCipher::transform(std::span<const std::byte> in, std::span<std::byte> out) {
+void EvpAesCipher::transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block) {
     if (in.size() % kAesBlockBytes != 0 || out.size() < in.size()) {
-        throw std::invalid_argument("EvpEcbCipher::transform needs whole blocks and room for them");
+        throw std::invalid_argument("EvpAesCipher::transform needs whole blocks and room for them");
+    }
+    if (mode_ == Mode::ctr) {
+        // Each piece starts its own counter, so pieces of a stream can run on any thread in any order.
+        const CounterBlock counter = advance_counter(iv_, first_block);
+        if (EVP_CipherInit_ex2(ctx_.get(), nullptr, nullptr, counter.data(), -1, nullptr) != 1) {
+            throw std::runtime_error(openssl_error("OpenSSL AES-CTR counter set-up failed"));
+        }
     }
     for (std::size_t done = 0; done < in.size();) {
         const std::size_t step = std::min(kMaxBytesPerCall, in.size() - done);
@@ -55,7 +65,7 @@ void EvpEcbCipher::transform(std::span<const std::byte> in, std::span<std::byte>
         if (EVP_CipherUpdate(ctx_.get(), reinterpret_cast<unsigned char *>(out.data() + done), &written,
                              reinterpret_cast<const unsigned char *>(in.data() + done), static_cast<int>(step)) != 1 ||
             static_cast<std::size_t>(written) != step) {
-            throw std::runtime_error(openssl_error("OpenSSL AES-ECB failed"));
+            throw std::runtime_error(openssl_error("OpenSSL AES failed"));
         }
         done += step;
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) in one direction.
+// One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) or AES-CTR in one direction.
 #include "cipher/cipher_backend.hpp"
 
 #include <openssl/evp.h>
@@ -13,22 +13,27 @@
 
 namespace aesgpu {
 
-// "AES-128-ECB" etc. for a 16-, 24- or 32-byte key; throws std::invalid_argument otherwise.
-[[nodiscard]] const char *ecb_cipher_name(std::size_t key_bytes);
+// "AES-128-ECB", "AES-256-CTR" etc. for a 16-, 24- or 32-byte key; throws std::invalid_argument
+// for another key size.
+[[nodiscard]] const char *evp_cipher_name(Mode mode, std::size_t key_bytes);
 
-class EvpEcbCipher {
+class EvpAesCipher {
 public:
-    EvpEcbCipher(std::span<const std::uint8_t> key, Direction direction);
+    EvpAesCipher(std::span<const std::uint8_t> key, const CipherSpec &spec);
 
-    // Transforms whole blocks; `in` and `out` may be the same buffer. Any length (split internally
-    // because EVP takes an int length). Throws std::runtime_error with OpenSSL's reason.
-    void transform(std::span<const std::byte> in, std::span<std::byte> out);
+    // Transforms whole blocks; `in` and `out` may be the same buffer. `first_block` is the index
+    // in the stream of the first block of `in` (CTR starts its counter there; ECB ignores it). Any
+    // length (split internally because EVP takes an int length). Throws std::runtime_error with
+    // OpenSSL's reason.
+    void transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block = 0);
 
 private:
     struct CtxFree {
         void operator()(EVP_CIPHER_CTX *ctx) const { EVP_CIPHER_CTX_free(ctx); } // also wipes the key schedule
     };
     std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx_;
+    Mode mode_;
+    CounterBlock iv_;
 };
 
 // The newest OpenSSL error as text, prefixed by `what`.

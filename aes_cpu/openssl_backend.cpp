@@ -17,16 +17,22 @@ unsigned thread_count(unsigned asked) {
     return asked == 0 ? default_cpu_threads() : asked;
 }
 
-std::vector<EvpEcbCipher> make_ciphers(std::span<const std::uint8_t> key, Direction direction, unsigned count) {
-    std::vector<EvpEcbCipher> ciphers;
+std::vector<EvpAesCipher> make_ciphers(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned count) {
+    std::vector<EvpAesCipher> ciphers;
     ciphers.reserve(count);
-    for (unsigned i = 0; i < count; ++i) ciphers.emplace_back(key, direction);
+    for (unsigned i = 0; i < count; ++i) ciphers.emplace_back(key, spec);
     return ciphers;
 }
 
-std::exception_ptr run_piece(EvpEcbCipher &cipher, std::span<std::byte> data) noexcept {
+// A piece of a job: its bytes, and the stream index of its first block.
+struct Piece {
+    std::span<std::byte> data;
+    std::uint64_t first_block = 0;
+};
+
+std::exception_ptr run_piece(EvpAesCipher &cipher, const Piece &piece) noexcept {
     try {
-        cipher.transform(data, data);
+        cipher.transform(piece.data, piece.data, piece.first_block);
         return nullptr;
     } catch (...) {
         return std::current_exception();
@@ -39,8 +45,8 @@ unsigned default_cpu_threads() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads)
-    : ciphers_(make_ciphers(key, direction, thread_count(threads))), pool_(thread_count(threads), "the CPU cipher") {}
+OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads)
+    : ciphers_(make_ciphers(key, spec, thread_count(threads))), pool_(thread_count(threads), "the CPU cipher") {}
 
 OpenSslBackend::~OpenSslBackend() {
     wait_for_all();
@@ -79,8 +85,8 @@ std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
 }
 
 void OpenSslBackend::submit(const CipherJob &job) {
-    std::span<std::byte> first_piece;
-    std::vector<std::span<std::byte>> other_pieces;
+    Piece first_piece;
+    std::vector<Piece> other_pieces;
     {
         std::lock_guard lock(mutex_);
         Slot &target = ring_slot(slots_, job.slot);
@@ -88,10 +94,12 @@ void OpenSslBackend::submit(const CipherJob &job) {
         if (target.pieces_left != 0) throw std::logic_error("slot submitted twice");
         target.error = nullptr;
         const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
-        first_piece = target.buffer.first(std::min(piece, job.bytes));
-        for (std::size_t offset = first_piece.size(); offset < job.bytes; offset += piece) {
-            other_pieces.push_back(target.buffer.subspan(offset, std::min(piece, job.bytes - offset)));
-        }
+        const auto piece_at = [&](std::size_t offset) {
+            return Piece{target.buffer.subspan(offset, std::min(piece, job.bytes - offset)),
+                         job.first_block + offset / kAesBlockBytes};
+        };
+        first_piece = piece_at(0);
+        for (std::size_t offset = piece; offset < job.bytes; offset += piece) other_pieces.push_back(piece_at(offset));
         target.pieces_left = 1 + other_pieces.size();
     }
     // Posted without the lock: a pool with no workers runs a task at once, here. A piece that
@@ -100,8 +108,8 @@ void OpenSslBackend::submit(const CipherJob &job) {
     std::exception_ptr not_posted;
     for (std::size_t i = 0; i < other_pieces.size(); ++i) {
         try {
-            pool_.post([this, slot = job.slot, data = other_pieces[i]](unsigned worker) {
-                finish_piece(slot, run_piece(ciphers_[worker], data));
+            pool_.post([this, slot = job.slot, piece = other_pieces[i]](unsigned worker) {
+                finish_piece(slot, run_piece(ciphers_[worker], piece));
             });
         } catch (...) {
             not_posted = std::current_exception();

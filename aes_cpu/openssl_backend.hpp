@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The CPU backend: OpenSSL EVP AES-ECB over the worker pool, one EVP context per thread. A
+// The CPU backend: OpenSSL EVP AES-ECB or AES-CTR over the worker pool, one EVP context per thread. A
 // submitted slot is cut into pieces so that all threads share even a single large chunk; the
 // submitting thread runs the first piece itself, so a small job never waits for a hand-off and
 // `threads` counts it: N threads are the caller plus N - 1 pool workers.
@@ -28,7 +28,7 @@ inline constexpr PieceShape kCipherPieces{std::size_t{1} << 20, kAesBlockBytes};
 class OpenSslBackend final : public CipherBackend {
 public:
     // `threads` 0 means default_cpu_threads().
-    OpenSslBackend(std::span<const std::uint8_t> key, Direction direction, unsigned threads = 0);
+    OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads = 0);
     ~OpenSslBackend() override;
 
     [[nodiscard]] std::string describe() const override;
@@ -55,7 +55,7 @@ private:
     std::condition_variable piece_done_;
     HostRing own_ring_; // the buffers unless adopted
     std::vector<Slot> slots_;
-    std::vector<EvpEcbCipher> ciphers_; // [0] for the submitting thread, [i] for pool worker i
+    std::vector<EvpAesCipher> ciphers_; // [0] for the submitting thread, [i] for pool worker i
     WorkerPool pool_;                   // last: its workers stop before what they use goes
 };
 

@@ -104,4 +104,29 @@ AESGPU_HOST_DEVICE State decrypt(State s, const std::uint32_t *rk, const Tables 
         [&t](auto... words) { return decrypt_last_column(t, words...); });
 }
 
+AESGPU_HOST_DEVICE std::uint32_t byte_swap(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(x, 0, 0x0123);
+#else
+    return __builtin_bswap32(x);
+#endif
+}
+
+// Eight bytes as a big-endian number: CTR's IV is passed to the kernel as two of these.
+AESGPU_HOST_DEVICE std::uint64_t big_endian_u64(const std::uint8_t *bytes) {
+    std::uint64_t number = 0;
+    for (int i = 0; i < 8; ++i) number = number << 8 | bytes[i];
+    return number;
+}
+
+// CTR's counter block for stream block `n`: the 128-bit big-endian number high:low plus n (mod
+// 2^128, carrying across all 16 bytes as OpenSSL does), as the four little-endian column words of
+// a State.
+AESGPU_HOST_DEVICE State counter_block(std::uint64_t high, std::uint64_t low, std::uint64_t n) {
+    const std::uint64_t sum_low = low + n;
+    const std::uint64_t sum_high = high + (sum_low < low ? 1 : 0);
+    return {byte_swap(static_cast<std::uint32_t>(sum_high >> 32)), byte_swap(static_cast<std::uint32_t>(sum_high)),
+            byte_swap(static_cast<std::uint32_t>(sum_low >> 32)), byte_swap(static_cast<std::uint32_t>(sum_low))};
+}
+
 } // namespace aesgpu::block

@@ -6,14 +6,14 @@
 
 namespace aesgpu {
 
-CudaBackend::CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options)
+CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
     : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
     const DeviceScope scope(device_);
     cudaDeviceProp properties{};
     AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, device_));
     device_name_ = properties.name;
-    kernel_.emplace(key, direction);
+    kernel_.emplace(key, spec);
     for (unsigned i = 0; i < options.streams; ++i) streams_.push_back(CudaStream::create());
 }
 
@@ -114,7 +114,7 @@ void CudaBackend::submit(const CipherJob &job) {
         const std::size_t piece = std::min(device_piece_bytes_, job.bytes - offset);
         std::byte *host = target.host.data() + offset;
         AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), host, piece, cudaMemcpyHostToDevice, stream));
-        kernel_->launch(target.device.get(), piece / kAesBlockBytes, stream);
+        kernel_->launch(target.device.get(), piece / kAesBlockBytes, job.first_block + offset / kAesBlockBytes, stream);
         AESGPU_CUDA_TRY(cudaMemcpyAsync(host, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
     }
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
@@ -138,17 +138,17 @@ void require_gpu_device(int device) {
     }
 }
 
-std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
+std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                                 const GpuBackendOptions &options) {
     require_gpu_device(options.device);
-    return std::make_unique<CudaBackend>(key, direction, options);
+    return std::make_unique<CudaBackend>(key, spec, options);
 }
 
-std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key, Direction direction,
+std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                                      const GpuBackendOptions &options,
                                                      std::span<const std::span<std::byte>> host_buffers) {
     require_gpu_device(options.device);
-    auto backend = std::make_unique<CudaBackend>(key, direction, options);
+    auto backend = std::make_unique<CudaBackend>(key, spec, options);
     backend->adopt_slots(host_buffers);
     return backend;
 }

@@ -5,8 +5,8 @@
 // while chunk i is in the kernel, chunk i+1 is on its way in and chunk i-1 on its way out. A
 // slot's host buffer is handed back to the pipeline only after the event recorded behind its
 // device-to-host copy has completed.
+#include "aes_gpu/aes_kernel.hpp"
 #include "aes_gpu/cuda_resources.hpp"
-#include "aes_gpu/ecb_kernel.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 
 #include <functional>
@@ -21,7 +21,7 @@ void require_gpu_device(int device);
 
 class CudaBackend final : public CipherBackend {
 public:
-    CudaBackend(std::span<const std::uint8_t> key, Direction direction, const GpuBackendOptions &options);
+    CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options);
     ~CudaBackend() override;
 
     [[nodiscard]] std::string describe() const override;
@@ -52,7 +52,7 @@ private:
     std::string device_name_;
     std::size_t max_device_piece_bytes_;
     std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once
-    std::optional<EcbKernel> kernel_;    // made with the device current
+    std::optional<AesKernel> kernel_;    // made with the device current
     std::vector<CudaStream> streams_;
     std::vector<Slot> slots_;
 };

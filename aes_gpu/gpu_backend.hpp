@@ -37,14 +37,14 @@ public:
 };
 
 // Throws GpuUnavailable (with the reason), ResourceExhausted or CudaError.
-[[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, Direction direction,
+[[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                                               const GpuBackendOptions &options = {});
 
 // The same backend with its ring over `host_buffers` (one per slot, each a multiple of 16 bytes,
 // in pages of its own, owned by the caller and alive while the backend lives), page-locked in
 // place instead of allocated pinned: the GPU can take over a ring another backend filled.
 [[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key,
-                                                                   Direction direction,
+                                                                   const CipherSpec &spec,
                                                                    const GpuBackendOptions &options,
                                                                    std::span<const std::span<std::byte>> host_buffers);
 

@@ -5,11 +5,12 @@
 
 namespace aesgpu {
 
-std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, Direction, const GpuBackendOptions &) {
+std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, const CipherSpec &,
+                                                const GpuBackendOptions &) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 
-std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t>, Direction,
+std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t>, const CipherSpec &,
                                                      const GpuBackendOptions &, std::span<const std::span<std::byte>>) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }

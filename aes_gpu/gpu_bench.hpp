@@ -38,10 +38,10 @@ public:
 
     [[nodiscard]] virtual GpuCopyCeilings time_copies(int reps) = 0;
     // The kernel's output for `input` (at most `bytes` long, whole blocks), to check against OpenSSL.
-    [[nodiscard]] virtual std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, Direction direction,
-                                                               std::span<const std::byte> input) = 0;
+    [[nodiscard]] virtual std::vector<std::byte>
+    kernel_output(std::span<const std::uint8_t> key, const CipherSpec &spec, std::span<const std::byte> input) = 0;
     // Seconds for the kernel to transform all `bytes` in place in device memory.
-    [[nodiscard]] virtual double time_kernel(std::span<const std::uint8_t> key, Direction direction, int reps) = 0;
+    [[nodiscard]] virtual double time_kernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int reps) = 0;
 };
 
 } // namespace aesgpu

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/gpu_bench.hpp"
 
+#include "aes_gpu/aes_kernel.hpp"
 #include "aes_gpu/cuda_backend.hpp"
 #include "aes_gpu/cuda_check.hpp"
 #include "aes_gpu/cuda_resources.hpp"
-#include "aes_gpu/ecb_kernel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -60,27 +60,27 @@ public:
         return ceilings;
     }
 
-    std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, Direction direction,
+    std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                          std::span<const std::byte> input) override {
         const DeviceScope scope(kDevice);
         if (input.size() > bytes_ || input.size() % kAesBlockBytes != 0) {
             throw std::invalid_argument("kernel_output needs whole blocks within the bench's buffers");
         }
-        const EcbKernel kernel(key, direction);
+        const AesKernel kernel(key, spec);
         std::vector<std::byte> output(input.size());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(device_copy_.get(), input.data(), input.size(), cudaMemcpyHostToDevice, stream_.get()));
-        kernel.launch(device_copy_.get(), input.size() / kAesBlockBytes, stream_.get());
+        kernel.launch(device_copy_.get(), input.size() / kAesBlockBytes, 0, stream_.get());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(output.data(), device_copy_.get(), input.size(), cudaMemcpyDeviceToHost, stream_.get()));
         AESGPU_CUDA_TRY(cudaStreamSynchronize(stream_.get()));
         return output;
     }
 
-    double time_kernel(std::span<const std::uint8_t> key, Direction direction, int reps) override {
+    double time_kernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int reps) override {
         const DeviceScope scope(kDevice);
-        const EcbKernel kernel(key, direction);
-        return time_on_stream(reps, [&] { kernel.launch(device_.get(), bytes_ / kAesBlockBytes, stream_.get()); });
+        const AesKernel kernel(key, spec);
+        return time_on_stream(reps, [&] { kernel.launch(device_.get(), bytes_ / kAesBlockBytes, 0, stream_.get()); });
     }
 
 private:
@@ -125,7 +125,7 @@ std::unique_ptr<GpuBench> GpuBench::create(std::size_t bytes) {
     require_gpu_device(CudaGpuBench::kDevice);
     const DeviceScope scope(CudaGpuBench::kDevice);
     // A kernel image for the device, checked before any buffer is allocated.
-    (void)EcbKernel(std::vector<std::uint8_t>(16), Direction::encrypt);
+    (void)AesKernel(std::vector<std::uint8_t>(16), Direction::encrypt);
     return std::make_unique<CudaGpuBench>(bytes);
 }
 

@@ -40,6 +40,7 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            {"stage", r.stage},
                            {"what", r.what},
                            {"key_bits", optional_number(r.key_bits)},
+                           {"mode", r.mode ? nlohmann::ordered_json(mode_name(*r.mode)) : nullptr},
                            {"direction", r.direction ? nlohmann::ordered_json(direction_name(*r.direction)) : nullptr},
                            {"threads", optional_number(r.threads)},
                            {"bytes", r.bytes},

@@ -45,13 +45,31 @@ bool reads_standard_input(const std::vector<std::string> &inputs) {
     return std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
 }
 
-// -P: "salt=..." (passphrase mode) and "key=..." in upper-case hex on standard output, as
-// `openssl enc -P` prints them. Written with write(2) from a buffer that is wiped: no stdio
-// buffer keeps a copy of the key.
-void print_key(const std::optional<Salt> &salt, std::span<const std::uint8_t> key) {
+// The framing of the stream: CTR takes any length; ECB pads unless --no-pad.
+Framing framing_of(const CipherOptions &options) {
+    if (options.mode == Mode::ctr) return Framing::any_length;
+    return options.no_pad ? Framing::whole_blocks : Framing::pkcs7;
+}
+
+// "AES-256-CTR", as openssl names the cipher.
+std::string cipher_name(const CipherOptions &options, std::size_t key_bits) {
+    return fmt::format("AES-{}-{}", key_bits, options.mode == Mode::ctr ? "CTR" : "ECB");
+}
+
+// The key and, for CTR, the IV a run ciphers with.
+struct CipherKey {
+    SecretBytes key;
+    std::optional<CounterBlock> iv;
+};
+
+// -P: "salt=..." (passphrase mode), "key=..." and, for CTR, "iv =..." in upper-case hex on
+// standard output, as `openssl enc -P` prints them. Written with write(2) from a buffer that is
+// wiped: no stdio buffer keeps a copy of the key.
+void print_key(const std::optional<Salt> &salt, const CipherKey &key) {
     OutputSink out = OutputSink::standard_output();
     if (salt) out.write_all(std::as_bytes(hex_line("salt=", *salt, true).view()));
-    out.write_all(std::as_bytes(hex_line("key=", key, true).view()));
+    out.write_all(std::as_bytes(hex_line("key=", key.key.view(), true).view()));
+    if (key.iv) out.write_all(std::as_bytes(hex_line("iv =", *key.iv, true).view()));
     out.commit();
 }
 
@@ -133,8 +151,8 @@ public:
     const SecretBytes &secret() {
         if (!loaded_) {
             failed_ = true;
-            const std::string cipher = "AES-" + std::to_string(options_.key_bits) + "-ECB";
-            secret_ = prompt_passphrase(cipher, options_.direction == Direction::encrypt);
+            secret_ =
+                prompt_passphrase(cipher_name(options_, options_.key_bits), options_.direction == Direction::encrypt);
             loaded_ = true;
             failed_ = false;
         }
@@ -166,6 +184,15 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     return *salt;
 }
 
+// The raw key (and --iv) as given, or the key (and CTR's IV) derived from the passphrase and salt.
+CipherKey cipher_key(const CipherOptions &options, KeySource &keys, const std::optional<Salt> &salt) {
+    if (!salt) return {SecretBytes(keys.secret().view()), options.iv};
+    const std::size_t key_bytes = options.key_bits / 8;
+    if (options.mode == Mode::ecb) return {derive_key(keys.secret(), *salt, options.iterations, key_bytes), {}};
+    KeyAndIv derived = derive_key_and_iv(keys.secret(), *salt, options.iterations, key_bytes);
+    return {std::move(derived.key), derived.iv};
+}
+
 void check_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (inputs.size() < 2) return;
     if (!options.output.empty() || options.to_stdout) {
@@ -194,7 +221,8 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
 // `header_bytes`: already read (a Salted__ header).
 void check_input_length(const CipherOptions &options, const InputSource &source, std::uint64_t header_bytes) {
     if (!source.size()) return;
-    check_stream_length(options.direction, !options.no_pad, *source.size() - std::min(*source.size(), header_bytes));
+    check_stream_length(options.direction, framing_of(options),
+                        *source.size() - std::min(*source.size(), header_bytes));
 }
 
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
@@ -207,7 +235,7 @@ void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink
 class EcbWarning {
 public:
     explicit EcbWarning(const CipherOptions &options)
-        : pending_(options.direction == Direction::encrypt && !options.print_key) {}
+        : pending_(options.mode == Mode::ecb && options.direction == Direction::encrypt && !options.print_key) {}
     void show() {
         if (!std::exchange(pending_, false)) return;
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
@@ -239,6 +267,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         {"operation", options.test_only                         ? "test"
                       : options.direction == Direction::encrypt ? "encrypt"
                                                                 : "decrypt"},
+        {"mode", mode_name(options.mode)},
         {"ok", error.empty()}};
     if (!error.empty()) {
         object["error"] = error;
@@ -303,12 +332,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
 
     if (options.print_key && (encrypting || !passphrase_mode)) {
         // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
-        if (!passphrase_mode) {
-            print_key(std::nullopt, keys.secret().view());
-        } else {
-            const Salt salt = random_salt();
-            print_key(salt, derive_key(keys.secret(), salt, options.iterations, options.key_bits / 8).view());
-        }
+        const std::optional<Salt> salt = passphrase_mode ? std::optional(random_salt()) : std::nullopt;
+        print_key(salt, cipher_key(options, keys, salt));
         return summary;
     }
 
@@ -350,35 +375,37 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
-    const SecretBytes key = passphrase_mode ? derive_key(keys.secret(), *salt, options.iterations, options.key_bits / 8)
-                                            : SecretBytes(keys.secret().view());
+    const CipherKey key = cipher_key(options, keys, salt);
     if (passphrase_mode) {
         spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
     }
     if (options.print_key) {
-        print_key(salt, key.view());
+        print_key(salt, key);
         return summary;
     }
 
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
     step = std::chrono::steady_clock::now();
-    SelectedBackend selected = select_backend(options.backend, options.direction, key.view(), sink->withdrawable());
+    const CipherSpec spec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
+    SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());
     spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
     ecb_warning.show(); // every check that can fail before the run has passed
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
     const auto header = salt && encrypting ? std::optional(make_salted_header(*salt)) : std::nullopt;
-    FileJob job{source, *sink, PipelineOptions{options.direction, !options.no_pad, chunk_bytes, selected.ring_slots}};
+    FileJob job{source, *sink,
+                PipelineOptions{options.direction, framing_of(options), chunk_bytes, selected.ring_slots}};
     if (header) job.header = *header;
     job.header_bytes_read = header_bytes;
-    spdlog::info("{} {} -> {} with {}, chunk {} KiB x {} slots, {} I/O thread{}",
+    spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
                  options.test_only ? "testing"
                  : encrypting      ? "encrypting"
                                    : "decrypting",
-                 source.display_name(), sink->display_name(), selected.backend->describe(),
-                 job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads, io_threads == 1 ? "" : "s");
+                 source.display_name(), sink->display_name(), cipher_name(options, key.key.size() * 8),
+                 selected.backend->describe(), job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads,
+                 io_threads == 1 ? "" : "s");
 
     const bool show_progress = options.progress == ProgressChoice::always ||
                                (options.progress == ProgressChoice::automatic && !options.log.quiet &&

@@ -8,6 +8,7 @@
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
 #include "keys/passphrase.hpp"
+#include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>
 
@@ -39,9 +40,10 @@ std::string size_text(std::size_t bytes) {
 }
 
 constexpr const char *kDescription =
-    "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode, on an NVIDIA GPU\n"
-    "(CUDA) or on the CPU (OpenSSL, AES-NI), byte-compatible with `openssl enc -aes-N-ecb -K HEX`.\n"
-    "ECB shows repeated plaintext blocks as repeated ciphertext, and nothing detects tampering.";
+    "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode (the default) or CTR\n"
+    "mode, on an NVIDIA GPU (CUDA) or on the CPU (OpenSSL, AES-NI), byte-compatible with\n"
+    "`openssl enc -aes-N-ecb|-aes-N-ctr`. ECB shows repeated plaintext blocks as repeated ciphertext;\n"
+    "neither mode detects tampering.";
 
 constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
@@ -50,6 +52,9 @@ constexpr const char *kEncryptExamples = R"(Examples:
   (umask 077; head -c 32 /dev/urandom > my.key)     a new random AES-256 key, private
   aesgpu encrypt notes.txt                          asks for a passphrase (AES-256, PBKDF2)
   aesgpu encrypt -p env:BACKUP_PASS db.dump         passphrase from a variable, not from `ps`
+  aesgpu encrypt --mode ctr -p env:BACKUP_PASS db.dump   CTR: no padding, patterns hidden
+  aesgpu encrypt --mode ctr --key-file my.key --iv $(openssl rand -hex 16) db.dump
+                                                    CTR with a raw key: a new IV for every file
 Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
 for passphrase files, openssl enc -d -aes-256-ecb -pbkdf2 -pass ... does.)";
 
@@ -58,8 +63,10 @@ constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt -c photos.tar.aes --key-file my.key | tar x
   aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
   aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
-A wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves no
-output file; ECB has no authentication, so a tampered file can decrypt to garbage undetected.)";
+  aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    also reads openssl -aes-256-ctr -pbkdf2
+ECB: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves
+no output file. CTR has no padding to check: a wrong key or IV decrypts to garbage, exit 0. Neither
+mode has authentication, so a tampered file can decrypt to garbage undetected.)";
 
 constexpr const char *kBenchNotes =
     R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
@@ -71,6 +78,7 @@ medians of --reps runs after a warm-up.
 Examples:
   aesgpu bench                                   everything, 1 GiB per measurement
   aesgpu bench --backend cpu --key-bits 128 --size 256M
+  aesgpu bench --backend gpu --mode ctr --key-bits 256
   aesgpu bench --file /dev/shm/big.bin --key-bits 128 --direction encrypt
   aesgpu bench --json > bench.json && scripts/plot-bench.py bench.json bench.png)";
 
@@ -144,11 +152,33 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->check(CLI::IsMember({128u, 192u, 256u}))
         ->option_text("BITS");
     command.add_flag("-P,--print-key", options.print_key,
-                     "Print the key (key=, and salt= in passphrase mode) in hex on standard output, as "
-                     "`openssl enc -P` does, and stop");
+                     "Print the key (key=; salt= in passphrase mode; iv = in ctr mode) in hex on standard "
+                     "output, as `openssl enc -P` does, and stop");
 
+    command
+        .add_option_function<std::string>(
+            "--mode",
+            [&options](const std::string &name) {
+                if (name == "ecb") {
+                    options.mode = Mode::ecb;
+                } else if (name == "ctr") {
+                    options.mode = Mode::ctr;
+                } else {
+                    throw UsageError("--mode must be ecb or ctr");
+                }
+            },
+            "ecb (the default: PKCS#7 padding; equal blocks give equal ciphertext) or ctr (counter mode, as "
+            "`openssl enc -aes-N-ctr`: no padding, output as long as the input). Neither detects tampering")
+        ->option_text("ecb|ctr");
+    command
+        .add_option_function<std::string>(
+            "--iv", [&options](const std::string &hex) { options.iv = parse_hex_iv(hex); },
+            "ctr with -K/--key-file: the initial counter block, 32 hex digits, as openssl's -iv. Never encrypt "
+            "two inputs with the same key and IV: the XOR of the two ciphertexts is the XOR of the plaintexts. "
+            "A passphrase (-p) draws a fresh salt, and so a fresh key and IV, for every file")
+        ->option_text("HEX");
     command.add_flag("--no-pad", options.no_pad,
-                     "No PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
+                     "ecb: no PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
     command
         .add_option_function<std::string>(
             "--backend",
@@ -244,6 +274,9 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
                     fmt::format("AES key size: 128, 192, 256, or all (default {})", BenchOptions{}.key_bits))
         ->check(CLI::IsMember({"128", "192", "256", "all"}))
         ->option_text("BITS");
+    command.add_option("--mode", options.mode, fmt::format("ecb, ctr, or all (default {})", BenchOptions{}.mode))
+        ->check(CLI::IsMember({"ecb", "ctr", "all"}))
+        ->option_text("MODE");
     command
         .add_option("--direction", options.direction,
                     fmt::format("encrypt, decrypt, or both (default {})", BenchOptions{}.direction))
@@ -382,6 +415,23 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
                                          "used as it is",
                                          name));
         }
+    }
+    if (options.mode == Mode::ctr) {
+        if (given("--no-pad")) throw UsageError("--mode ctr has no padding: drop --no-pad");
+        if (options.test_only) {
+            throw UsageError("-t/--test checks ECB padding; --mode ctr has nothing to check (any key decrypts "
+                             "to something)");
+        }
+        if (raw_key && !options.iv) {
+            throw UsageError("--mode ctr with a raw key needs --iv HEX (32 hex digits), as openssl's -iv; use "
+                             "a new one for every file encrypted with the key, or use -p, which derives one");
+        }
+        if (!raw_key && given("--iv")) {
+            throw UsageError("--iv applies to a raw key (-K, --key-file); with a passphrase the IV is derived "
+                             "from it and the salt, as openssl enc -pbkdf2 does");
+        }
+    } else if (given("--iv")) {
+        throw UsageError("--iv applies to --mode ctr; ECB has no IV");
     }
     if (options.backend.choice == BackendChoice::cpu) {
         for (const char *name : {"--streams", "--wait-for-gpu"}) {
@@ -547,13 +597,14 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     app.require_subcommand(1);
     app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
 
-    auto *encrypt = app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES-ECB, PKCS#7 padding");
+    auto *encrypt =
+        app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, or CTR");
     parsed.encrypt_options.direction = Direction::encrypt;
     add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
     encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
-    auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input), checking the padding");
+    auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input); ECB checks the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
     add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
     decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,

@@ -9,6 +9,7 @@
 #include "keys/passphrase.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct LogOptions {
 
 struct CipherOptions {
     Direction direction = Direction::encrypt;
+    Mode mode = Mode::ecb;           // --mode
+    std::optional<CounterBlock> iv;  // --iv (ctr with a raw key)
     std::vector<std::string> inputs; // empty: standard input
     std::string output;              // empty: derive from the input name
     bool to_stdout = false;          // -c
@@ -59,6 +62,7 @@ struct BenchOptions {
     std::string backend = "all";                 // cpu, gpu or all
     std::size_t size_bytes = kDefaultBenchBytes; // data per in-memory measurement
     std::string key_bits = "all";                // 128, 192, 256 or all
+    std::string mode = "all";                    // ecb, ctr or all
     std::string direction = "both";              // encrypt, decrypt or both
     std::string file;                            // also time file-to-file on this file, next to cp
     bool json = false;

@@ -15,13 +15,13 @@ namespace aesgpu {
 
 namespace {
 
-std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, Direction direction,
+std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, const CipherSpec &spec,
                                                  std::span<const std::uint8_t> key) {
-    return std::make_unique<OpenSslBackend>(key, direction, request.cpu_threads);
+    return std::make_unique<OpenSslBackend>(key, spec, request.cpu_threads);
 }
 
-SelectedBackend cpu_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key) {
-    auto backend = make_cpu_backend(request, direction, key);
+SelectedBackend cpu_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key) {
+    auto backend = make_cpu_backend(request, spec, key);
     // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
     // keep every thread busy while pieces of a chunk finish unevenly.
     const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, backend->threads() / 2 + 4);
@@ -47,27 +47,27 @@ auto start_gpu(Start &&start) {
     }
 }
 
-SelectedBackend gpu_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key) {
+SelectedBackend gpu_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key) {
     return start_gpu([&] {
-        return SelectedBackend{make_gpu_backend(key, direction, gpu_options(request)),
-                               gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes};
+        return SelectedBackend{make_gpu_backend(key, spec, gpu_options(request)), gpu_ring_slots(request.gpu_streams),
+                               kGpuFileChunkBytes};
     });
 }
 
-SelectedBackend automatic_backend(const BackendRequest &request, Direction direction,
+SelectedBackend automatic_backend(const BackendRequest &request, const CipherSpec &spec,
                                   std::span<const std::uint8_t> key) {
     if (!gpu_driver_found()) {
         spdlog::info("backend auto: using the CPU ({})",
                      gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
-        return cpu_backend(request, direction, key);
+        return cpu_backend(request, spec, key);
     }
     try {
-        SelectedBackend selected = gpu_backend(request, direction, key);
+        SelectedBackend selected = gpu_backend(request, spec, key);
         spdlog::info("backend auto: using {}", selected.backend->describe());
         return selected;
     } catch (const std::runtime_error &e) {
         spdlog::info("backend auto: using the CPU ({})", e.what());
-        return cpu_backend(request, direction, key);
+        return cpu_backend(request, spec, key);
     }
 }
 
@@ -75,23 +75,22 @@ SelectedBackend automatic_backend(const BackendRequest &request, Direction direc
 // host), then the GPU takes every later chunk, in place in the same host buffers. The ring is
 // sized for the GPU, since the GPU does most of the work of any input big enough for the start to
 // matter.
-SelectedBackend gpu_with_cpu_start(const BackendRequest &request, Direction direction,
+SelectedBackend gpu_with_cpu_start(const BackendRequest &request, const CipherSpec &spec,
                                    std::span<const std::uint8_t> key, LanePolicy policy) {
     auto gpu_key = std::make_shared<SecretBytes>(key);
-    LaneStart start_gpu_lane = [gpu_key, direction,
-                                gpu = gpu_options(request)](std::span<const std::span<std::byte>> ring) {
-        return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), direction, gpu, ring); });
+    LaneStart start_gpu_lane = [gpu_key, spec, gpu = gpu_options(request)](std::span<const std::span<std::byte>> ring) {
+        return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring); });
     };
     std::vector<Lane> later;
     later.push_back({"GPU", std::move(start_gpu_lane), policy});
-    auto backend = std::make_unique<Dispatcher>("CPU", make_cpu_backend(request, direction, key), std::move(later));
+    auto backend = std::make_unique<Dispatcher>("CPU", make_cpu_backend(request, spec, key), std::move(later));
     Dispatcher *cpu_start = backend.get();
     return {std::move(backend), gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes, cpu_start};
 }
 
 } // namespace
 
-SelectedBackend select_backend(const BackendRequest &request, Direction direction, std::span<const std::uint8_t> key,
+SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
                                bool output_is_withdrawable) {
     // No driver: nothing to start behind the CPU (`gpu` then fails at once, `auto` uses the CPU).
     // Asked only where a GPU may be used: finding the driver loads libcuda, which cost --backend
@@ -105,13 +104,13 @@ SelectedBackend select_backend(const BackendRequest &request, Direction directio
                                              : "no GPU to start");
     }
     switch (request.choice) {
-    case BackendChoice::cpu: return cpu_backend(request, direction, key);
+    case BackendChoice::cpu: return cpu_backend(request, spec, key);
     case BackendChoice::gpu:
-        return cpu_start && output_is_withdrawable ? gpu_with_cpu_start(request, direction, key, LanePolicy::required)
-                                                   : gpu_backend(request, direction, key);
+        return cpu_start && output_is_withdrawable ? gpu_with_cpu_start(request, spec, key, LanePolicy::required)
+                                                   : gpu_backend(request, spec, key);
     case BackendChoice::automatic:
-        return cpu_start ? gpu_with_cpu_start(request, direction, key, LanePolicy::optional)
-                         : automatic_backend(request, direction, key);
+        return cpu_start ? gpu_with_cpu_start(request, spec, key, LanePolicy::optional)
+                         : automatic_backend(request, spec, key);
     }
     throw std::logic_error("unknown backend choice");
 }

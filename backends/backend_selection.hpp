@@ -35,7 +35,7 @@ struct SelectedBackend {
 // the GPU starts on another thread; `gpu` then fails at the first submit after the GPU failed to
 // start, or at the end of the run. It does so only when `output_is_withdrawable` (a file committed
 // at the end): output sent to a pipe cannot be taken back, so there it waits.
-[[nodiscard]] SelectedBackend select_backend(const BackendRequest &request, Direction direction,
+[[nodiscard]] SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec,
                                              std::span<const std::uint8_t> key, bool output_is_withdrawable);
 
 // Fails, as select_backend would for `gpu`, when no GPU is there at all; nothing for the other

@@ -34,6 +34,8 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 namespace aesgpu {
 
@@ -45,8 +47,9 @@ constexpr PieceShape kPassPieces{std::size_t{256} << 10, 4096};
 // Outputs are checked on this much fresh random data (or the whole size, if smaller).
 constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
 
-std::string cipher_name(unsigned bits, Direction direction) {
-    return fmt::format("AES-{} {}", bits, direction == Direction::encrypt ? "encrypt" : "decrypt");
+std::string cipher_name(unsigned bits, const CipherSpec &spec) {
+    return fmt::format("AES-{}-{} {}", bits, spec.mode == Mode::ctr ? "CTR" : "ECB",
+                       spec.direction == Direction::encrypt ? "encrypt" : "decrypt");
 }
 
 double median(std::vector<double> values) {
@@ -95,24 +98,41 @@ void fill_repeating(std::span<std::byte> out, std::span<const std::byte> pattern
     }
 }
 
-void require_openssl_match(std::span<const std::uint8_t> key, Direction direction, std::span<const std::byte> input,
+// `input` as the stream's first bytes (CTR's counter starts at block 0).
+void require_openssl_match(std::span<const std::uint8_t> key, const CipherSpec &spec, std::span<const std::byte> input,
                            std::span<const std::byte> output, const std::string &what) {
     std::vector<std::byte> expected(input.size());
-    EvpEcbCipher(key, direction).transform(input, expected);
+    EvpAesCipher(key, spec).transform(input, expected);
     if (output.size() != expected.size() || !std::equal(expected.begin(), expected.end(), output.begin())) {
         throw std::runtime_error(what + ": output differs from OpenSSL; nothing was timed");
     }
 }
 
-BenchResult result(std::string backend, std::string stage, std::string what, unsigned key_bits = 0,
-                   std::optional<Direction> direction = std::nullopt) {
+BenchResult result(std::string backend, std::string stage, std::string what) {
     BenchResult r;
     r.backend = std::move(backend);
     r.stage = std::move(stage);
     r.what = std::move(what);
-    r.key_bits = key_bits;
-    r.direction = direction;
     return r;
+}
+
+BenchResult cipher_result(std::string backend, std::string stage, std::string what, unsigned key_bits,
+                          const CipherSpec &spec) {
+    BenchResult r = result(std::move(backend), std::move(stage), std::move(what));
+    r.key_bits = key_bits;
+    r.mode = spec.mode;
+    r.direction = spec.direction;
+    return r;
+}
+
+// A fresh random IV for CTR's rows; ECB has none.
+CipherSpec bench_spec(Mode mode, Direction direction) {
+    CipherSpec spec(direction, mode);
+    if (mode == Mode::ctr) {
+        const auto iv = fresh_random(spec.iv.size());
+        std::memcpy(spec.iv.data(), iv.data(), iv.size());
+    }
+    return spec;
 }
 
 class Bench {
@@ -123,36 +143,32 @@ public:
 
     void cpu() {
         const CpuCeilings ceilings = cpu_ceilings();
-        for (const unsigned bits : plan_.key_bits) {
-            const auto key = random_key(bits);
-            for (const Direction direction : plan_.directions) {
-                for (const unsigned threads : thread_counts()) {
-                    const std::string what =
-                        fmt::format("{}, {} thread{}", cipher_name(bits, direction), threads, threads == 1 ? "" : "s");
-                    step("cpu " + what);
-                    OpenSslBackend backend(key, direction, threads);
-                    backend.configure_slots(1, plan_.size_bytes);
-                    const auto buffer = backend.slot_buffer(0);
-                    std::memcpy(buffer.data(), verify_input_.data(), verify_input_.size());
-                    backend.submit({0, verify_input_.size()});
+        for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
+            for (const unsigned threads : thread_counts()) {
+                const std::string what =
+                    fmt::format("{}, {} thread{}", cipher_name(bits, spec), threads, threads == 1 ? "" : "s");
+                step("cpu " + what);
+                OpenSslBackend backend(key, spec, threads);
+                backend.configure_slots(1, plan_.size_bytes);
+                const auto buffer = backend.slot_buffer(0);
+                std::memcpy(buffer.data(), verify_input_.data(), verify_input_.size());
+                backend.submit({0, verify_input_.size()});
+                backend.wait(0);
+                require_openssl_match(key, spec, verify_input_, buffer.first(verify_input_.size()), "cpu " + what);
+                fill_repeating(buffer, verify_input_);
+                BenchResult r = cipher_result("cpu", "memory", what, bits, spec);
+                r.threads = threads;
+                r.bytes = double(plan_.size_bytes);
+                r.seconds = time_runs(plan_.reps, [&] {
+                    backend.submit({0, plan_.size_bytes});
                     backend.wait(0);
-                    require_openssl_match(key, direction, verify_input_, buffer.first(verify_input_.size()),
-                                          "cpu " + what);
-                    fill_repeating(buffer, verify_input_);
-                    BenchResult r = result("cpu", "memory", what, bits, direction);
-                    r.threads = threads;
-                    r.bytes = double(plan_.size_bytes);
-                    r.seconds = time_runs(plan_.reps, [&] {
-                        backend.submit({0, plan_.size_bytes});
-                        backend.wait(0);
-                    });
-                    r.ratio = r.gbps() / (threads == 1 ? ceilings.memcpy_gbps : ceilings.pass_gbps);
-                    r.ratio_text = threads == 1 ? fmt::format("{:.2f}x memcpy, 1 thread", r.ratio)
-                                                : fmt::format("{:.0f}% of the in-place pass", 100 * r.ratio);
-                    add(r);
-                }
+                });
+                r.ratio = r.gbps() / (threads == 1 ? ceilings.memcpy_gbps : ceilings.pass_gbps);
+                r.ratio_text = threads == 1 ? fmt::format("{:.2f}x memcpy, 1 thread", r.ratio)
+                                            : fmt::format("{:.0f}% of the in-place pass", 100 * r.ratio);
+                add(r);
             }
-        }
+        });
     }
 
     // Returns false (and notes why) when no GPU can run.
@@ -174,28 +190,25 @@ public:
         add_ceiling("device copy (read+write)", 2 * size, copies.device_copy_seconds);
         const double half_two_way_gbps = size / copies.both_seconds / 1e9;
 
-        for (const unsigned bits : plan_.key_bits) {
-            const auto key = random_key(bits);
-            for (const Direction direction : plan_.directions) {
-                const std::string name = cipher_name(bits, direction);
-                step("gpu kernel " + name);
-                require_openssl_match(key, direction, verify_input_, gpu->kernel_output(key, direction, verify_input_),
-                                      "gpu kernel " + name);
-                BenchResult kernel = result("gpu", "kernel", name, bits, direction);
-                kernel.bytes = size;
-                kernel.seconds = gpu->time_kernel(key, direction, plan_.reps);
-                // Both read and write every byte once, so the ratio compares like with like.
-                kernel.ratio = copies.device_copy_seconds / kernel.seconds;
-                kernel.ratio_text = fmt::format("{:.0f}% of device copy", 100 * kernel.ratio);
-                add(kernel);
+        for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
+            const std::string name = cipher_name(bits, spec);
+            step("gpu kernel " + name);
+            require_openssl_match(key, spec, verify_input_, gpu->kernel_output(key, spec, verify_input_),
+                                  "gpu kernel " + name);
+            BenchResult kernel = cipher_result("gpu", "kernel", name, bits, spec);
+            kernel.bytes = size;
+            kernel.seconds = gpu->time_kernel(key, spec, plan_.reps);
+            // Both read and write every byte once, so the ratio compares like with like.
+            kernel.ratio = copies.device_copy_seconds / kernel.seconds;
+            kernel.ratio_text = fmt::format("{:.0f}% of device copy", 100 * kernel.ratio);
+            add(kernel);
 
-                step("gpu pipeline " + name);
-                BenchResult pipeline = time_gpu_pipeline(key, direction, name);
-                pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
-                pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
-                add(pipeline);
-            }
-        }
+            step("gpu pipeline " + name);
+            BenchResult pipeline = time_gpu_pipeline(key, spec, name);
+            pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
+            pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
+            add(pipeline);
+        });
         return true;
     }
 
@@ -227,21 +240,21 @@ public:
         // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
         const unsigned bits = plan_.key_bits.front();
         const auto key = random_key(bits);
-        std::vector<std::string> backends;
-        if (plan_.cpu) backends.emplace_back("cpu");
-        if (plan_.gpu && with_gpu) backends.emplace_back("gpu");
-        for (const std::string &backend : backends) {
-            // As `aesgpu encrypt|decrypt --backend cpu|gpu -f FROM -o TO` runs it.
+        for (const auto &[backend, mode] : file_runs(with_gpu)) {
+            // As `aesgpu encrypt|decrypt --mode M --backend cpu|gpu -f FROM -o TO` runs it.
             BackendRequest request;
             request.choice = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
             request.cpu_threads = plan_.threads;
+            const CipherSpec encrypting = bench_spec(mode, Direction::encrypt);
             const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
                 const unsigned io_threads = default_io_threads();
                 InputSource source = InputSource::open(from, io_threads);
                 OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
-                const SelectedBackend selected = select_backend(request, direction, key, sink.withdrawable());
+                const CipherSpec spec(direction, mode, encrypting.iv);
+                const SelectedBackend selected = select_backend(request, spec, key, sink.withdrawable());
+                const Framing framing = mode == Mode::ctr ? Framing::any_length : Framing::pkcs7;
                 FileJob job{source, sink,
-                            PipelineOptions{direction, true, selected.file_chunk_bytes, selected.ring_slots}};
+                            PipelineOptions{direction, framing, selected.file_chunk_bytes, selected.ring_slots}};
                 if (plan_.run_commit) {
                     job.commit = [&](const PipelineStats &) { plan_.run_commit([&] { sink.commit(); }); };
                 }
@@ -249,15 +262,16 @@ public:
             };
             step(backend + " file check");
             run(Direction::encrypt, path, encrypted);
-            check_file_prefix(key, path, encrypted, backend);
+            check_file_prefix(key, encrypting, path, encrypted, backend);
             run(Direction::decrypt, encrypted, decrypted);
             if (!same_contents(path, decrypted)) {
                 throw std::runtime_error(backend + " file: decrypting the encrypted file did not give it back");
             }
             for (const Direction direction : plan_.directions) {
-                const std::string name = cipher_name(bits, direction);
+                const CipherSpec spec(direction, mode, encrypting.iv);
+                const std::string name = cipher_name(bits, spec);
                 step(backend + " file " + name);
-                BenchResult r = result(backend, "file", name, bits, direction);
+                BenchResult r = cipher_result(backend, "file", name, bits, spec);
                 r.bytes = size;
                 r.seconds = direction == Direction::encrypt
                                 ? time_runs(
@@ -317,16 +331,16 @@ private:
         return ceilings;
     }
 
-    // ECB works block by block, so the file's first bytes encrypt to the output's first bytes.
-    void check_file_prefix(std::span<const std::uint8_t> key, const std::string &plain, const std::string &cipher,
-                           const std::string &backend) const {
+    // ECB and CTR work block by block, so the file's first bytes encrypt to the output's first bytes.
+    void check_file_prefix(std::span<const std::uint8_t> key, const CipherSpec &spec, const std::string &plain,
+                           const std::string &cipher, const std::string &backend) const {
         InputSource in = InputSource::open(plain);
         InputSource out = InputSource::open(cipher);
         std::vector<std::byte> input(kVerifyBytes), output(kVerifyBytes);
         const std::size_t length = in.read_full(input) / kAesBlockBytes * kAesBlockBytes;
         input.resize(length);
         output.resize(out.read_full(std::span(output).first(length)));
-        require_openssl_match(key, Direction::encrypt, input, output, backend + " file");
+        require_openssl_match(key, spec, input, output, backend + " file");
     }
 
     static bool same_contents(const std::string &a, const std::string &b) {
@@ -348,8 +362,28 @@ private:
         return {1, plan_.threads};
     }
 
-    BenchResult time_gpu_pipeline(std::span<const std::uint8_t> key, Direction direction, const std::string &name) {
-        auto backend = make_gpu_backend(key, direction, {0, kDefaultGpuStreams});
+    // Every key size, mode and direction asked for, each with a fresh key (and IV).
+    void for_each_cipher(const std::function<void(unsigned, std::span<const std::uint8_t>, const CipherSpec &)> &run) {
+        for (const unsigned bits : plan_.key_bits) {
+            const auto key = random_key(bits);
+            for (const Mode mode : plan_.modes) {
+                for (const Direction direction : plan_.directions) run(bits, key, bench_spec(mode, direction));
+            }
+        }
+    }
+
+    // The file stage's runs: each backend asked for (the GPU where it ran), in each mode.
+    [[nodiscard]] std::vector<std::pair<std::string, Mode>> file_runs(bool with_gpu) const {
+        std::vector<std::pair<std::string, Mode>> runs;
+        for (const char *backend : {"cpu", "gpu"}) {
+            if (std::string_view(backend) == "cpu" ? !plan_.cpu : !(plan_.gpu && with_gpu)) continue;
+            for (const Mode mode : plan_.modes) runs.emplace_back(backend, mode);
+        }
+        return runs;
+    }
+
+    BenchResult time_gpu_pipeline(std::span<const std::uint8_t> key, const CipherSpec &spec, const std::string &name) {
+        auto backend = make_gpu_backend(key, spec, {0, kDefaultGpuStreams});
         const std::size_t chunk = std::min(kGpuFileChunkBytes, plan_.size_bytes);
         const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
         backend->configure_slots(slots, chunk);
@@ -357,17 +391,17 @@ private:
         std::memcpy(backend->slot_buffer(0).data(), sample.data(), chunk);
         backend->submit({0, chunk});
         backend->wait(0);
-        require_openssl_match(key, direction, sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
+        require_openssl_match(key, spec, sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
         for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample);
         // Enough chunks that filling and draining the ring is a small part of the run.
         const std::size_t chunks = std::max(plan_.size_bytes / chunk, 4 * slots);
-        BenchResult r =
-            result("gpu", "pipeline", name + ", pinned host to host", static_cast<unsigned>(key.size() * 8), direction);
+        BenchResult r = cipher_result("gpu", "pipeline", name + ", pinned host to host",
+                                      static_cast<unsigned>(key.size() * 8), spec);
         r.bytes = double(chunks * chunk);
         r.seconds = time_runs(plan_.reps, [&] {
             for (std::size_t i = 0; i < chunks; ++i) {
                 if (i >= slots) backend->wait(i % slots);
-                backend->submit({i % slots, chunk});
+                backend->submit({.slot = i % slots, .bytes = chunk, .first_block = i * (chunk / kAesBlockBytes)});
             }
             for (std::size_t s = 0; s < std::min(slots, chunks); ++s) backend->wait(s);
         });
@@ -428,8 +462,8 @@ BenchReport run_bench(const BenchSettings &settings) {
     if (settings.size_bytes == 0 || settings.size_bytes % kAesBlockBytes != 0) {
         throw std::invalid_argument("the bench size must be a positive multiple of 16 bytes");
     }
-    if (settings.key_bits.empty() || settings.directions.empty() || settings.reps < 1) {
-        throw std::invalid_argument("the bench needs a key size, a direction and a run");
+    if (settings.key_bits.empty() || settings.modes.empty() || settings.directions.empty() || settings.reps < 1) {
+        throw std::invalid_argument("the bench needs a key size, a mode, a direction and a run");
     }
     BenchSettings plan = settings;
     if (plan.threads == 0) plan.threads = default_cpu_threads();

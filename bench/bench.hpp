@@ -22,6 +22,7 @@ struct BenchSettings {
     bool cpu = true;
     bool gpu = true;
     std::vector<unsigned> key_bits = {128, 192, 256};
+    std::vector<Mode> modes = {Mode::ecb, Mode::ctr};
     std::vector<Direction> directions = {Direction::encrypt, Direction::decrypt};
     std::size_t size_bytes = kDefaultBenchBytes;           // data per in-memory measurement, whole blocks
     int reps = kDefaultBenchReps;                          // timed runs per measurement, after a warm-up
@@ -43,8 +44,9 @@ struct StageNote {
 struct BenchResult {
     std::string backend;   // "cpu" or "gpu"
     std::string stage;     // "ceiling", "memory", "kernel", "pipeline" or "file"
-    std::string what;      // e.g. "pinned H2D", "AES-128 encrypt, 16 threads", "file copy (cp)"
+    std::string what;      // e.g. "pinned H2D", "AES-128-ECB encrypt, 16 threads", "file copy (cp)"
     unsigned key_bits = 0; // 0 for a ceiling
+    std::optional<Mode> mode;
     std::optional<Direction> direction;
     unsigned threads = 0; // CPU threads, where it matters
     double bytes = 0;     // moved per run (for two-way copies, both directions together)

@@ -7,6 +7,7 @@
 // place, asynchronously. The pipeline fills a slot, submits it as a job, and later waits for it
 // before writing it out and refilling it. io/ owns byte order, padding and files; backends own
 // only blocks. A job says where it sits in the stream, so any backend can take any job.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,6 +21,44 @@ inline constexpr std::size_t kAesBlockBytes = 16;
 
 enum class Direction { encrypt, decrypt };
 
+// ecb: each block on its own (the brief's mode; patterns show). ctr: a keystream of encrypted
+// counter blocks XORed into the data, as `openssl enc -aes-N-ctr`: any length, no padding, and
+// encrypting and decrypting are the same transform.
+enum class Mode { ecb, ctr };
+
+[[nodiscard]] constexpr const char *mode_name(Mode mode) {
+    return mode == Mode::ctr ? "ctr" : "ecb";
+}
+
+// A 128-bit big-endian counter block (CTR's IV), byte 15 least significant.
+using CounterBlock = std::array<std::uint8_t, 16>;
+
+// `counter` + `blocks` modulo 2^128, as OpenSSL's CTR increments its IV: one big-endian counter
+// over all 16 bytes (not only the low 32 bits as GCM does).
+[[nodiscard]] constexpr CounterBlock advance_counter(CounterBlock counter, std::uint64_t blocks) {
+    unsigned carry = 0;
+    for (int i = 15; i >= 0; --i) {
+        const unsigned sum = counter[i] + static_cast<unsigned>(blocks & 0xff) + carry;
+        counter[i] = static_cast<std::uint8_t>(sum);
+        carry = sum >> 8;
+        blocks >>= 8;
+    }
+    return counter;
+}
+
+// What a backend does to the data: the mode, the direction, and CTR's starting counter. A
+// Direction alone is ECB in that direction.
+struct CipherSpec {
+    Direction direction = Direction::encrypt;
+    Mode mode = Mode::ecb;
+    CounterBlock iv{}; // ctr: the counter of the stream's block 0
+
+    CipherSpec() = default;
+    CipherSpec(Direction transform_direction, Mode cipher_mode = Mode::ecb, // NOLINT: implicit on purpose
+               const CounterBlock &first_counter = {})
+        : direction(transform_direction), mode(cipher_mode), iv(first_counter) {}
+};
+
 // Not enough memory of some kind (host, pinned host, device) for the buffers asked for; smaller
 // ones may still fit, so the pipeline retries with smaller chunks.
 class ResourceExhausted : public std::runtime_error {
@@ -28,7 +67,8 @@ public:
 };
 
 // One job: the first `bytes` of a slot's buffer, and where they sit in the stream. ECB uses only
-// the slot and the byte count; counter modes need the position, authenticated modes the segments.
+// the slot and the byte count; CTR the position (its counter is spec.iv + first_block + i for the
+// job's block i); authenticated modes will need the segments.
 struct CipherJob {
     std::size_t slot = 0;
     std::size_t bytes = 0;           // a multiple of 16, possibly 0

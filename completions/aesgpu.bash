@@ -13,8 +13,8 @@ __aesgpu_options()
             flags="-h --help -c --stdout -f --force -k --keep --rm -P --print-key --no-pad
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
-            valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --backend
-                --streams -T --threads --io-threads --chunk-size"
+            valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
+                --backend --streams -T --threads --io-threads --chunk-size"
             ;;
         keygen)
             flags="-h --help"
@@ -26,7 +26,7 @@ __aesgpu_options()
             ;;
         bench)
             flags="-h --help --json"
-            valued="--backend --size --key-bits --direction --file --reps -T --threads"
+            valued="--backend --size --key-bits --mode --direction --file --reps -T --threads"
             ;;
         "")
             flags="-h --help --version"
@@ -151,11 +151,18 @@ __aesgpu_value()
                 __aesgpu_add "$prefix" 128 192 256
             fi
             ;;
+        --mode)
+            if [[ $command == bench ]]; then
+                __aesgpu_add "$prefix" ecb ctr all
+            else
+                __aesgpu_add "$prefix" ecb ctr
+            fi
+            ;;
         --bits) __aesgpu_add "$prefix" 128 192 256 ;;
         --direction) __aesgpu_add "$prefix" encrypt decrypt both ;;
         -p | --pass) __aesgpu_pass "$prefix" ;;
         -o | --output | --key-file | --file) __aesgpu_files "$prefix" ;;
-        *) ;; # a number, a size, a hex key or a suffix: nothing to offer
+        *) ;; # a number, a size, a hex key or IV, or a suffix: nothing to offer
     esac
 }
 

@@ -7,6 +7,7 @@
 #include "io/channel.hpp"
 #include "io/pkcs7.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -131,14 +132,22 @@ private:
         return got;
     }
 
-    // Turns the bytes read into whole blocks: pads the last chunk when encrypting, and refuses a
-    // ragged length where padding cannot fix it. Every chunk but the last is a full chunk, so the
-    // last one is ragged exactly when the whole stream is.
+    // Turns the bytes read into whole blocks: pads the last chunk when encrypting with PKCS#7, fills
+    // out a partial last block with zeros for CTR (the writer cuts its keystream off again), and
+    // refuses a ragged length where neither applies. Every chunk but the last is a full chunk, so
+    // the last one is ragged exactly when the whole stream is.
     std::size_t seal_chunk(std::size_t slot, std::size_t length, bool final) {
         if (!final) return length;
-        check_stream_length(options_.direction, options_.pkcs7_padding, stats_.bytes_read);
-        if (options_.direction == Direction::encrypt && options_.pkcs7_padding) {
-            return pkcs7_pad(backend_.slot_buffer(slot), length);
+        check_stream_length(options_.direction, options_.framing, stats_.bytes_read);
+        const std::span<std::byte> buffer = backend_.slot_buffer(slot);
+        if (options_.framing == Framing::pkcs7 && options_.direction == Direction::encrypt) {
+            return pkcs7_pad(buffer, length);
+        }
+        if (options_.framing == Framing::any_length && length % kAesBlockBytes != 0) {
+            const std::size_t whole = length + kAesBlockBytes - length % kAesBlockBytes;
+            std::fill(buffer.begin() + static_cast<std::ptrdiff_t>(length),
+                      buffer.begin() + static_cast<std::ptrdiff_t>(whole), std::byte{0});
+            return whole;
         }
         return length;
     }
@@ -148,11 +157,12 @@ private:
         while (const auto chunk = filled_.pop()) {
             backend_.wait(chunk->slot);
             auto bytes = backend_.slot_buffer(chunk->slot).first(chunk->bytes);
-            if (chunk->final && options_.pkcs7_padding && options_.direction == Direction::decrypt) {
+            if (chunk->final && options_.framing == Framing::pkcs7 && options_.direction == Direction::decrypt) {
                 const auto unpadded = pkcs7_unpadded_length(bytes);
                 if (!unpadded) throw BadPadding("bad decrypt (wrong key or corrupted input)");
                 bytes = bytes.first(*unpadded);
             }
+            if (options_.framing == Framing::any_length) bytes = bytes.first(chunk->input_bytes);
             sink_.write_all(bytes);
             stats_.bytes_written += bytes.size();
             input_done_ += chunk->input_bytes;
@@ -176,9 +186,10 @@ private:
 
 } // namespace
 
-void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t length) {
+void check_stream_length(Direction direction, Framing framing, std::uint64_t length) {
+    if (framing == Framing::any_length) return;
     if (direction == Direction::encrypt) {
-        if (!pkcs7_padding && length % kAesBlockBytes != 0) {
+        if (framing == Framing::whole_blocks && length % kAesBlockBytes != 0) {
             throw FormatError("input length " + std::to_string(length) +
                               " is not a multiple of 16 bytes, which --no-pad requires");
         }
@@ -188,7 +199,7 @@ void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t 
         throw FormatError("bad decrypt: input length " + std::to_string(length) +
                           " is not a multiple of 16 bytes (truncated or corrupted input)");
     }
-    if (pkcs7_padding && length == 0) {
+    if (framing == Framing::pkcs7 && length == 0) {
         throw FormatError("bad decrypt: the input is empty, but padded ciphertext is at least 16 bytes");
     }
 }

@@ -26,9 +26,16 @@ inline constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 30;
 // When the backend cannot allocate the ring, the chunk is halved down to this before giving up.
 inline constexpr std::size_t kMinRetryChunkBytes = std::size_t{64} << 10;
 
+// How the stream's length meets the 16-byte blocks.
+enum class Framing {
+    pkcs7,        // ECB: encrypt pads the last block (PKCS#7), decrypt checks and strips it
+    whole_blocks, // ECB with --no-pad: the stream must be whole blocks
+    any_length,   // CTR: the last block may be partial; its keystream is cut to fit
+};
+
 struct PipelineOptions {
     Direction direction = Direction::encrypt;
-    bool pkcs7_padding = true;                 // false: --no-pad, whole blocks only
+    Framing framing = Framing::pkcs7;
     std::size_t chunk_bytes = kFileChunkBytes; // a positive multiple of 16
     std::size_t ring_slots = 8;                // at least kMinRingSlots
     // Called on the calling thread after each chunk is written, with the input bytes done so far.
@@ -43,9 +50,10 @@ struct PipelineStats {
 };
 
 // Throws FormatError when a stream of `length` bytes cannot be ciphered whole: not whole blocks
-// where padding cannot fix that (--no-pad, or decrypting), or padded ciphertext that is empty.
-// run_pipeline checks this at the end of the stream; a caller that knows the length can check first.
-void check_stream_length(Direction direction, bool pkcs7_padding, std::uint64_t length);
+// where padding cannot fix that (--no-pad, or decrypting with padding), or padded ciphertext that
+// is empty. run_pipeline checks this at the end of the stream; a caller that knows the length can
+// check first.
+void check_stream_length(Direction direction, Framing framing, std::uint64_t length);
 
 // Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
 // allocate the ring (ResourceExhausted), retries with half the chunk size, down to

@@ -186,4 +186,13 @@ SecretBytes derive_key(const SecretBytes &passphrase, const Salt &salt, unsigned
     return key;
 }
 
+KeyAndIv derive_key_and_iv(const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
+                           std::size_t key_bytes) {
+    KeyAndIv result;
+    const SecretBytes both = derive_key(passphrase, salt, iterations, key_bytes + result.iv.size());
+    result.key = SecretBytes(both.view().first(key_bytes));
+    std::copy_n(both.view().begin() + static_cast<std::ptrdiff_t>(key_bytes), result.iv.size(), result.iv.begin());
+    return result;
+}
+
 } // namespace aesgpu

@@ -2,6 +2,7 @@
 #pragma once
 // Passphrases the way `openssl enc -pass` takes them, the terminal prompt, and the key they give
 // through PBKDF2-HMAC-SHA256, exactly as `openssl enc -pbkdf2` derives it.
+#include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "keys/salted_header.hpp"
 
@@ -48,5 +49,15 @@ public:
 // PBKDF2-HMAC-SHA256(passphrase, salt, iterations) -> key_bytes bytes.
 [[nodiscard]] SecretBytes derive_key(const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
                                      std::size_t key_bytes);
+
+struct KeyAndIv {
+    SecretBytes key;
+    CounterBlock iv{};
+};
+
+// `openssl enc -aes-N-ctr -pbkdf2`: one PBKDF2-HMAC-SHA256 output of key_bytes + 16 bytes, the key
+// first and the IV after it (apps/enc.c derives EVP_CIPHER's key and IV lengths in one call).
+[[nodiscard]] KeyAndIv derive_key_and_iv(const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
+                                         std::size_t key_bytes);
 
 } // namespace aesgpu

@@ -104,6 +104,21 @@ SecretBytes parse_hex_key(std::string_view hex) {
     return decode_hex(hex);
 }
 
+CounterBlock parse_hex_iv(std::string_view hex) {
+    if (hex.starts_with("0x") || hex.starts_with("0X")) {
+        throw UsageError("--iv is plain hex digits, without a 0x prefix: drop the 0x");
+    }
+    CounterBlock iv{};
+    if (!is_hex(hex) || hex.size() != 2 * iv.size()) {
+        throw UsageError("--iv needs exactly 32 hex digits (16 bytes), e.g. from `openssl rand -hex 16`; got " +
+                         (is_hex(hex) ? std::to_string(hex.size()) + " hex digits" : std::string("other characters")));
+    }
+    for (std::size_t i = 0; i < iv.size(); ++i) {
+        iv[i] = static_cast<std::uint8_t>(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1]));
+    }
+    return iv;
+}
+
 UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin) {
     UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file.valid()) throw IoError(errno_message("cannot open", what, errno));

@@ -3,6 +3,7 @@
 // Raw AES keys from the command line (-K HEX) or a key file, and the checks every file or
 // descriptor that holds a secret gets. The key length picks AES-128/192/256, so a key is never
 // padded or truncated: anything but 16, 24 or 32 bytes is a UsageError.
+#include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "common/unique_fd.hpp"
 
@@ -16,6 +17,10 @@ namespace aesgpu {
 
 // Exactly 32, 48 or 64 hex digits.
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
+
+// CTR's initial counter block (--iv): exactly 32 hex digits. Throws UsageError. (openssl enc
+// pads a short -iv with zeros; a missing digit is more likely a mistake, so it is refused here.)
+[[nodiscard]] CounterBlock parse_hex_iv(std::string_view hex);
 
 // Exactly 16, 24 or 32 raw bytes; or that many bytes as hex digits, which may be split over
 // lines (as `xxd -p` writes them). Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is

@@ -53,10 +53,10 @@ TEST_F(Gpu, PipelineMatchesOpenSslAcrossStreamsAndRings) {
                     Bytes expected;
                     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
                     const Bytes cipher =
-                        run_pipeline_on_files(*encrypt, plain, {Direction::encrypt, true, chunk, slots});
+                        run_pipeline_on_files(*encrypt, plain, {Direction::encrypt, Framing::pkcs7, chunk, slots});
                     ASSERT_TRUE(cipher == expected);
-                    ASSERT_TRUE(run_pipeline_on_files(*decrypt, cipher, {Direction::decrypt, true, chunk, slots}) ==
-                                plain);
+                    ASSERT_TRUE(run_pipeline_on_files(*decrypt, cipher,
+                                                      {Direction::decrypt, Framing::pkcs7, chunk, slots}) == plain);
                 }
             }
         }
@@ -69,7 +69,8 @@ TEST_F(Gpu, DefaultChunksOnLargeInput) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     auto encrypt = make_gpu_backend(key, Direction::encrypt);
-    const PipelineOptions options{Direction::encrypt, true, kGpuFileChunkBytes, gpu_ring_slots(kDefaultGpuStreams)};
+    const PipelineOptions options{Direction::encrypt, Framing::pkcs7, kGpuFileChunkBytes,
+                                  gpu_ring_slots(kDefaultGpuStreams)};
     EXPECT_TRUE(run_pipeline_on_files(*encrypt, plain, options) == expected);
 }
 
@@ -84,7 +85,8 @@ TEST_F(Gpu, WrongKeyFailsThePaddingCheckLikeOpenSsl) {
         const bool openssl_accepts = openssl_ecb(wrong, Direction::decrypt, true, cipher, ignored);
         auto decrypt = make_gpu_backend(wrong, Direction::decrypt);
         if (openssl_accepts) continue;
-        EXPECT_THROW(run_pipeline_on_files(*decrypt, cipher, {Direction::decrypt, true, 65536, 3}), FormatError);
+        EXPECT_THROW(run_pipeline_on_files(*decrypt, cipher, {Direction::decrypt, Framing::pkcs7, 65536, 3}),
+                     FormatError);
     }
 }
 
@@ -170,7 +172,7 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
                        },
                        LanePolicy::required});
         Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, direction, 2), std::move(gpu));
-        PipelineOptions options{direction, true, chunk, slots};
+        PipelineOptions options{direction, Framing::pkcs7, chunk, slots};
         // Hold the writer after the first chunk until the GPU is up: later chunks all go to it.
         options.on_progress = [&](std::uint64_t done) {
             if (done == chunk) backend.await_lanes();
@@ -185,6 +187,61 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         EXPECT_GE(report[1].bytes, 40 * chunk);
         EXPECT_EQ(report[0].bytes + report[1].bytes, cipher.size());
     }
+}
+
+TEST_F(Gpu, CtrKnownAnswers) {
+    for (const auto &[answer, iv] : ctr_known_answers()) {
+        SCOPED_TRACE(answer.name);
+        auto backend = make_gpu_backend(answer.key, CipherSpec(Direction::encrypt, Mode::ctr, iv), {0, 1});
+        EXPECT_EQ(to_hex(run_slot(*backend, answer.plaintext)), to_hex(answer.ciphertext));
+        EXPECT_EQ(to_hex(run_slot(*backend, answer.ciphertext)), to_hex(answer.plaintext));
+    }
+}
+
+// CTR through the GPU pipeline equals OpenSSL's one stream: any length, every key size, counters
+// carrying across 32, 64 and 128 bits, chunks going through the device buffer in pieces.
+TEST_F(Gpu, CtrPipelineMatchesOpenSslAcrossCarriesStreamsAndPieces) {
+    const std::size_t chunk = (3u << 20) + 4096;
+    const std::size_t sizes[] = {0, 1, 15, 16, 17, chunk - 1, chunk, chunk + 1, 5 * chunk + 7};
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        for (const CounterBlock &iv : carrying_ivs()) {
+            for (const Direction direction : {Direction::encrypt, Direction::decrypt}) {
+                auto backend =
+                    make_gpu_backend(key, CipherSpec(direction, Mode::ctr, iv), {0, 2, kMinDevicePieceBytes});
+                for (const std::size_t size : sizes) {
+                    SCOPED_TRACE("key bits " + std::to_string(key_bytes * 8) + " size " + std::to_string(size));
+                    const Bytes plain = random_bytes(size);
+                    const Bytes expected = openssl_ctr(key, iv, plain);
+                    ASSERT_TRUE(run_pipeline_on_files(*backend, plain, {direction, Framing::any_length, chunk, 3}) ==
+                                expected);
+                }
+            }
+        }
+    }
+}
+
+// The CPU ciphers the first chunks of a CTR stream and the GPU the rest: the counters must run on
+// across the hand-over.
+TEST_F(Gpu, CtrTakeOverFromTheCpuKeepsTheCounterRunning) {
+    const std::size_t chunk = 1u << 20;
+    const Bytes key = random_bytes(32);
+    const CounterBlock iv = carrying_ivs().back();
+    const CipherSpec spec(Direction::encrypt, Mode::ctr, iv);
+    const Bytes plain = random_bytes(24 * chunk + 9);
+    std::vector<Lane> gpu;
+    gpu.push_back(
+        {"GPU", [&](std::span<const std::span<std::byte>> ring) { return make_gpu_backend_over(key, spec, {}, ring); },
+         LanePolicy::required});
+    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+    PipelineOptions options{Direction::encrypt, Framing::any_length, chunk, gpu_ring_slots(kDefaultGpuStreams)};
+    options.on_progress = [&](std::uint64_t done) {
+        if (done == chunk) backend.await_lanes();
+    };
+    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == openssl_ctr(key, iv, plain));
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GE(report[0].bytes, chunk);
+    EXPECT_GE(report[1].bytes, 16 * chunk);
 }
 
 TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
@@ -202,7 +259,7 @@ TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
             ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
             const Bytes &input = direction == Direction::encrypt ? plain : cipher;
             const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
-            EXPECT_TRUE(run_pipeline_on_files(*backend, input, {direction, true, chunk, 3}) == expected);
+            EXPECT_TRUE(run_pipeline_on_files(*backend, input, {direction, Framing::pkcs7, chunk, 3}) == expected);
         }
     }
 }

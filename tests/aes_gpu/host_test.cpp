@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace aesgpu::test {
@@ -56,6 +57,25 @@ Bytes host_ecb(const Bytes &key, Direction direction, const Bytes &in) {
                                : keys->rounds == 12 ? run_rounds<12>(direction, s, keys)
                                                     : run_rounds<14>(direction, s, keys);
         store(r, out.data() + offset);
+    }
+    return out;
+}
+
+// CTR as the kernel computes it: counter block `first_block + i` from the IV's two halves,
+// encrypted, XORed into block i (a partial last block takes the keystream's first bytes).
+Bytes host_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in, std::uint64_t first_block = 0) {
+    const RoundKeys keys = expand_encryption_key(key);
+    const std::uint64_t high = block::big_endian_u64(iv.data());
+    const std::uint64_t low = block::big_endian_u64(iv.data() + 8);
+    Bytes out(in.size());
+    for (std::size_t offset = 0; offset < in.size(); offset += 16) {
+        const block::State counter = block::counter_block(high, low, first_block + offset / 16);
+        std::uint8_t keystream[16];
+        store(keys->rounds == 10   ? run_rounds<10>(Direction::encrypt, counter, keys)
+              : keys->rounds == 12 ? run_rounds<12>(Direction::encrypt, counter, keys)
+                                   : run_rounds<14>(Direction::encrypt, counter, keys),
+              keystream);
+        for (std::size_t i = offset; i < std::min(in.size(), offset + 16); ++i) out[i] = in[i] ^ keystream[i - offset];
     }
     return out;
 }
@@ -114,6 +134,41 @@ TEST(GpuRoundLogicOnHost, MatchesOpenSslOnRandomBlocks) {
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
         EXPECT_TRUE(host_ecb(key, Direction::encrypt, plain) == expected) << key_bytes;
         EXPECT_TRUE(host_ecb(key, Direction::decrypt, expected) == plain) << key_bytes;
+    }
+}
+
+TEST(GpuCtrLogicOnHost, KnownAnswers) {
+    for (const auto &[answer, iv] : ctr_known_answers()) {
+        SCOPED_TRACE(answer.name);
+        EXPECT_EQ(to_hex(host_ctr(answer.key, iv, answer.plaintext)), to_hex(answer.ciphertext));
+        EXPECT_EQ(to_hex(host_ctr(answer.key, iv, answer.ciphertext)), to_hex(answer.plaintext));
+    }
+}
+
+TEST(GpuCtrLogicOnHost, CounterBlocksCarryLikeOpenSsl) {
+    for (const CounterBlock &iv : carrying_ivs()) {
+        const std::uint64_t high = block::big_endian_u64(iv.data());
+        const std::uint64_t low = block::big_endian_u64(iv.data() + 8);
+        for (const std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 4ull, 0xffffffffull, 0x123456789abcdefull}) {
+            std::uint8_t bytes[16];
+            store(block::counter_block(high, low, n), bytes);
+            const CounterBlock expected = advance_counter(iv, n);
+            EXPECT_EQ(to_hex(Bytes(bytes, bytes + 16)), to_hex(Bytes(expected.begin(), expected.end()))) << n;
+        }
+    }
+}
+
+TEST(GpuCtrLogicOnHost, MatchesOpenSslAcrossCarriesAndOffsets) {
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        for (const CounterBlock &iv : carrying_ivs()) {
+            const Bytes plain = random_bytes(16 * 9 + 5);
+            const Bytes expected = openssl_ctr(key, iv, plain);
+            EXPECT_TRUE(host_ctr(key, iv, plain) == expected) << key_bytes;
+            // A job that starts 3 blocks into the stream continues the same keystream.
+            const Bytes tail(plain.begin() + 48, plain.end());
+            EXPECT_TRUE(host_ctr(key, iv, tail, 3) == Bytes(expected.begin() + 48, expected.end())) << key_bytes;
+        }
     }
 }
 

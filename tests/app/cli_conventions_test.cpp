@@ -268,7 +268,8 @@ TEST_F(Cli, JsonSummariesOnePerInput) {
     EXPECT_EQ(r.status, 1) << r.err;
     Outcome tested = run("$AESGPU decrypt -t --json b.aes" + kKey);
     EXPECT_EQ(tested.status, 0) << tested.err;
-    EXPECT_NE(tested.out.find(R"("operation":"test","ok":true,"output":null)"), std::string::npos) << tested.out;
+    EXPECT_NE(tested.out.find(R"("operation":"test","mode":"ecb","ok":true,"output":null)"), std::string::npos)
+        << tested.out;
 }
 
 TEST_F(Cli, InfoJsonIsOneObject) {
@@ -287,7 +288,7 @@ TEST_F(Cli, VerbosityLevelsSayWhatTheHelpSays) {
     Outcome quiet = run("$AESGPU encrypt -q p -o a -p pass:x --iter 1000");
     EXPECT_EQ(quiet.err, "");
     Outcome one = run("$AESGPU encrypt -v p -o b -p pass:x --iter 1000");
-    EXPECT_NE(one.err.find("aesgpu: encrypting 'p' -> 'b' with"), std::string::npos) << one.err;
+    EXPECT_NE(one.err.find("aesgpu: encrypting 'p' -> 'b' (AES-256-ECB) with"), std::string::npos) << one.err;
     EXPECT_EQ(one.err.find("debug: "), std::string::npos) << one.err;
     Outcome two = run("$AESGPU encrypt -vv p -o c -p pass:x --iter 1000");
     for (const char *expected : {"aesgpu: encrypting", "debug: PBKDF2-HMAC-SHA256, 1000 iterations: ",

@@ -52,18 +52,19 @@ TEST_F(Cli, SplitReadsAndMappedWritesGiveTheSameBytes) {
 
 TEST_F(Cli, BenchJsonCarriesEveryResultField) {
     if (std::system("command -v python3 >/dev/null") != 0) GTEST_SKIP() << "python3 is not installed";
-    Outcome r = run("$AESGPU bench --size 1M --reps 1 --key-bits 128 -T 2 --json > b.json");
+    Outcome r = run("$AESGPU bench --size 1M --reps 1 --key-bits 128 --mode ecb -T 2 --json > b.json");
     ASSERT_EQ(r.status, 0) << r.err;
     // python3's json module is the judge of well-formed JSON.
     r = run(R"(python3 -c '
 import json
 d = json.load(open("b.json"))
 rs = d["results"]
-need = {"backend", "stage", "key_bits", "direction", "bytes", "seconds", "gbps"}
+need = {"backend", "stage", "key_bits", "mode", "direction", "bytes", "seconds", "gbps"}
 assert all(need <= set(x) for x in rs), "a result lacks a field"
 assert all(x["gbps"] > 0 and x["seconds"] > 0 and x["bytes"] > 0 for x in rs), "a result is not positive"
 assert all(x["stage"] in ("ceiling", "memory", "kernel", "pipeline", "file") for x in rs)
 assert all((x["key_bits"] is None) == (x["stage"] == "ceiling") for x in rs)
+assert all(x["mode"] == ("ecb" if x["key_bits"] else None) for x in rs)
 stages = sorted({x["backend"] + " " + x["stage"] for x in rs})
 print(len(rs), len(d["unavailable"]), ", ".join(stages))
 ')");
@@ -82,7 +83,8 @@ TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
     Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 192 --direction decrypt --file f");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("\ncpu      ceiling   file copy (cp) "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("\ncpu      file      AES-192 decrypt "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file      AES-192-ECB decrypt "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file      AES-192-CTR decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("x the time of cp\n"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
     EXPECT_EQ(r.err, "") << "no ECB warning from each run of the file stage";

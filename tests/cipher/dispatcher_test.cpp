@@ -46,7 +46,7 @@ public:
     void wait(std::size_t) override {}
 
 private:
-    EvpEcbCipher cipher_;
+    EvpAesCipher cipher_;
     std::vector<std::span<std::byte>> buffers_;
     std::atomic<int> &alive_;
 };
@@ -113,7 +113,7 @@ struct Handover {
 // Runs `input` through the pipeline; `at_progress(done)` runs on the writer thread after each chunk.
 Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
           std::function<void(std::uint64_t)> at_progress) {
-    PipelineOptions options{direction, true, kChunk, kSlots};
+    PipelineOptions options{direction, Framing::pkcs7, kChunk, kSlots};
     options.on_progress = std::move(at_progress);
     return run_pipeline_on_files(backend, input, options);
 }
@@ -184,7 +184,7 @@ TEST(Dispatcher, RequiredSuccessorThatFailsFailsTheRun) {
         {
             InputSource source = InputSource::open(dir.file("in"));
             OutputSink sink = OutputSink::create(dir.file("out"), {});
-            PipelineOptions options{Direction::encrypt, true, kChunk, kSlots};
+            PipelineOptions options{Direction::encrypt, Framing::pkcs7, kChunk, kSlots};
             // Small input: the failure shows at the end of the run. Large: at the next submit.
             options.on_progress = [&](std::uint64_t) { handover.let_successor_start(); };
             try {

@@ -27,7 +27,7 @@ TEST(FileJob, WritesTheHeaderThenTheDataAndCommitsWithTheFigures) {
     InputSource source = InputSource::open(dir.file("in"));
     OutputSink sink = OutputSink::create(dir.file("out"), {});
     OpenSslBackend backend(key, Direction::encrypt, 2);
-    FileJob job{source, sink, PipelineOptions{Direction::encrypt, true, 4096, 3}, as_bytes(header)};
+    FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, 4096, 3}, as_bytes(header)};
     std::uint64_t committed_bytes = 0;
     job.commit = [&](const PipelineStats &stats) {
         EXPECT_EQ(count_entries(dir.path()), 1u) << "nothing in place before the commit";
@@ -51,7 +51,7 @@ TEST(FileJob, AnInputWhoseLengthDoesNotAddUpIsNotCommitted) {
     InputSource source = InputSource::open(dir.file("in"));
     OutputSink sink = OutputSink::create(dir.file("out"), {});
     OpenSslBackend backend(key, Direction::encrypt, 1);
-    FileJob job{source, sink, PipelineOptions{Direction::encrypt, true, 4096, 3}};
+    FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, 4096, 3}};
     job.header_bytes_read = 16; // as if a header had been read: 16 bytes more than the file holds
     bool committed = false;
     job.commit = [&](const PipelineStats &) { committed = true; };

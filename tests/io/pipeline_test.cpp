@@ -21,24 +21,26 @@ namespace {
 
 struct RunSpec {
     Direction direction = Direction::encrypt;
-    bool padding = true;
+    Framing framing = Framing::pkcs7;
     std::size_t chunk = 4096;
     unsigned threads = 2;
     std::size_t slots = 4;
+    Mode mode = Mode::ecb;
+    CounterBlock iv{};
 };
 
 Bytes run_files(const Bytes &key, const Bytes &input, const RunSpec &spec) {
-    OpenSslBackend backend(key, spec.direction, spec.threads);
-    return run_pipeline_on_files(backend, input, {spec.direction, spec.padding, spec.chunk, spec.slots});
+    OpenSslBackend backend(key, CipherSpec(spec.direction, spec.mode, spec.iv), spec.threads);
+    return run_pipeline_on_files(backend, input, {spec.direction, spec.framing, spec.chunk, spec.slots});
 }
 
 void expect_matches_openssl(const Bytes &key, std::size_t size, const RunSpec &spec) {
     SCOPED_TRACE("key bits " + std::to_string(key.size() * 8) + ", size " + std::to_string(size) + ", chunk " +
                  std::to_string(spec.chunk) + ", threads " + std::to_string(spec.threads) +
-                 (spec.padding ? "" : ", no padding"));
+                 (spec.framing == Framing::pkcs7 ? "" : ", no padding"));
     const Bytes plain = random_bytes(size);
     Bytes expected;
-    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, spec.padding, plain, expected));
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, spec.framing == Framing::pkcs7, plain, expected));
     RunSpec encrypt = spec;
     encrypt.direction = Direction::encrypt;
     const Bytes cipher = run_files(key, plain, encrypt);
@@ -62,7 +64,30 @@ TEST(Pipeline, MatchesOpenSslAtBlockAndChunkBoundaries) {
             for (const std::size_t key_bytes : {16u, 24u, 32u}) {
                 const Bytes key = random_bytes(key_bytes);
                 for (const std::size_t size : boundary_sizes(chunk)) {
-                    expect_matches_openssl(key, size, {Direction::encrypt, true, chunk, threads, 4});
+                    expect_matches_openssl(key, size, {Direction::encrypt, Framing::pkcs7, chunk, threads, 4});
+                }
+            }
+        }
+    }
+}
+
+// CTR: any length, no padding, the counter running on across chunks (each chunk a job that starts
+// at its own block index) and carrying as OpenSSL's does.
+TEST(Pipeline, CtrMatchesOpenSslAtBlockAndChunkBoundaries) {
+    for (const std::size_t chunk : {16u, 4096u, 65536u + 16u}) {
+        for (const std::size_t key_bytes : {16u, 32u}) {
+            const Bytes key = random_bytes(key_bytes);
+            for (const CounterBlock &iv : carrying_ivs()) {
+                for (const std::size_t size : boundary_sizes(chunk)) {
+                    SCOPED_TRACE("chunk " + std::to_string(chunk) + " key bits " + std::to_string(key_bytes * 8) +
+                                 " size " + std::to_string(size));
+                    const Bytes plain = random_bytes(size);
+                    const Bytes expected = openssl_ctr(key, iv, plain);
+                    for (const Direction direction : {Direction::encrypt, Direction::decrypt}) {
+                        const RunSpec spec{direction, Framing::any_length, chunk, 3, 4, Mode::ctr, iv};
+                        ASSERT_TRUE(run_files(key, plain, spec) == expected);
+                        ASSERT_TRUE(run_files(key, expected, spec) == plain);
+                    }
                 }
             }
         }
@@ -74,21 +99,21 @@ TEST(Pipeline, LargeChunksSplitAcrossWorkers) {
     const Bytes key = random_bytes(32);
     const std::size_t chunk = (1u << 20) + 16;
     for (const std::size_t size : {chunk - 1, chunk, 5 * chunk + 7}) {
-        expect_matches_openssl(key, size, {Direction::encrypt, true, chunk, 3, 3});
+        expect_matches_openssl(key, size, {Direction::encrypt, Framing::pkcs7, chunk, 3, 3});
     }
 }
 
 TEST(Pipeline, TwoSlotRingsAreEnough) {
     const Bytes key = random_bytes(16);
     for (const std::size_t size : {0u, 4095u, 4096u, 4096u * 9 + 5u}) {
-        expect_matches_openssl(key, size, {Direction::encrypt, true, 4096, 2, 2});
+        expect_matches_openssl(key, size, {Direction::encrypt, Framing::pkcs7, 4096, 2, 2});
     }
 }
 
 TEST(Pipeline, NoPaddingMatchesOpenSslNoPad) {
     const Bytes key = random_bytes(16);
     for (const std::size_t size : {0u, 16u, 4096u, 4096u * 3 + 16u}) {
-        expect_matches_openssl(key, size, {Direction::encrypt, false, 4096, 2, 4});
+        expect_matches_openssl(key, size, {Direction::encrypt, Framing::whole_blocks, 4096, 2, 4});
     }
 }
 
@@ -96,7 +121,9 @@ TEST(Pipeline, NoPaddingRefusesRaggedInput) {
     const Bytes key = random_bytes(16);
     for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
         for (const std::size_t size : {1u, 17u, 4096u * 2 + 3u}) {
-            EXPECT_THROW(run_files(key, random_bytes(size), {direction, false, 4096, 2, 4}), FormatError) << size;
+            EXPECT_THROW(run_files(key, random_bytes(size), {direction, Framing::whole_blocks, 4096, 2, 4}),
+                         FormatError)
+                << size;
         }
     }
 }
@@ -106,7 +133,7 @@ TEST(Pipeline, DecryptRejectsTruncatedAndEmptyCiphertext) {
     const Bytes plain = random_bytes(10000);
     Bytes cipher;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
-    const RunSpec decrypt{Direction::decrypt, true, 4096, 2, 4};
+    const RunSpec decrypt{Direction::decrypt, Framing::pkcs7, 4096, 2, 4};
     for (const std::size_t cut : {1u, 15u}) {
         const Bytes truncated(cipher.begin(), cipher.end() - static_cast<std::ptrdiff_t>(cut));
         try {
@@ -131,7 +158,7 @@ TEST(Pipeline, DecryptWithWrongKeyFailsThePaddingCheck) {
         Bytes ignored;
         const bool openssl_accepts = openssl_ecb(wrong_key, Direction::decrypt, true, cipher, ignored);
         try {
-            run_files(wrong_key, cipher, {Direction::decrypt, true, 4096, 2, 4});
+            run_files(wrong_key, cipher, {Direction::decrypt, Framing::pkcs7, 4096, 2, 4});
             EXPECT_TRUE(openssl_accepts) << "we accepted what OpenSSL rejects";
         } catch (const FormatError &e) {
             EXPECT_FALSE(openssl_accepts) << "we rejected what OpenSSL accepts";
@@ -178,7 +205,7 @@ TEST(Pipeline, PipesWithOddReadAndWriteSizes) {
     });
     {
         OpenSslBackend backend(key, Direction::encrypt, 2);
-        run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4});
+        run_pipeline(source, sink, backend, {Direction::encrypt, Framing::pkcs7, 4096, 4});
         sink.commit(); // closes the write end: the drainer sees end of file
     }
     feeder.join();
@@ -188,9 +215,12 @@ TEST(Pipeline, PipesWithOddReadAndWriteSizes) {
 
 TEST(Pipeline, RejectsBadOptions) {
     const Bytes key = random_bytes(16);
-    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 0, 1, 4}), std::invalid_argument);
-    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 100, 1, 4}), std::invalid_argument);
-    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, true, 4096, 1, 1}), std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, Framing::pkcs7, 0, 1, 4}),
+                 std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, Framing::pkcs7, 100, 1, 4}),
+                 std::invalid_argument);
+    EXPECT_THROW(run_files(key, random_bytes(10), {Direction::encrypt, Framing::pkcs7, 4096, 1, 1}),
+                 std::invalid_argument);
 }
 
 // Passes blocks through unchanged, and fails on command, to test error paths of the pipeline.
@@ -231,7 +261,8 @@ TEST(Pipeline, BackendFailuresEndTheRunWithoutHanging) {
             InputSource source = InputSource::open(dir.file("in"));
             OutputSink sink = OutputSink::create(dir.file("out"), {true});
             FaultyBackend backend(where, nth);
-            EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 3}), std::runtime_error);
+            EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, Framing::pkcs7, 4096, 3}),
+                         std::runtime_error);
         }
     }
     // Nothing was committed, so no output and no temporary files remain.
@@ -247,7 +278,8 @@ TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {
         OutputSink sink = OutputSink::create(dir.file("out"), {});
         // Identity "cipher" that cannot allocate slots above 100 KiB: 1 MiB -> 512 KiB -> ... -> 64 KiB.
         FaultyBackend backend(FaultyBackend::FailIn::configure, 0, 100u << 10);
-        const PipelineStats stats = run_pipeline(source, sink, backend, {Direction::encrypt, false, 1u << 20, 3});
+        const PipelineStats stats =
+            run_pipeline(source, sink, backend, {Direction::encrypt, Framing::whole_blocks, 1u << 20, 3});
         EXPECT_EQ(stats.chunk_bytes, 64u << 10);
         sink.commit();
     }
@@ -255,7 +287,8 @@ TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {
     InputSource source = InputSource::open(dir.file("in"));
     OutputSink sink = OutputSink::create(dir.file("out2"), {});
     FaultyBackend hopeless(FaultyBackend::FailIn::configure, 0, 1000);
-    EXPECT_THROW(run_pipeline(source, sink, hopeless, {Direction::encrypt, false, 1u << 20, 3}), ResourceExhausted);
+    EXPECT_THROW(run_pipeline(source, sink, hopeless, {Direction::encrypt, Framing::whole_blocks, 1u << 20, 3}),
+                 ResourceExhausted);
 }
 
 TEST(Pipeline, AThreadLimitIsNotMistakenForShortMemory) {
@@ -276,7 +309,7 @@ TEST(Pipeline, AThreadLimitIsNotMistakenForShortMemory) {
     write_file(dir.file("in"), random_bytes(1000));
     InputSource source = InputSource::open(dir.file("in"));
     OutputSink sink = OutputSink::create(dir.file("out"), {});
-    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 1u << 20, 3}), ThreadLimit);
+    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, Framing::pkcs7, 1u << 20, 3}), ThreadLimit);
     EXPECT_EQ(backend.configures, 1);
 }
 
@@ -287,7 +320,7 @@ TEST(Pipeline, WriteFailureIsReported) {
     OutputSink sink = OutputSink::create("/dev/full", {});
     OpenSslBackend backend(random_bytes(16), Direction::encrypt, 2);
     try {
-        run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4});
+        run_pipeline(source, sink, backend, {Direction::encrypt, Framing::pkcs7, 4096, 4});
         ADD_FAILURE() << "writing to /dev/full succeeded";
     } catch (const IoError &e) {
         EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
@@ -305,7 +338,7 @@ TEST(Pipeline, AWriteFailureStopsAReaderWaitingOnASilentPipe) {
     OutputSink sink = OutputSink::create("/dev/full", {});
     OpenSslBackend backend(random_bytes(16), Direction::encrypt, 2);
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, true, 4096, 4}), IoError);
+    EXPECT_THROW(run_pipeline(source, sink, backend, {Direction::encrypt, Framing::pkcs7, 4096, 4}), IoError);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
     close(fds[1]);
     close(fds[0]);

@@ -129,6 +129,54 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
     return true;
 }
 
+std::vector<CtrKnownAnswer> ctr_known_answers() {
+    std::vector<CtrKnownAnswer> answers;
+    const std::vector<Record> records = load_records("sp800_38a_ctr.txt");
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const Record &record = records[i];
+        CtrKnownAnswer answer{{"sp800_38a_ctr.txt #" + std::to_string(i + 1), record.at("KEY"), record.at("PLAINTEXT"),
+                               record.at("CIPHERTEXT")},
+                              {}};
+        const Bytes &iv = record.at("IV");
+        if (iv.size() != answer.iv.size()) throw std::runtime_error("a CTR IV is 16 bytes");
+        std::copy(iv.begin(), iv.end(), answer.iv.begin());
+        answers.push_back(answer);
+    }
+    if (answers.size() != 3) throw std::runtime_error("sp800_38a_ctr.txt should hold 3 records");
+    return answers;
+}
+
+std::vector<CounterBlock> carrying_ivs() {
+    const auto iv_from = [](const std::string &hex) {
+        const Bytes bytes = from_hex(hex);
+        CounterBlock iv{};
+        std::copy(bytes.begin(), bytes.end(), iv.begin());
+        return iv;
+    };
+    const Bytes random = random_bytes(16);
+    CounterBlock random_iv{};
+    std::copy(random.begin(), random.end(), random_iv.begin());
+    return {iv_from("0123456789abcdef01234567ffffffff"), iv_from("0123456789abcdeffffffffffffffffe"),
+            iv_from("fffffffffffffffffffffffffffffffd"), random_iv};
+}
+
+Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_ctr()
+                               : key.size() == 24 ? EVP_aes_192_ctr()
+                                                  : EVP_aes_256_ctr();
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+    if (!ctx || EVP_EncryptInit_ex(ctx.get(), cipher, nullptr, key.data(), iv.data()) != 1) {
+        throw std::runtime_error("EVP init failed");
+    }
+    Bytes out(in.size());
+    int written = 0;
+    if (EVP_EncryptUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1 ||
+        static_cast<std::size_t>(written) != in.size()) {
+        throw std::runtime_error("EVP AES-CTR failed");
+    }
+    return out;
+}
+
 Bytes run_pipeline_on_files(CipherBackend &backend, const Bytes &input, const PipelineOptions &options) {
     TempDir dir;
     write_file(dir.file("in"), input);

@@ -36,6 +36,18 @@ using Record = std::map<std::string, Bytes>;
 // FIPS-197 Appendix C and SP 800-38A F.1 together: every key size, both directions.
 [[nodiscard]] std::vector<KnownAnswer> all_known_answers();
 
+struct CtrKnownAnswer {
+    KnownAnswer answer;
+    CounterBlock iv;
+};
+
+// SP 800-38A F.5: CTR for every key size.
+[[nodiscard]] std::vector<CtrKnownAnswer> ctr_known_answers();
+
+// IVs that make a stream's counter carry across the low 32 bits, the low 64 bits and all 128
+// (after 1, 2 or 3 blocks), and a random one.
+[[nodiscard]] std::vector<CounterBlock> carrying_ivs();
+
 [[nodiscard]] Bytes from_hex(const std::string &hex);
 [[nodiscard]] std::string to_hex(const std::vector<std::uint8_t> &bytes);
 
@@ -47,6 +59,9 @@ using Record = std::map<std::string, Bytes>;
 // OpenSSL EVP one-shot AES-ECB with OpenSSL's own PKCS#7 handling: the independent reference the
 // project's output must match byte for byte. Returns false on a decrypt padding failure.
 bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, const Bytes &in, Bytes &out);
+
+// OpenSSL EVP one-shot AES-CTR: the reference for CTR (encrypt and decrypt are the same).
+[[nodiscard]] Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in);
 
 // File to file through the streaming pipeline with `backend`; returns the committed output and
 // checks the byte counts the pipeline reports.

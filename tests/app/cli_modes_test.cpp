@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mode ctr against the real `openssl enc -aes-N-ctr`, both ways: raw keys with --iv at sizes
+// around blocks and chunks and counters that carry, files and pipes, both backends; passphrases
+// (key and IV from one PBKDF2 output); -P; and the usage errors of the mode's options.
+#include "support/cli_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace aesgpu::test {
+namespace {
+
+const std::string kIvAbove32BitCarry = "0123456789abcdef01234567fffffffe";
+const std::string kIvAbove64BitCarry = "0123456789abcdeffffffffffffffff0";
+const std::string kIvAbove128BitWrap = "fffffffffffffffffffffffffffffffd";
+
+std::string ctr_cipher(std::size_t key_bytes) {
+    return "-aes-" + std::to_string(key_bytes * 8) + "-ctr";
+}
+
+// Files ours/theirs made by aesgpu and openssl from p must match, and each must decrypt with the
+// other tool. `options` go to aesgpu (backend, chunk size).
+std::string ctr_both_ways(const std::string &key, const std::string &iv, const std::string &options) {
+    const std::string cipher = ctr_cipher(key.size() / 2);
+    const std::string raw = " -K " + key + " --iv " + iv + " " + options;
+    const std::string openssl = cipher + " -K " + key + " -iv " + iv;
+    return "$AESGPU encrypt --mode ctr -q -f p -o ours" + raw + " && openssl enc " + openssl +
+           " -in p -out theirs && cmp ours theirs && openssl enc -d " + openssl +
+           " -in ours -out back && cmp back p && $AESGPU decrypt --mode ctr -f theirs -o back2" + raw +
+           " && cmp back2 p && cat theirs | $AESGPU decrypt --mode ctr" + raw + " | cmp - p";
+}
+
+TEST_F(Cli, CtrInteroperatesWithOpensslAtBlockAndChunkBoundaries) {
+    // --chunk-size 64K puts chunk boundaries at 65536-byte multiples.
+    const std::size_t chunk = 65536;
+    for (const std::string backend : {"cpu", "auto"}) {
+        for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16},
+                                       std::size_t{17}, chunk - 1, chunk, chunk + 1, 5 * chunk + 7}) {
+            write_file(file("p"), random_bytes(size));
+            for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+                SCOPED_TRACE(backend + " size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
+                const Outcome r = run(ctr_both_ways(to_hex(random_bytes(key_bytes)), to_hex(random_bytes(16)),
+                                                    "--chunk-size 64K --backend " + backend));
+                ASSERT_EQ(r.status, 0) << r.err << r.out;
+            }
+        }
+    }
+}
+
+TEST_F(Cli, CtrCountersCarryAsOpensslsDo) {
+    // Starting just below a carry, the stream crosses it in its first blocks, inside one chunk and
+    // (with 16-byte chunks) between chunks.
+    write_file(file("p"), random_bytes(16 * 40 + 3));
+    for (const std::string &iv : {kIvAbove32BitCarry, kIvAbove64BitCarry, kIvAbove128BitWrap}) {
+        for (const std::string options : {"--backend cpu", "--backend cpu --chunk-size 16", "--backend auto"}) {
+            SCOPED_TRACE(iv + " " + options);
+            const Outcome r = run(ctr_both_ways(kKey128, iv, options));
+            EXPECT_EQ(r.status, 0) << r.err << r.out;
+        }
+    }
+}
+
+TEST_F(Cli, CtrPassphraseFilesInteroperateWithOpensslPbkdf2) {
+    write_file(file("p"), random_bytes(100000 + 5));
+    for (const unsigned bits : {128u, 192u, 256u}) {
+        SCOPED_TRACE(bits);
+        const std::string cipher = "-aes-" + std::to_string(bits) + "-ctr";
+        const std::string ours = "--mode ctr -p pass:pw --iter 1000 --key-bits " + std::to_string(bits);
+        const std::string theirs = cipher + " -pbkdf2 -iter 1000 -pass pass:pw";
+        const Outcome r =
+            run("$AESGPU encrypt -q -f p -o ours " + ours + " && openssl enc -d " + theirs +
+                " -in ours | cmp - p && openssl enc " + theirs + " -in p -out theirs && $AESGPU decrypt " + ours +
+                " -f theirs -o back && cmp back p && head -c 8 ours | grep -q Salted__");
+        EXPECT_EQ(r.status, 0) << r.err << r.out;
+    }
+    // The default key size is 256 bits, as for ECB; an empty input is the header alone.
+    Outcome r = run("$AESGPU encrypt -q --mode ctr -p pass:pw p -o d && openssl enc -d -aes-256-ctr -pbkdf2 "
+                    "-pass pass:pw -in d | cmp - p");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    r = run(": > e && $AESGPU encrypt -q --mode ctr -p pass:pw e && stat -c %s e.aes && openssl enc -d -aes-256-ctr "
+            "-pbkdf2 -pass pass:pw -in e.aes | wc -c && openssl enc -aes-256-ctr -pbkdf2 -pass pass:pw -in e -out o && "
+            "$AESGPU decrypt --mode ctr -p pass:pw -c o | wc -c");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_EQ(r.out, "16\n0\n0\n");
+}
+
+TEST_F(Cli, CtrPrintKeyMatchesOpensslP) {
+    // From a passphrase file: salt, key and IV as openssl derives them from the file's salt.
+    write_file(file("p"), random_bytes(100));
+    Outcome r = run("openssl enc -aes-192-ctr -pbkdf2 -pass pass:pw -in p -out f && "
+                    "openssl enc -d -aes-192-ctr -pbkdf2 -pass pass:pw -in f -P > theirs && "
+                    "$AESGPU decrypt --mode ctr --key-bits 192 -p pass:pw -P f > ours && cmp ours theirs && "
+                    "grep -c '^iv =' ours");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_EQ(r.out, "1\n");
+    // A raw key and IV are printed as given (openssl's -P adds a salt line of its own here).
+    r = run("$AESGPU encrypt --mode ctr -K " + kKey128 + " --iv " + kIvAbove64BitCarry +
+            " -P > ours && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kIvAbove64BitCarry +
+            " -P | grep -v '^salt=' > theirs && cmp ours theirs && cat ours");
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_EQ(r.out, "key=000102030405060708090A0B0C0D0E0F\niv =0123456789ABCDEFFFFFFFFFFFFFFFF0\n");
+}
+
+TEST_F(Cli, CtrTellsNoEcbWarningAndNamesTheModeInJson) {
+    write_file(file("p"), random_bytes(1000));
+    Outcome r = run("$AESGPU encrypt --mode ctr -K " + kKey128 + " --iv " + kIvAbove32BitCarry + " p --json");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("\"mode\":\"ctr\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"bytes_out\":1000"), std::string::npos) << r.out;
+    r = run("$AESGPU encrypt -K " + kKey128 + " p -f --json");
+    EXPECT_NE(r.out.find("\"mode\":\"ecb\""), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("ECB mode"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, CtrOptionsThatCannotWorkAreUsageErrors) {
+    write_file(file("p"), random_bytes(100));
+    const std::string iv = " --iv " + kIvAbove32BitCarry;
+    const std::string key = " -K " + kKey128;
+    const struct {
+        std::string arguments;
+        std::string message;
+    } cases[] = {
+        {"encrypt --mode ctr p" + key, "needs --iv HEX"},
+        {"encrypt p" + key + iv, "--iv applies to --mode ctr"},
+        {"encrypt --mode ctr p -p pass:x" + iv, "with a passphrase the IV is derived"},
+        {"encrypt --mode ctr p" + key + " --iv 0123", "exactly 32 hex digits"},
+        {"encrypt --mode ctr p" + key + " --iv 0x0123456789abcdef0123456789abcdef", "drop the 0x"},
+        {"encrypt --mode ctr p" + key + " --iv 0123456789abcdef0123456789abcdeg", "exactly 32 hex digits"},
+        {"encrypt --mode ctr --no-pad p" + key + iv, "drop --no-pad"},
+        {"decrypt --mode ctr -t p" + key + iv, "nothing to check"},
+        {"encrypt --mode cbc p" + key, "--mode must be ecb or ctr"},
+    };
+    for (const auto &[arguments, message] : cases) {
+        SCOPED_TRACE(arguments);
+        const Outcome r = run("$AESGPU " + arguments);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_EQ(entries(), 1u) << "only p";
+    }
+}
+
+} // namespace
+} // namespace aesgpu::test
