@@ -17,26 +17,23 @@ unsigned thread_count(unsigned asked) {
     return asked == 0 ? default_cpu_threads() : asked;
 }
 
-std::vector<EvpAesCipher> make_ciphers(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned count) {
-    std::vector<EvpAesCipher> ciphers;
+// One per thread, of the kind `spec` needs (none of the other kind).
+template <typename Cipher>
+std::vector<Cipher> make_ciphers(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned count,
+                                 bool needed) {
+    std::vector<Cipher> ciphers;
+    if (!needed) return ciphers;
     ciphers.reserve(count);
     for (unsigned i = 0; i < count; ++i) ciphers.emplace_back(key, spec);
     return ciphers;
 }
 
-// A piece of a job: its bytes, and the stream index of its first block.
-struct Piece {
-    std::span<std::byte> data;
-    std::uint64_t first_block = 0;
-};
-
-std::exception_ptr run_piece(EvpAesCipher &cipher, const Piece &piece) noexcept {
-    try {
-        cipher.transform(piece.data, piece.data, piece.first_block);
-        return nullptr;
-    } catch (...) {
-        return std::current_exception();
-    }
+// Segments per piece of a GCM job: every thread gets some, but no piece is under kCipherPieces'
+// minimum unless a segment alone is.
+std::size_t segments_per_piece(std::size_t segments, std::size_t segment_bytes, unsigned threads) {
+    const std::size_t least =
+        std::max<std::size_t>(1, kCipherPieces.min_piece_bytes / std::max<std::size_t>(segment_bytes, 1));
+    return std::max(least, (segments + threads - 1) / threads);
 }
 
 } // namespace
@@ -46,7 +43,9 @@ unsigned default_cpu_threads() {
 }
 
 OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads)
-    : ciphers_(make_ciphers(key, spec, thread_count(threads))), pool_(thread_count(threads), "the CPU cipher") {}
+    : spec_(spec), ciphers_(make_ciphers<EvpAesCipher>(key, spec, thread_count(threads), spec.mode != Mode::gcm)),
+      gcm_(make_ciphers<EvpGcmSegmentCipher>(key, spec, thread_count(threads), spec.mode == Mode::gcm)),
+      pool_(thread_count(threads), "the CPU cipher") {}
 
 OpenSslBackend::~OpenSslBackend() {
     wait_for_all();
@@ -84,24 +83,59 @@ std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
     return ring_slot(slots_, slot).buffer;
 }
 
+std::vector<OpenSslBackend::Piece> OpenSslBackend::cut_into_pieces(const CipherJob &job,
+                                                                   std::span<std::byte> buffer) const {
+    std::vector<Piece> pieces;
+    if (spec_.mode == Mode::gcm) {
+        std::vector<SegmentSpan> segments;
+        for_each_segment(spec_.gcm.geometry, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                         [&](const SegmentSpan &segment) { segments.push_back(segment); });
+        const std::size_t per_piece = segments_per_piece(segments.size(), spec_.gcm.geometry.segment_bytes, threads());
+        for (std::size_t i = 0; i < segments.size(); i += per_piece) {
+            const auto end = segments.begin() + static_cast<std::ptrdiff_t>(std::min(segments.size(), i + per_piece));
+            pieces.push_back(Piece{buffer, 0, {segments.begin() + static_cast<std::ptrdiff_t>(i), end}});
+        }
+        if (pieces.empty()) pieces.emplace_back();
+        return pieces;
+    }
+    const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
+    pieces.push_back(Piece{buffer.first(std::min(piece, job.bytes)), job.first_block, {}});
+    for (std::size_t offset = piece; offset < job.bytes; offset += piece) {
+        pieces.push_back(Piece{buffer.subspan(offset, std::min(piece, job.bytes - offset)),
+                               job.first_block + offset / kAesBlockBytes,
+                               {}});
+    }
+    return pieces;
+}
+
+std::exception_ptr OpenSslBackend::run_piece(unsigned thread, const Piece &piece) noexcept {
+    try {
+        if (spec_.mode == Mode::gcm) {
+            for (const SegmentSpan &segment : piece.segments) {
+                gcm_[thread].transform(piece.data.subspan(segment.offset, segment.ciphertext_bytes), segment);
+            }
+        } else {
+            ciphers_[thread].transform(piece.data, piece.data, piece.first_block);
+        }
+        return nullptr;
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
 void OpenSslBackend::submit(const CipherJob &job) {
-    Piece first_piece;
-    std::vector<Piece> other_pieces;
+    std::vector<Piece> pieces;
     {
         std::lock_guard lock(mutex_);
         Slot &target = ring_slot(slots_, job.slot);
-        check_job_size(job.bytes, target.buffer.size());
+        check_job_size(job, target.buffer.size(), spec_.mode);
         if (target.pieces_left != 0) throw std::logic_error("slot submitted twice");
         target.error = nullptr;
-        const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
-        const auto piece_at = [&](std::size_t offset) {
-            return Piece{target.buffer.subspan(offset, std::min(piece, job.bytes - offset)),
-                         job.first_block + offset / kAesBlockBytes};
-        };
-        first_piece = piece_at(0);
-        for (std::size_t offset = piece; offset < job.bytes; offset += piece) other_pieces.push_back(piece_at(offset));
-        target.pieces_left = 1 + other_pieces.size();
+        pieces = cut_into_pieces(job, target.buffer);
+        target.pieces_left = pieces.size();
     }
+    const Piece first_piece = std::move(pieces.front());
+    const std::span<const Piece> other_pieces = std::span(pieces).subspan(1);
     // Posted without the lock: a pool with no workers runs a task at once, here. A piece that
     // cannot be posted (no memory for the queue) will never finish: it is taken off the count,
     // and the job fails at wait() instead of hanging it.
@@ -109,7 +143,7 @@ void OpenSslBackend::submit(const CipherJob &job) {
     for (std::size_t i = 0; i < other_pieces.size(); ++i) {
         try {
             pool_.post([this, slot = job.slot, piece = other_pieces[i]](unsigned worker) {
-                finish_piece(slot, run_piece(ciphers_[worker], piece));
+                finish_piece(slot, run_piece(worker, piece));
             });
         } catch (...) {
             not_posted = std::current_exception();
@@ -119,7 +153,7 @@ void OpenSslBackend::submit(const CipherJob &job) {
         }
     }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    finish_piece(job.slot, not_posted ? not_posted : run_piece(ciphers_[0], first_piece));
+    finish_piece(job.slot, not_posted ? not_posted : run_piece(0, first_piece));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The CPU backend: OpenSSL EVP AES-ECB or AES-CTR over the worker pool, one EVP context per thread. A
-// submitted slot is cut into pieces so that all threads share even a single large chunk; the
+// The CPU backend: OpenSSL EVP AES-ECB, AES-CTR or AES-GCM segments over the worker pool, one EVP
+// context per thread. A submitted slot is cut into pieces (whole segments for GCM) so that all
+// threads share even a single large chunk; the
 // submitting thread runs the first piece itself, so a small job never waits for a hand-off and
 // `threads` counts it: N threads are the caller plus N - 1 pool workers.
 #include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/evp_gcm.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/worker_pool.hpp"
@@ -39,7 +41,7 @@ public:
     void submit(const CipherJob &job) override;
     void wait(std::size_t slot) override;
 
-    [[nodiscard]] unsigned threads() const { return static_cast<unsigned>(ciphers_.size()); }
+    [[nodiscard]] unsigned threads() const { return pool_.threads(); }
 
 private:
     struct Slot {
@@ -48,6 +50,14 @@ private:
         std::exception_ptr error;
     };
 
+    // A part of a job one thread runs: its bytes (ECB, CTR) or its segments (GCM).
+    struct Piece {
+        std::span<std::byte> data;
+        std::uint64_t first_block = 0;
+        std::vector<SegmentSpan> segments;
+    };
+    [[nodiscard]] std::vector<Piece> cut_into_pieces(const CipherJob &job, std::span<std::byte> buffer) const;
+    [[nodiscard]] std::exception_ptr run_piece(unsigned thread, const Piece &piece) noexcept;
     void finish_piece(std::size_t slot, std::exception_ptr error);
     void wait_for_all() noexcept;
 
@@ -55,8 +65,11 @@ private:
     std::condition_variable piece_done_;
     HostRing own_ring_; // the buffers unless adopted
     std::vector<Slot> slots_;
-    std::vector<EvpAesCipher> ciphers_; // [0] for the submitting thread, [i] for pool worker i
-    WorkerPool pool_;                   // last: its workers stop before what they use goes
+    CipherSpec spec_;
+    // [0] for the submitting thread, [i] for pool worker i: ECB and CTR use ciphers_, GCM gcm_.
+    std::vector<EvpAesCipher> ciphers_;
+    std::vector<EvpGcmSegmentCipher> gcm_;
+    WorkerPool pool_; // last: its workers stop before what they use goes
 };
 
 } // namespace aesgpu

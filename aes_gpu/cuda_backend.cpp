@@ -9,6 +9,7 @@ namespace aesgpu {
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
     : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
+    if (spec.mode == Mode::gcm) throw std::invalid_argument("the GPU backend has no GCM yet");
     const DeviceScope scope(device_);
     cudaDeviceProp properties{};
     AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, device_));
@@ -104,7 +105,7 @@ std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
 
 void CudaBackend::submit(const CipherJob &job) {
     Slot &target = ring_slot(slots_, job.slot);
-    check_job_size(job.bytes, target.host.size());
+    check_job_size(job, target.host.size(), Mode::ecb); // ECB and CTR alike: whole blocks
     // The current device is per host thread, and the pipeline submits from its reader thread.
     const DeviceScope scope(device_);
     const cudaStream_t stream = streams_[job.slot % streams_.size()].get();

@@ -2,6 +2,7 @@
 #include "app/cipher_command.hpp"
 
 #include "app/backend_log.hpp"
+#include "app/gcm_file.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
 #include "app/output_naming.hpp"
@@ -16,6 +17,7 @@
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 #include "keys/salted_header.hpp"
+#include "keys/stream_header.hpp"
 
 #include <openssl/crypto.h>
 #include <unistd.h>
@@ -47,13 +49,15 @@ bool reads_standard_input(const std::vector<std::string> &inputs) {
 
 // The framing of the stream: CTR takes any length; ECB pads unless --no-pad.
 Framing framing_of(const CipherOptions &options) {
-    if (options.mode == Mode::ctr) return Framing::any_length;
+    if (options.mode != Mode::ecb) return Framing::any_length; // ctr; gcm goes by segments
     return options.no_pad ? Framing::whole_blocks : Framing::pkcs7;
 }
 
 // "AES-256-CTR", as openssl names the cipher.
 std::string cipher_name(const CipherOptions &options, std::size_t key_bits) {
-    return fmt::format("AES-{}-{}", key_bits, options.mode == Mode::ctr ? "CTR" : "ECB");
+    std::string mode = mode_name(options.mode);
+    std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
+    return fmt::format("AES-{}-{}", key_bits, mode);
 }
 
 // The key and, for CTR, the IV a run ciphers with.
@@ -174,6 +178,9 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     const auto start = std::span(header).first(source->read_full(header));
     const auto salt = parse_salted_header(start);
     if (!salt && looks_base64_salted(start)) refuse_base64(*source);
+    if (!salt && starts_with_passphrase_magic(start)) {
+        throw FormatError(source->display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
+    }
     if (!salt && starts_with_text(start, kSaltedMagic)) {
         throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
     }
@@ -191,6 +198,34 @@ CipherKey cipher_key(const CipherOptions &options, KeySource &keys, const std::o
     if (options.mode == Mode::ecb) return {derive_key(keys.secret(), *salt, options.iterations, key_bytes), {}};
     KeyAndIv derived = derive_key_and_iv(keys.secret(), *salt, options.iterations, key_bytes);
     return {std::move(derived.key), derived.iv};
+}
+
+// gcm: the main key's size, 16 or 32 bytes: the raw key's, or --key-bits for a passphrase.
+std::size_t gcm_key_bytes(const CipherOptions &options, KeySource &keys) {
+    if (keys.passphrase_mode()) return options.key_bits / 8;
+    const std::size_t bytes = keys.secret().size();
+    if (bytes != 16 && bytes != 32) {
+        throw UsageError("--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* "
+                         "keys), not " +
+                         std::to_string(bytes) + " bytes");
+    }
+    return bytes;
+}
+
+// gcm: fresh headers when encrypting, the input's when decrypting (read without the key).
+GcmFile gcm_file_for(const CipherOptions &options, KeySource &keys, InputSource &source) {
+    const std::size_t segment_bytes = options.segment_bytes ? options.segment_bytes : kDefaultSegmentBytes;
+    const std::size_t key_bytes = gcm_key_bytes(options, keys);
+    if (segment_bytes <= stream_header_bytes(key_bytes) + kGcmTagBytes) {
+        throw UsageError("--segment-size must exceed the stream header and a tag (" +
+                         std::to_string(stream_header_bytes(key_bytes) + kGcmTagBytes) + " bytes)");
+    }
+    if (options.direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, keys.passphrase_mode());
+    try {
+        return read_gcm_file(source, keys.passphrase_mode() ? 0 : key_bytes, segment_bytes);
+    } catch (const FormatError &e) {
+        throw FormatError(source.display_name() + ": " + e.what());
+    }
 }
 
 void check_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
@@ -239,7 +274,7 @@ public:
     void show() {
         if (!std::exchange(pending_, false)) return;
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
-                     "stay visible, and nothing detects tampering (-q silences this)");
+                     "stay visible, and nothing detects tampering: --mode gcm protects data (-q silences this)");
     }
 
 private:
@@ -342,8 +377,17 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     InputSource source = InputSource::open(input, io_threads);
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    const std::optional<Salt> salt = passphrase_mode ? std::optional(salt_for(options, &source)) : std::nullopt;
-    const std::uint64_t header_bytes = salt && !encrypting ? kSaltedHeaderBytes : 0; // read already
+    const bool gcm = options.mode == Mode::gcm;
+    const std::optional<Salt> salt = passphrase_mode && !gcm ? std::optional(salt_for(options, &source)) : std::nullopt;
+    const std::optional<GcmFile> gcm_file = gcm ? std::optional(gcm_file_for(options, keys, source)) : std::nullopt;
+    // What goes in front of the data (encrypting), or was read from in front of it (decrypting).
+    std::vector<std::byte> header;
+    if (gcm_file) header = gcm_file->header_bytes();
+    if (salt) {
+        const auto salted = make_salted_header(*salt);
+        header.assign(salted.begin(), salted.end());
+    }
+    const std::uint64_t header_bytes = encrypting ? 0 : header.size(); // read already
     std::optional<OutputSink> sink;
     if (options.test_only) {
         sink.emplace(OutputSink::discard());
@@ -375,8 +419,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
-    const CipherKey key = cipher_key(options, keys, salt);
-    if (passphrase_mode) {
+    const CipherKey key = gcm_file ? CipherKey{gcm_segment_key(*gcm_file, keys.secret(), options.associated_data), {}}
+                                   : cipher_key(options, keys, salt);
+    if (passphrase_mode && gcm_file) {
+        spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", gcm_file->passphrase->cost.log2_n,
+                      gcm_file->passphrase->cost.r, gcm_file->passphrase->cost.p, seconds_since(step));
+    } else if (passphrase_mode) {
         spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
     }
     if (options.print_key) {
@@ -387,17 +435,18 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
     step = std::chrono::steady_clock::now();
-    const CipherSpec spec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
+    const CipherSpec spec = gcm_file ? gcm_file->spec(options.direction)
+                                     : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
     SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());
     spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
     ecb_warning.show(); // every check that can fail before the run has passed
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
-    const auto header = salt && encrypting ? std::optional(make_salted_header(*salt)) : std::nullopt;
     FileJob job{source, *sink,
                 PipelineOptions{options.direction, framing_of(options), chunk_bytes, selected.ring_slots}};
-    if (header) job.header = *header;
+    if (gcm_file) job.pipeline.segments = spec.gcm.geometry;
+    if (encrypting) job.header = header;
     job.header_bytes_read = header_bytes;
     spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
                  options.test_only ? "testing"
@@ -443,6 +492,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
 
     try {
         summary.stats = run_file_job(job, *selected.backend);
+    } catch (const AuthenticationFailed &e) {
+        throw AuthenticationFailed(
+            fmt::format("{}: {}: {}", source.display_name(), e.what(),
+                        passphrase_mode ? "wrong passphrase or --aad, or the file was changed"
+                                        : "wrong key, --aad or --segment-size, or the file was changed "
+                                          "(cut short, reordered or tampered with); nothing of it was written"));
     } catch (const BadPadding &) {
         if (passphrase_mode) {
             throw BadPadding("bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "

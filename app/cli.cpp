@@ -4,6 +4,7 @@
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "app/gcm_file.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
@@ -40,10 +41,10 @@ std::string size_text(std::size_t bytes) {
 }
 
 constexpr const char *kDescription =
-    "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode (the default) or CTR\n"
-    "mode, on an NVIDIA GPU (CUDA) or on the CPU (OpenSSL, AES-NI), byte-compatible with\n"
-    "`openssl enc -aes-N-ecb|-aes-N-ctr`. ECB shows repeated plaintext blocks as repeated ciphertext;\n"
-    "neither mode detects tampering.";
+    "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode (the default), CTR\n"
+    "mode (both byte-compatible with `openssl enc`) or GCM (authenticated, Tink's streaming AEAD\n"
+    "format), on an NVIDIA GPU (CUDA) or on the CPU (OpenSSL, AES-NI). ECB shows repeated plaintext\n"
+    "blocks as repeated ciphertext; only GCM detects tampering: use --mode gcm to protect data.";
 
 constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
@@ -52,11 +53,15 @@ constexpr const char *kEncryptExamples = R"(Examples:
   (umask 077; head -c 32 /dev/urandom > my.key)     a new random AES-256 key, private
   aesgpu encrypt notes.txt                          asks for a passphrase (AES-256, PBKDF2)
   aesgpu encrypt -p env:BACKUP_PASS db.dump         passphrase from a variable, not from `ps`
-  aesgpu encrypt --mode ctr -p env:BACKUP_PASS db.dump   CTR: no padding, patterns hidden
-  aesgpu encrypt --mode ctr --key-file my.key --iv $(openssl rand -hex 16) db.dump
-                                                    CTR with a raw key: a new IV for every file
+  aesgpu encrypt --mode gcm --key-file my.key db.dump    authenticated (Tink's streaming AES-GCM)
+  aesgpu encrypt --mode gcm -p env:BACKUP_PASS db.dump   the same, keyed by a passphrase (scrypt)
+  aesgpu encrypt --mode ctr -p env:BACKUP_PASS db.dump   CTR, as openssl -aes-256-ctr -pbkdf2
+  iv=$(openssl rand -hex 16)                        CTR with a raw key: a new IV for every file,
+  aesgpu encrypt --mode ctr --key-file my.key --iv $iv db.dump      kept: decrypting needs it
 Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
-for passphrase files, openssl enc -d -aes-256-ecb -pbkdf2 -pass ... does.)";
+openssl enc -d -aes-256-ctr -K ... -iv $iv a --mode ctr file; openssl enc -d -aes-256-ecb|ctr
+-pbkdf2 -pass ... a passphrase file; Tink's AesGcmHkdfStreaming (HKDF-SHA256, the same segment
+size) a --mode gcm raw-key file.)";
 
 constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt report.pdf.aes --key-file my.key   writes report.pdf
@@ -64,9 +69,12 @@ constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
   aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
   aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    also reads openssl -aes-256-ctr -pbkdf2
-ECB: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256 and leaves
-no output file. CTR has no padding to check: a wrong key or IV decrypts to garbage, exit 0. Neither
-mode has authentication, so a tampered file can decrypt to garbage undetected.)";
+  aesgpu decrypt --mode gcm --key-file my.key db.dump.aes      every segment checked before it is written
+gcm: a wrong key, passphrase or --aad, or any change to the file, fails with "authentication failed
+in segment N" (exit 1) and no output file; to standard output, only segments that passed are
+written. ecb: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256.
+ctr has nothing to check: a wrong key or IV decrypts to garbage, exit 0. Neither ecb nor ctr
+detects tampering.)";
 
 constexpr const char *kBenchNotes =
     R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
@@ -82,9 +90,9 @@ Examples:
   aesgpu bench --file /dev/shm/big.bin --key-bits 128 --direction encrypt
   aesgpu bench --json > bench.json && scripts/plot-bench.py bench.json bench.png)";
 
-constexpr const char *kExitCodes =
-    "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt), 2 usage error, 129 SIGHUP, 130 Ctrl-C\n"
-    "(SIGINT), 141 SIGPIPE (the reader of standard output went away), 143 SIGTERM.";
+constexpr const char *kExitCodes = "\nExit status: 0 success, 1 run-time failure (I/O, bad decrypt, authentication "
+                                   "failed), 2 usage error, 129 SIGHUP, 130 Ctrl-C\n"
+                                   "(SIGINT), 141 SIGPIPE (the reader of standard output went away), 143 SIGTERM.";
 
 constexpr const char *kKeygenExamples = R"(Examples:
   aesgpu keygen -o my.key                           a new AES-256 key file (32 raw bytes, mode 0600)
@@ -163,20 +171,39 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                     options.mode = Mode::ecb;
                 } else if (name == "ctr") {
                     options.mode = Mode::ctr;
+                } else if (name == "gcm") {
+                    options.mode = Mode::gcm;
                 } else {
-                    throw UsageError("--mode must be ecb or ctr");
+                    throw UsageError("--mode must be ecb, ctr or gcm");
                 }
             },
-            "ecb (the default: PKCS#7 padding; equal blocks give equal ciphertext) or ctr (counter mode, as "
-            "`openssl enc -aes-N-ctr`: no padding, output as long as the input). Neither detects tampering")
-        ->option_text("ecb|ctr");
+            "ecb (the default: PKCS#7 padding; equal blocks give equal ciphertext), ctr (counter mode, as "
+            "`openssl enc -aes-N-ctr`: no padding; with a raw key the output is as long as the input) or gcm "
+            "(authenticated: Tink's AES-GCM-HKDF streaming format; every segment is checked before any of it is "
+            "written). Only gcm detects tampering and wrong keys: use it to protect data")
+        ->option_text("ecb|ctr|gcm");
     command
         .add_option_function<std::string>(
             "--iv", [&options](const std::string &hex) { options.iv = parse_hex_iv(hex); },
-            "ctr with -K/--key-file: the initial counter block, 32 hex digits, as openssl's -iv. Never encrypt "
-            "two inputs with the same key and IV: the XOR of the two ciphertexts is the XOR of the plaintexts. "
-            "A passphrase (-p) draws a fresh salt, and so a fresh key and IV, for every file")
+            "ctr with -K/--key-file: the initial counter block, 32 hex digits, as openssl's -iv. It is not "
+            "stored in the file: keep it. Never encrypt two inputs with the same key and IV: the XOR of the two "
+            "ciphertexts is the XOR of the plaintexts. A passphrase (-p) draws a fresh salt, and so a fresh key "
+            "and IV, for every file")
         ->option_text("HEX");
+    command
+        .add_option("--segment-size", options.segment_bytes,
+                    fmt::format("gcm: ciphertext bytes per authenticated segment, e.g. 4K, 1M (default {}), as Tink's "
+                                "ciphertext_segment_size; decrypting a raw-key file needs the size it was made with "
+                                "(a passphrase file records it)",
+                                size_text(kDefaultSegmentBytes)))
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Range(std::size_t{64}, kMaxSegmentBytes))
+        ->option_text("SIZE");
+    command
+        .add_option("--aad", options.associated_data,
+                    "gcm: associated data, authenticated but not encrypted (Tink's associated data); decrypting "
+                    "needs the same text")
+        ->option_text("TEXT");
     command.add_flag("--no-pad", options.no_pad,
                      "ecb: no PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
     command
@@ -427,11 +454,37 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
                              "a new one for every file encrypted with the key, or use -p, which derives one");
         }
         if (!raw_key && given("--iv")) {
-            throw UsageError("--iv applies to a raw key (-K, --key-file); with a passphrase the IV is derived "
-                             "from it and the salt, as openssl enc -pbkdf2 does");
+            throw UsageError("--iv goes with a raw key (-K, --key-file); without one the key comes from a "
+                             "passphrase, which derives the IV with it, as openssl enc -pbkdf2 does");
         }
     } else if (given("--iv")) {
-        throw UsageError("--iv applies to --mode ctr; ECB has no IV");
+        throw UsageError(fmt::format("--iv applies to --mode ctr; {} has no IV", mode_name(options.mode)));
+    }
+    if (options.mode == Mode::ctr && options.direction == Direction::encrypt && raw_key && options.inputs.size() > 1) {
+        throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
+                         "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
+    }
+    if (options.remove_input && options.direction == Direction::decrypt &&
+        (options.mode == Mode::ctr || options.no_pad)) {
+        throw UsageError("--rm would remove the ciphertext even after a wrong key: --mode ctr and --no-pad cannot "
+                         "tell one. Check the output first, or use --mode gcm");
+    }
+    if (options.mode == Mode::gcm) {
+        for (const char *name : {"--no-pad", "--print-key", "--iter"}) {
+            if (given(name)) {
+                throw UsageError(fmt::format("{} does not apply to --mode gcm (its keys are per file: HKDF, and "
+                                             "scrypt for a passphrase)",
+                                             name));
+            }
+        }
+        if (options.key_bits == 192) throw UsageError("--mode gcm takes 128- or 256-bit keys (--key-bits 128 or 256)");
+        if (!raw_key && options.direction == Direction::decrypt && given("--segment-size")) {
+            throw UsageError("--segment-size is read from a passphrase file's header: drop it");
+        }
+    } else {
+        for (const char *name : {"--segment-size", "--aad"}) {
+            if (given(name)) throw UsageError(fmt::format("{} applies to --mode gcm", name));
+        }
     }
     if (options.backend.choice == BackendChoice::cpu) {
         for (const char *name : {"--streams", "--wait-for-gpu"}) {
@@ -597,18 +650,20 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     app.require_subcommand(1);
     app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
 
-    auto *encrypt =
-        app.add_subcommand("encrypt", "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, or CTR");
+    auto *encrypt = app.add_subcommand(
+        "encrypt", "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, CTR, or authenticated GCM");
     parsed.encrypt_options.direction = Direction::encrypt;
     add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
     encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
-    auto *decrypt = app.add_subcommand("decrypt", "Decrypt FILE (or standard input); ECB checks the padding");
+    auto *decrypt =
+        app.add_subcommand("decrypt", "Decrypt FILE (or standard input); GCM checks every segment, ECB the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
     add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
     decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,
-                      "Decrypt and check the padding without writing anything (exit 1 on a bad file)");
+                      "Decrypt and check the file without writing anything: the padding in ecb, every segment's tag "
+                      "in gcm (exit 1 on a bad file); not with ctr, which has nothing to check");
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 

@@ -7,6 +7,8 @@
 // place, asynchronously. The pipeline fills a slot, submits it as a job, and later waits for it
 // before writing it out and refilling it. io/ owns byte order, padding and files; backends own
 // only blocks. A job says where it sits in the stream, so any backend can take any job.
+#include "cipher/segments.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,11 +25,12 @@ enum class Direction { encrypt, decrypt };
 
 // ecb: each block on its own (the brief's mode; patterns show). ctr: a keystream of encrypted
 // counter blocks XORed into the data, as `openssl enc -aes-N-ctr`: any length, no padding, and
-// encrypting and decrypting are the same transform.
-enum class Mode { ecb, ctr };
+// encrypting and decrypting are the same transform. gcm: Tink's AES-GCM-HKDF streaming segments,
+// each authenticated by its tag (cipher/segments.hpp).
+enum class Mode { ecb, ctr, gcm };
 
 [[nodiscard]] constexpr const char *mode_name(Mode mode) {
-    return mode == Mode::ctr ? "ctr" : "ecb";
+    return mode == Mode::gcm ? "gcm" : mode == Mode::ctr ? "ctr" : "ecb";
 }
 
 // A 128-bit big-endian counter block (CTR's IV), byte 15 least significant.
@@ -46,12 +49,22 @@ using CounterBlock = std::array<std::uint8_t, 16>;
     return counter;
 }
 
-// What a backend does to the data: the mode, the direction, and CTR's starting counter. A
-// Direction alone is ECB in that direction.
+using NoncePrefix = std::array<std::uint8_t, kGcmNoncePrefixBytes>;
+
+// gcm: what every segment of one stream shares besides the key (the key a backend gets is the
+// stream's segment key, derived from the main key and the header's salt).
+struct GcmStream {
+    NoncePrefix nonce_prefix{};
+    SegmentGeometry geometry{};
+};
+
+// What a backend does to the data: the mode, the direction, and CTR's starting counter or GCM's
+// stream. A Direction alone is ECB in that direction.
 struct CipherSpec {
     Direction direction = Direction::encrypt;
     Mode mode = Mode::ecb;
     CounterBlock iv{}; // ctr: the counter of the stream's block 0
+    GcmStream gcm{};   // gcm
 
     CipherSpec() = default;
     CipherSpec(Direction transform_direction, Mode cipher_mode = Mode::ecb, // NOLINT: implicit on purpose
@@ -68,10 +81,10 @@ public:
 
 // One job: the first `bytes` of a slot's buffer, and where they sit in the stream. ECB uses only
 // the slot and the byte count; CTR the position (its counter is spec.iv + first_block + i for the
-// job's block i); authenticated modes will need the segments.
+// job's block i); GCM the segments, laid out as cipher/segments.hpp says.
 struct CipherJob {
     std::size_t slot = 0;
-    std::size_t bytes = 0;           // a multiple of 16, possibly 0
+    std::size_t bytes = 0;           // ECB, CTR: a multiple of 16, possibly 0; GCM: the segments' ciphertext
     std::uint64_t first_block = 0;   // index in the stream of the job's first 16-byte block
     std::uint64_t first_segment = 0; // authenticated modes: number of the job's first segment
     std::uint32_t segments = 0;      // authenticated modes: segments in the job
@@ -120,9 +133,11 @@ Slot &ring_slot(std::vector<Slot> &slots, std::size_t slot) {
     return slots[slot];
 }
 
-inline void check_job_size(std::size_t bytes, std::size_t slot_bytes) {
-    if (bytes % kAesBlockBytes != 0) throw std::invalid_argument("submit needs whole 16-byte blocks");
-    if (bytes > slot_bytes) throw std::invalid_argument("submit beyond the slot's buffer");
+inline void check_job_size(const CipherJob &job, std::size_t slot_bytes, Mode mode) {
+    if (mode != Mode::gcm && job.bytes % kAesBlockBytes != 0) {
+        throw std::invalid_argument("submit needs whole 16-byte blocks");
+    }
+    if (job.bytes > slot_bytes) throw std::invalid_argument("submit beyond the slot's buffer");
 }
 
 } // namespace aesgpu

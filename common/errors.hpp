@@ -32,6 +32,13 @@ public:
     using FormatError::FormatError;
 };
 
+// An authenticated segment's tag did not match: wrong key or associated data, or a changed,
+// truncated, reordered or extended stream. Nothing of the segment was released.
+class AuthenticationFailed : public FormatError {
+public:
+    using FormatError::FormatError;
+};
+
 // A mistake in how aesgpu was called (bad option value, bad key, missing output name): exit 2.
 class UsageError : public std::runtime_error {
 public:

@@ -14,7 +14,7 @@ __aesgpu_options()
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
-                --backend --streams -T --threads --io-threads --chunk-size"
+                --segment-size --aad --backend --streams -T --threads --io-threads --chunk-size"
             ;;
         keygen)
             flags="-h --help"
@@ -155,7 +155,7 @@ __aesgpu_value()
             if [[ $command == bench ]]; then
                 __aesgpu_add "$prefix" ecb ctr all
             else
-                __aesgpu_add "$prefix" ecb ctr
+                __aesgpu_add "$prefix" ecb ctr gcm
             fi
             ;;
         --bits) __aesgpu_add "$prefix" 128 192 256 ;;

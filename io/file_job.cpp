@@ -9,8 +9,12 @@ namespace aesgpu {
 
 PipelineStats run_file_job(const FileJob &job, CipherBackend &backend) {
     const std::optional<std::uint64_t> input_size = job.source.size();
-    // At most the input plus a header and a block of padding; the surplus is cut at commit.
-    if (input_size) job.sink.expect_size(*input_size + job.header.size() + kAesBlockBytes);
+    // At most the input plus a header and padding or tags; the surplus is cut at commit.
+    if (input_size) {
+        job.sink.expect_size(
+            max_output_bytes(job.pipeline, *input_size - std::min(*input_size, job.header_bytes_read)) +
+            job.header.size());
+    }
     if (!job.header.empty()) job.sink.write_all(job.header);
 
     const PipelineStats stats = run_pipeline(job.source, job.sink, backend, job.pipeline);

@@ -6,6 +6,7 @@
 #include "io/cancellation.hpp"
 #include "io/channel.hpp"
 #include "io/pkcs7.hpp"
+#include "io/segment_chunks.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +25,7 @@ struct FilledChunk {
     std::size_t bytes; // whole blocks submitted to the backend
     bool final;
     std::size_t input_bytes; // read from the input for this chunk (before padding)
+    CipherJob job;           // as submitted (its segments, for writing them out)
 };
 
 void validate(const PipelineOptions &options) {
@@ -90,10 +92,16 @@ private:
     void configure_ring() {
         for (;;) {
             try {
+                if (options_.segments) {
+                    segments_.emplace(*options_.segments, options_.direction, chunk_bytes_);
+                    backend_.configure_slots(options_.ring_slots, segments_->slot_bytes());
+                    return;
+                }
                 // One spare block per slot, so the padding of a full final chunk fits in place.
                 backend_.configure_slots(options_.ring_slots, chunk_bytes_ + kAesBlockBytes);
                 return;
             } catch (const ResourceExhausted &) {
+                if (segments_ && segments_->segments_per_chunk() == 1) throw;
                 if (chunk_bytes_ / 2 < kMinRetryChunkBytes) throw;
                 chunk_bytes_ = chunk_bytes_ / 2 / kAesBlockBytes * kAesBlockBytes;
             }
@@ -105,29 +113,44 @@ private:
     void read_all() {
         std::optional<std::size_t> slot = free_slots_.pop();
         if (!slot) return;
-        std::size_t length = read_chunk(*slot);
+        std::uint64_t chunk = 0;
+        std::size_t length = read_chunk(*slot, chunk);
         for (;;) {
-            bool final = length < chunk_bytes_;
+            bool final = length < chunk_capacity(chunk);
             std::optional<std::size_t> next;
             std::size_t next_length = 0;
             if (!final) {
                 next = free_slots_.pop();
                 if (!next) return;
-                next_length = read_chunk(*next);
+                next_length = read_chunk(*next, chunk + 1);
                 final = next_length == 0;
             }
-            const std::size_t bytes = seal_chunk(*slot, length, final);
-            backend_.submit(CipherJob{.slot = *slot, .bytes = bytes, .first_block = blocks_submitted_});
-            blocks_submitted_ += bytes / kAesBlockBytes;
-            filled_.push({*slot, bytes, final, length});
+            CipherJob job{.slot = *slot};
+            if (segments_) {
+                job = segments_->job(*slot, chunk, length, final);
+            } else {
+                job.bytes = seal_chunk(*slot, length, final);
+                job.first_block = blocks_submitted_;
+                blocks_submitted_ += job.bytes / kAesBlockBytes;
+            }
+            backend_.submit(job);
+            filled_.push({*slot, job.bytes, final, length, job});
             if (final) return;
             slot = next;
             length = next_length;
+            ++chunk;
         }
     }
 
-    std::size_t read_chunk(std::size_t slot) {
-        const std::size_t got = source_.read_full(backend_.slot_buffer(slot).first(chunk_bytes_), &cancellation_);
+    // Input bytes a full chunk holds: a shorter read ends the stream.
+    [[nodiscard]] std::size_t chunk_capacity(std::uint64_t chunk) const {
+        return segments_ ? segments_->input_capacity(chunk) : chunk_bytes_;
+    }
+
+    std::size_t read_chunk(std::size_t slot, std::uint64_t chunk) {
+        const std::span<std::byte> buffer = backend_.slot_buffer(slot);
+        const std::size_t got = segments_ ? segments_->read(source_, buffer, chunk, &cancellation_)
+                                          : source_.read_full(buffer.first(chunk_bytes_), &cancellation_);
         stats_.bytes_read += got;
         return got;
     }
@@ -156,6 +179,11 @@ private:
     void write_all() {
         while (const auto chunk = filled_.pop()) {
             backend_.wait(chunk->slot);
+            if (segments_) {
+                stats_.bytes_written += segments_->write(sink_, backend_.slot_buffer(chunk->slot), chunk->job);
+                finish_chunk(*chunk);
+                continue;
+            }
             auto bytes = backend_.slot_buffer(chunk->slot).first(chunk->bytes);
             if (chunk->final && options_.framing == Framing::pkcs7 && options_.direction == Direction::decrypt) {
                 const auto unpadded = pkcs7_unpadded_length(bytes);
@@ -165,10 +193,15 @@ private:
             if (options_.framing == Framing::any_length) bytes = bytes.first(chunk->input_bytes);
             sink_.write_all(bytes);
             stats_.bytes_written += bytes.size();
-            input_done_ += chunk->input_bytes;
-            if (options_.on_progress) options_.on_progress(input_done_);
-            free_slots_.push(chunk->slot);
+            finish_chunk(*chunk);
         }
+    }
+
+    // A chunk is out: progress, and its slot back to the reader.
+    void finish_chunk(const FilledChunk &chunk) {
+        input_done_ += chunk.input_bytes;
+        if (options_.on_progress) options_.on_progress(input_done_);
+        free_slots_.push(chunk.slot);
     }
 
     InputSource &source_;
@@ -176,6 +209,7 @@ private:
     CipherBackend &backend_;
     const PipelineOptions &options_;
     std::size_t chunk_bytes_;
+    std::optional<SegmentChunks> segments_; // set for an authenticated stream
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
     Cancellation cancellation_;          // ends a read waiting on a pipe when the writer has failed
@@ -202,6 +236,11 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
     if (framing == Framing::pkcs7 && length == 0) {
         throw FormatError("bad decrypt: the input is empty, but padded ciphertext is at least 16 bytes");
     }
+}
+
+std::uint64_t max_output_bytes(const PipelineOptions &options, std::uint64_t input_bytes) {
+    if (options.segments) return SegmentChunks(*options.segments, options.direction, 0).output_bytes(input_bytes);
+    return input_bytes + kAesBlockBytes;
 }
 
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,

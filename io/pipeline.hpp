@@ -5,12 +5,14 @@
 // back. Reading, ciphering and writing overlap, and memory stays at ring_slots x chunk_bytes
 // whatever the input size.
 #include "cipher/cipher_backend.hpp"
+#include "cipher/segments.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 namespace aesgpu {
 
@@ -40,6 +42,9 @@ struct PipelineOptions {
     std::size_t ring_slots = 8;                // at least kMinRingSlots
     // Called on the calling thread after each chunk is written, with the input bytes done so far.
     std::function<void(std::uint64_t)> on_progress = {};
+    // An authenticated stream's segments (GCM): chunks of whole segments instead of blocks
+    // (io/segment_chunks.hpp); `framing` is then not used.
+    std::optional<SegmentGeometry> segments = std::nullopt;
 };
 
 struct PipelineStats {
@@ -54,6 +59,9 @@ struct PipelineStats {
 // is empty. run_pipeline checks this at the end of the stream; a caller that knows the length can
 // check first.
 void check_stream_length(Direction direction, Framing framing, std::uint64_t length);
+
+// The most output bytes `input_bytes` of input can give (a header aside): padding, or tags.
+[[nodiscard]] std::uint64_t max_output_bytes(const PipelineOptions &options, std::uint64_t input_bytes);
 
 // Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
 // allocate the ring (ResourceExhausted), retries with half the chunk size, down to

@@ -124,13 +124,18 @@ TEST_F(Cli, CtrOptionsThatCannotWorkAreUsageErrors) {
     } cases[] = {
         {"encrypt --mode ctr p" + key, "needs --iv HEX"},
         {"encrypt p" + key + iv, "--iv applies to --mode ctr"},
-        {"encrypt --mode ctr p -p pass:x" + iv, "with a passphrase the IV is derived"},
+        {"encrypt --mode ctr p -p pass:x" + iv, "a passphrase, which derives the IV"},
         {"encrypt --mode ctr p" + key + " --iv 0123", "exactly 32 hex digits"},
         {"encrypt --mode ctr p" + key + " --iv 0x0123456789abcdef0123456789abcdef", "drop the 0x"},
         {"encrypt --mode ctr p" + key + " --iv 0123456789abcdef0123456789abcdeg", "exactly 32 hex digits"},
         {"encrypt --mode ctr --no-pad p" + key + iv, "drop --no-pad"},
         {"decrypt --mode ctr -t p" + key + iv, "nothing to check"},
-        {"encrypt --mode cbc p" + key, "--mode must be ecb or ctr"},
+        {"encrypt --mode cbc p" + key, "--mode must be ecb, ctr or gcm"},
+        // One --iv for several files would give them all one keystream.
+        {"encrypt --mode ctr p p" + key + iv, "the same keystream"},
+        // CTR cannot tell a wrong key, so --rm would lose the only ciphertext.
+        {"decrypt --mode ctr --rm p -o q" + key + iv, "--rm would remove the ciphertext"},
+        {"decrypt --no-pad --rm p -o q" + key, "--rm would remove the ciphertext"},
     };
     for (const auto &[arguments, message] : cases) {
         SCOPED_TRACE(arguments);

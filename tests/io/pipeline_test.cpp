@@ -94,6 +94,86 @@ TEST(Pipeline, CtrMatchesOpenSslAtBlockAndChunkBoundaries) {
     }
 }
 
+// GCM: chunks of whole segments (the first shorter by the header), plaintext placed where its
+// ciphertext goes when encrypting, each segment's plaintext written without its tag when
+// decrypting; the output must equal the reference segment by segment.
+struct GcmRun {
+    Bytes key = random_bytes(16);
+    CipherSpec spec{Direction::encrypt, Mode::gcm};
+
+    explicit GcmRun(std::size_t segment_bytes) {
+        const Bytes prefix = random_bytes(7);
+        std::copy(prefix.begin(), prefix.end(), spec.gcm.nonce_prefix.begin());
+        spec.gcm.geometry = {segment_bytes, 24};
+    }
+    Bytes run(Direction direction, const Bytes &input, std::size_t chunk, std::size_t threads = 3) const {
+        CipherSpec directed = spec;
+        directed.direction = direction;
+        OpenSslBackend backend(key, directed, static_cast<unsigned>(threads));
+        PipelineOptions options{direction, Framing::any_length, chunk, 3};
+        options.segments = spec.gcm.geometry;
+        return run_pipeline_on_files(backend, input, options);
+    }
+};
+
+TEST(Pipeline, GcmMatchesTheReferenceAroundSegmentAndChunkBoundaries) {
+    const std::size_t segment = 256;
+    const GcmRun gcm(segment);
+    const std::size_t first = segment - 24 - 16;
+    const std::size_t later = segment - 16;
+    for (const std::size_t chunk : {segment, 3 * segment, 3 * segment + 112}) {
+        for (const std::size_t size : {std::size_t{0}, std::size_t{1}, first - 1, first, first + 1, first + later,
+                                       first + 2 * later, first + 2 * later + 1, first + 9 * later + 7}) {
+            SCOPED_TRACE("chunk " + std::to_string(chunk) + " size " + std::to_string(size));
+            const Bytes plain = random_bytes(size);
+            const Bytes expected =
+                reference_gcm_segments(gcm.key, gcm.spec.gcm.nonce_prefix, gcm.spec.gcm.geometry, plain);
+            const Bytes cipher = gcm.run(Direction::encrypt, plain, chunk);
+            ASSERT_EQ(to_hex(cipher), to_hex(expected));
+            ASSERT_TRUE(gcm.run(Direction::decrypt, cipher, chunk) == plain);
+        }
+    }
+}
+
+// Every way a stream can be changed must fail the run, before its output is committed.
+TEST(Pipeline, GcmRefusesChangedStreams) {
+    const std::size_t segment = 256;
+    const GcmRun gcm(segment);
+    const Bytes plain = random_bytes(5 * (segment - 16) + 7);
+    const Bytes cipher = gcm.run(Direction::encrypt, plain, segment);
+    const std::size_t first = segment - 24; // ciphertext bytes of segment 0
+    const auto part = [&](std::size_t from, std::size_t to) {
+        return Bytes(cipher.begin() + static_cast<std::ptrdiff_t>(from),
+                     cipher.begin() + static_cast<std::ptrdiff_t>(to));
+    };
+    const auto join = [](std::initializer_list<Bytes> parts) {
+        Bytes out;
+        for (const Bytes &p : parts) out.insert(out.end(), p.begin(), p.end());
+        return out;
+    };
+    const std::size_t s1 = first, s2 = first + segment, s3 = first + 2 * segment;
+    Bytes flipped = cipher;
+    flipped[s2 + 5] ^= 0x80;
+    const struct {
+        const char *what;
+        Bytes stream;
+    } changed[] = {
+        {"a flipped bit", flipped},
+        {"cut at a segment boundary", part(0, s3)},
+        {"cut inside a segment", part(0, s3 + 100)},
+        {"cut inside the last tag", part(0, cipher.size() - 1)},
+        {"segment 1 dropped", join({part(0, s1), part(s2, cipher.size())})},
+        {"segments 1 and 2 swapped", join({part(0, s1), part(s2, s3), part(s1, s2), part(s3, cipher.size())})},
+        {"segment 1 twice", join({part(0, s2), part(s1, cipher.size())})},
+        {"a byte appended", join({cipher, Bytes{0}})},
+        {"nothing at all", Bytes{}},
+    };
+    for (const auto &[what, stream] : changed) {
+        SCOPED_TRACE(what);
+        EXPECT_THROW((void)gcm.run(Direction::decrypt, stream, 2 * segment), FormatError);
+    }
+}
+
 TEST(Pipeline, LargeChunksSplitAcrossWorkers) {
     // 1 MiB + 16 chunks are cut into several pieces per worker job.
     const Bytes key = random_bytes(32);

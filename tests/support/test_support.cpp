@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -173,6 +174,51 @@ Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
     if (EVP_EncryptUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1 ||
         static_cast<std::size_t>(written) != in.size()) {
         throw std::runtime_error("EVP AES-CTR failed");
+    }
+    return out;
+}
+
+Bytes reference_gcm_segments(const Bytes &segment_key, const NoncePrefix &prefix, const SegmentGeometry &geometry,
+                             const Bytes &plaintext) {
+    const EVP_CIPHER *cipher = segment_key.size() == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
+    const std::uint64_t segments = geometry.segments_for_plaintext(plaintext.size());
+    Bytes out;
+    std::size_t done = 0;
+    for (std::uint64_t number = 0; number < segments; ++number) {
+        const std::size_t length = std::min(plaintext.size() - done, geometry.plaintext_capacity(number));
+        std::uint8_t nonce[12];
+        std::copy(prefix.begin(), prefix.end(), nonce);
+        for (int i = 0; i < 4; ++i) nonce[7 + i] = static_cast<std::uint8_t>(number >> (24 - 8 * i));
+        nonce[11] = number + 1 == segments ? 1 : 0;
+        std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+        Bytes segment(length + 16);
+        int written = 0;
+        int final_written = 0;
+        if (!ctx || EVP_EncryptInit_ex(ctx.get(), cipher, nullptr, segment_key.data(), nonce) != 1 ||
+            EVP_EncryptUpdate(ctx.get(), segment.data(), &written, plaintext.data() + done, static_cast<int>(length)) !=
+                1 ||
+            EVP_EncryptFinal_ex(ctx.get(), segment.data() + written, &final_written) != 1 ||
+            EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, 16, segment.data() + length) != 1) {
+            throw std::runtime_error("EVP AES-GCM failed");
+        }
+        out.insert(out.end(), segment.begin(), segment.end());
+        done += length;
+    }
+    return out;
+}
+
+Bytes hkdf(const char *digest, const Bytes &key, const Bytes &salt, const Bytes &info, std::size_t length) {
+    std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr),
+                                                                    EVP_PKEY_CTX_free);
+    Bytes out(length);
+    std::size_t out_length = length;
+    if (!ctx || EVP_PKEY_derive_init(ctx.get()) != 1 ||
+        EVP_PKEY_CTX_set_hkdf_md(ctx.get(), EVP_get_digestbyname(digest)) != 1 ||
+        EVP_PKEY_CTX_set1_hkdf_salt(ctx.get(), salt.data(), static_cast<int>(salt.size())) != 1 ||
+        EVP_PKEY_CTX_set1_hkdf_key(ctx.get(), key.data(), static_cast<int>(key.size())) != 1 ||
+        EVP_PKEY_CTX_add1_hkdf_info(ctx.get(), info.data(), static_cast<int>(info.size())) != 1 ||
+        EVP_PKEY_derive(ctx.get(), out.data(), &out_length) != 1 || out_length != length) {
+        throw std::runtime_error("HKDF failed");
     }
     return out;
 }

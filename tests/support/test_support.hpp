@@ -2,6 +2,7 @@
 #pragma once
 // Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
 #include "cipher/cipher_backend.hpp"
+#include "cipher/segments.hpp"
 #include "io/pipeline.hpp"
 
 #include <cstddef>
@@ -62,6 +63,16 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
 
 // OpenSSL EVP one-shot AES-CTR: the reference for CTR (encrypt and decrypt are the same).
 [[nodiscard]] Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in);
+
+// A Tink AES-GCM-HKDF stream's segments (no header) for `plaintext`, made segment by segment with
+// one-shot OpenSSL AES-GCM: the reference the GCM backends must match. `segment_key` is the
+// derived key; nonce = prefix, big-endian segment number, last-segment byte.
+[[nodiscard]] Bytes reference_gcm_segments(const Bytes &segment_key, const NoncePrefix &prefix,
+                                           const SegmentGeometry &geometry, const Bytes &plaintext);
+
+// HKDF with OpenSSL's EVP_KDF ("SHA1", "SHA256"), for deriving keys the way a test vector did.
+[[nodiscard]] Bytes hkdf(const char *digest, const Bytes &key, const Bytes &salt, const Bytes &info,
+                         std::size_t length);
 
 // File to file through the streaming pipeline with `backend`; returns the committed output and
 // checks the byte counts the pipeline reports.

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/gcm_file.hpp"
+
+#include "common/errors.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace aesgpu {
+
+std::vector<std::byte> GcmFile::header_bytes() const {
+    std::vector<std::byte> bytes;
+    if (passphrase) {
+        const auto header = passphrase->bytes();
+        bytes.assign(header.begin(), header.end());
+    }
+    const std::vector<std::byte> stream_bytes = stream.bytes();
+    bytes.insert(bytes.end(), stream_bytes.begin(), stream_bytes.end());
+    return bytes;
+}
+
+CipherSpec GcmFile::spec(Direction direction) const {
+    CipherSpec spec(direction, Mode::gcm);
+    spec.gcm = {stream.nonce_prefix, {segment_bytes, stream_header_bytes(key_bytes())}};
+    return spec;
+}
+
+GcmFile new_gcm_file(std::size_t key_bytes, std::size_t segment_bytes, bool with_passphrase) {
+    GcmFile file;
+    if (with_passphrase) file.passphrase = new_passphrase_header(key_bytes, segment_bytes);
+    file.stream = new_stream_header(key_bytes);
+    file.segment_bytes = segment_bytes;
+    return file;
+}
+
+GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_t segment_bytes) {
+    GcmFile file;
+    std::size_t key_bytes = raw_key_bytes;
+    file.segment_bytes = segment_bytes;
+    if (raw_key_bytes == 0) {
+        std::array<std::byte, kPassphraseHeaderBytes> header{};
+        const std::size_t got = source.read_full(header);
+        file.passphrase = parse_passphrase_header(std::span(header).first(got));
+        key_bytes = file.passphrase->key_bytes;
+        file.segment_bytes = file.passphrase->segment_bytes;
+    }
+    std::vector<std::byte> stream(stream_header_bytes(key_bytes));
+    const std::size_t got = source.read_full(stream);
+    file.stream = parse_stream_header(std::span(stream).first(got), key_bytes);
+    return file;
+}
+
+SecretBytes gcm_segment_key(const GcmFile &file, const SecretBytes &secret, std::string_view associated_data) {
+    std::vector<std::uint8_t> info;
+    if (file.passphrase) {
+        const auto header = file.passphrase->bytes();
+        std::transform(header.begin(), header.end(), std::back_inserter(info),
+                       [](std::byte b) { return std::to_integer<std::uint8_t>(b); });
+    }
+    info.insert(info.end(), associated_data.begin(), associated_data.end());
+    if (!file.passphrase) return derive_segment_key(secret.view(), file.stream, info);
+    const SecretBytes main_key = derive_main_key(secret, *file.passphrase);
+    return derive_segment_key(main_key.view(), file.stream, info);
+}
+
+} // namespace aesgpu

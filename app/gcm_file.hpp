@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// --mode gcm: what goes in front of a file's segments (aesgpu's passphrase header, if a
+// passphrase keys it, then Tink's stream header), and the segment key and cipher spec they give.
+// docs/FORMAT.md describes the bytes.
+#include "cipher/cipher_backend.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "io/input_source.hpp"
+#include "keys/stream_header.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace aesgpu {
+
+inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20; // Tink's *_GCM_HKDF_1MB
+inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;
+
+struct GcmFile {
+    std::optional<PassphraseHeader> passphrase;
+    StreamHeader stream;
+    std::size_t segment_bytes = 0;
+
+    [[nodiscard]] std::size_t key_bytes() const { return stream.salt.size(); }
+    // What precedes the segments in the file.
+    [[nodiscard]] std::vector<std::byte> header_bytes() const;
+    [[nodiscard]] CipherSpec spec(Direction direction) const;
+};
+
+// Fresh headers for a new file: with a passphrase header when `with_passphrase`.
+[[nodiscard]] GcmFile new_gcm_file(std::size_t key_bytes, std::size_t segment_bytes, bool with_passphrase);
+
+// The headers at the start of `source`. `raw_key_bytes`: the raw key's size; 0 in passphrase
+// mode, where the passphrase header gives the key size and the segment size. Throws FormatError.
+[[nodiscard]] GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_t segment_bytes);
+
+// The segment key: HKDF-SHA256 of the main key (the raw key, or scrypt of the passphrase) with
+// the stream's salt and, as info, the passphrase header (if any) followed by `associated_data`.
+[[nodiscard]] SecretBytes gcm_segment_key(const GcmFile &file, const SecretBytes &secret,
+                                          std::string_view associated_data);
+
+} // namespace aesgpu

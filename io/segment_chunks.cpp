@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/segment_chunks.hpp"
+
+#include "common/errors.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace aesgpu {
+
+SegmentChunks::SegmentChunks(const SegmentGeometry &geometry, Direction direction, std::size_t chunk_bytes)
+    : geometry_(geometry), direction_(direction),
+      segments_per_chunk_(std::max<std::size_t>(1, chunk_bytes / std::max<std::size_t>(geometry.segment_bytes, 1))) {
+    if (geometry.segment_bytes <= geometry.header_bytes + kGcmTagBytes) {
+        throw std::invalid_argument("a segment must hold more than the stream header and a tag");
+    }
+}
+
+std::size_t SegmentChunks::input_capacity(std::uint64_t chunk) const {
+    const std::uint64_t first = chunk * segments_per_chunk_;
+    std::size_t capacity = 0;
+    for (std::size_t i = 0; i < segments_per_chunk_; ++i) {
+        capacity += direction_ == Direction::encrypt ? geometry_.plaintext_capacity(first + i)
+                                                     : geometry_.ciphertext_capacity(first + i);
+    }
+    return capacity;
+}
+
+std::size_t SegmentChunks::read(InputSource &source, std::span<std::byte> slot, std::uint64_t chunk,
+                                const Cancellation *cancellation) const {
+    if (direction_ == Direction::decrypt) return source.read_full(slot.first(input_capacity(chunk)), cancellation);
+    // Plaintext goes where its segment's ciphertext will be, a tag's room apart.
+    std::size_t total = 0;
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < segments_per_chunk_; ++i) {
+        const std::size_t capacity = geometry_.plaintext_capacity(chunk * segments_per_chunk_ + i);
+        const std::size_t got = source.read_full(slot.subspan(offset, capacity), cancellation);
+        total += got;
+        if (got < capacity) break;
+        offset += capacity + kGcmTagBytes;
+    }
+    return total;
+}
+
+CipherJob SegmentChunks::job(std::size_t slot, std::uint64_t chunk, std::size_t length, bool final) const {
+    const std::uint64_t first = chunk * segments_per_chunk_;
+    CipherJob job{.slot = slot, .first_segment = first, .holds_last_segment = final};
+    // Segments until the input is used up (at least one: an empty stream is one empty segment).
+    std::size_t covered = 0;
+    std::uint32_t segments = 0;
+    while (segments == 0 || covered < length) {
+        covered += direction_ == Direction::encrypt ? geometry_.plaintext_capacity(first + segments)
+                                                    : geometry_.ciphertext_capacity(first + segments);
+        ++segments;
+    }
+    job.segments = segments;
+    if (direction_ == Direction::encrypt) {
+        job.bytes = length + segments * kGcmTagBytes;
+        return job;
+    }
+    if (length == 0) throw FormatError("the stream is cut short: it has a header but no segment");
+    const std::size_t last = length - (covered - geometry_.ciphertext_capacity(first + segments - 1));
+    if (last < kGcmTagBytes) {
+        throw FormatError("the stream is cut short: segment " + std::to_string(first + segments - 1) +
+                          " is shorter than its tag");
+    }
+    job.bytes = length;
+    return job;
+}
+
+std::size_t SegmentChunks::write(OutputSink &sink, std::span<const std::byte> slot, const CipherJob &job) const {
+    if (direction_ == Direction::encrypt) {
+        sink.write_all(slot.first(job.bytes));
+        return job.bytes;
+    }
+    std::size_t written = 0;
+    for_each_segment(geometry_, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                     [&](const SegmentSpan &segment) {
+                         sink.write_all(slot.subspan(segment.offset, segment.plaintext_bytes()));
+                         written += segment.plaintext_bytes();
+                     });
+    return written;
+}
+
+std::uint64_t SegmentChunks::output_bytes(std::uint64_t input) const {
+    if (direction_ == Direction::encrypt) return input + geometry_.segments_for_plaintext(input) * kGcmTagBytes;
+    return input;
+}
+
+} // namespace aesgpu

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// How the pipeline's chunks map onto the segments of an authenticated stream
+// (cipher/segments.hpp): each chunk holds the same number of whole segments, laid out in its slot
+// as their ciphertext is. Encrypting, each segment's plaintext is read to where its ciphertext
+// goes, leaving room for its tag; decrypting, the ciphertext is read as it is, and each segment's
+// plaintext is written out without its tag once the backend has checked it.
+#include "cipher/cipher_backend.hpp"
+#include "cipher/segments.hpp"
+#include "io/cancellation.hpp"
+#include "io/input_source.hpp"
+#include "io/output_sink.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace aesgpu {
+
+class SegmentChunks {
+public:
+    // `chunk_bytes` asks for that much ciphertext per chunk: at least one segment.
+    SegmentChunks(const SegmentGeometry &geometry, Direction direction, std::size_t chunk_bytes);
+
+    [[nodiscard]] std::size_t slot_bytes() const { return segments_per_chunk_ * geometry_.segment_bytes; }
+    [[nodiscard]] std::size_t segments_per_chunk() const { return segments_per_chunk_; }
+
+    // Input bytes a chunk holds when it is full: a shorter read ends the stream.
+    [[nodiscard]] std::size_t input_capacity(std::uint64_t chunk) const;
+
+    // Reads chunk `chunk`'s input into `slot`; returns the input bytes read.
+    std::size_t read(InputSource &source, std::span<std::byte> slot, std::uint64_t chunk,
+                     const Cancellation *cancellation) const;
+
+    // The job for chunk `chunk` of `length` input bytes, `final` when it ends the stream. Throws
+    // FormatError for ciphertext cut short: no segment at all, or a last segment shorter than
+    // its tag.
+    [[nodiscard]] CipherJob job(std::size_t slot, std::uint64_t chunk, std::size_t length, bool final) const;
+
+    // Writes the job's result from `slot`: all of it when encrypting, each segment's plaintext when
+    // decrypting. Returns the bytes written.
+    std::size_t write(OutputSink &sink, std::span<const std::byte> slot, const CipherJob &job) const;
+
+    // Output bytes for `input` bytes of input, for sizing an output file ahead.
+    [[nodiscard]] std::uint64_t output_bytes(std::uint64_t input) const;
+
+private:
+    SegmentGeometry geometry_;
+    Direction direction_;
+    std::size_t segments_per_chunk_;
+};
+
+} // namespace aesgpu

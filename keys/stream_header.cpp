@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "keys/stream_header.hpp"
+
+#include "common/errors.hpp"
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace aesgpu {
+
+namespace {
+
+constexpr std::uint8_t kPassphraseVersion = 1;
+constexpr std::uint8_t kScryptKdf = 1;
+constexpr std::uint64_t kMaxScryptBytes = std::uint64_t{1} << 30;
+
+void random_fill(std::span<std::uint8_t> bytes) {
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+        throw std::runtime_error("OpenSSL could not produce random bytes");
+    }
+}
+
+struct KdfFree {
+    void operator()(EVP_KDF *kdf) const { EVP_KDF_free(kdf); }
+    void operator()(EVP_KDF_CTX *ctx) const { EVP_KDF_CTX_free(ctx); }
+};
+
+// Runs OpenSSL's KDF `name` with `params` into `out`.
+void run_kdf(const char *name, const OSSL_PARAM *params, std::span<std::uint8_t> out) {
+    std::unique_ptr<EVP_KDF, KdfFree> kdf(EVP_KDF_fetch(nullptr, name, nullptr));
+    std::unique_ptr<EVP_KDF_CTX, KdfFree> ctx(kdf ? EVP_KDF_CTX_new(kdf.get()) : nullptr);
+    if (!ctx || EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) != 1) {
+        const unsigned long code = ERR_get_error();
+        char reason[256] = "unknown reason";
+        if (code) ERR_error_string_n(code, reason, sizeof reason);
+        throw std::runtime_error(std::string("OpenSSL ") + name + " failed: " + reason);
+    }
+}
+
+void *mutable_data(std::span<const std::uint8_t> bytes) {
+    return const_cast<std::uint8_t *>(bytes.data()); // OSSL_PARAM takes void *; the KDF only reads
+}
+
+} // namespace
+
+std::vector<std::byte> StreamHeader::bytes() const {
+    std::vector<std::byte> header(stream_header_bytes(salt.size()));
+    header[0] = static_cast<std::byte>(header.size());
+    std::transform(salt.begin(), salt.end(), header.begin() + 1, [](std::uint8_t b) { return std::byte{b}; });
+    std::transform(nonce_prefix.begin(), nonce_prefix.end(),
+                   header.begin() + 1 + static_cast<std::ptrdiff_t>(salt.size()),
+                   [](std::uint8_t b) { return std::byte{b}; });
+    return header;
+}
+
+StreamHeader new_stream_header(std::size_t key_bytes) {
+    if (key_bytes != 16 && key_bytes != 32) throw std::invalid_argument("a GCM stream key is 16 or 32 bytes");
+    StreamHeader header;
+    header.salt.resize(key_bytes);
+    random_fill(header.salt);
+    random_fill(header.nonce_prefix);
+    return header;
+}
+
+StreamHeader parse_stream_header(std::span<const std::byte> bytes, std::size_t key_bytes) {
+    const std::size_t length = stream_header_bytes(key_bytes);
+    if (bytes.size() < length) throw FormatError("the stream is cut short: its header is incomplete");
+    if (std::to_integer<std::size_t>(bytes[0]) != length) {
+        throw FormatError("the stream header does not fit a " + std::to_string(key_bytes * 8) +
+                          "-bit key (its first byte is " + std::to_string(std::to_integer<unsigned>(bytes[0])) +
+                          ", not " + std::to_string(length) + "): another key size, or not a gcm stream");
+    }
+    const auto *data = reinterpret_cast<const std::uint8_t *>(bytes.data());
+    StreamHeader header;
+    header.salt.assign(data + 1, data + 1 + key_bytes);
+    std::copy(data + 1 + key_bytes, data + length, header.nonce_prefix.begin());
+    return header;
+}
+
+SecretBytes derive_segment_key(std::span<const std::uint8_t> main_key, const StreamHeader &header,
+                               std::span<const std::uint8_t> associated_data) {
+    SecretBytes key(main_key.size());
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, mutable_data(main_key), main_key.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, mutable_data(header.salt), header.salt.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, mutable_data(associated_data), associated_data.size()),
+        OSSL_PARAM_construct_end()};
+    run_kdf("HKDF", params, key.mutable_view());
+    return key;
+}
+
+std::array<std::byte, kPassphraseHeaderBytes> PassphraseHeader::bytes() const {
+    std::array<std::byte, kPassphraseHeaderBytes> header{};
+    std::transform(kPassphraseMagic.begin(), kPassphraseMagic.end(), header.begin(),
+                   [](char c) { return static_cast<std::byte>(c); });
+    header[6] = std::byte{kPassphraseVersion};
+    header[7] = std::byte{kScryptKdf};
+    header[8] = static_cast<std::byte>(cost.log2_n);
+    header[9] = static_cast<std::byte>(cost.r);
+    header[10] = static_cast<std::byte>(cost.p);
+    header[11] = static_cast<std::byte>(key_bytes);
+    for (int i = 0; i < 4; ++i) header[12 + i] = static_cast<std::byte>(segment_bytes >> (24 - 8 * i));
+    std::transform(salt.begin(), salt.end(), header.begin() + 16, [](std::uint8_t b) { return std::byte{b}; });
+    return header;
+}
+
+PassphraseHeader new_passphrase_header(std::size_t key_bytes, std::size_t segment_bytes) {
+    PassphraseHeader header;
+    header.key_bytes = key_bytes;
+    header.segment_bytes = segment_bytes;
+    random_fill(header.salt);
+    return header;
+}
+
+bool starts_with_passphrase_magic(std::span<const std::byte> start) {
+    return start.size() >= kPassphraseMagic.size() &&
+           std::equal(kPassphraseMagic.begin(), kPassphraseMagic.end(), start.begin(),
+                      [](char c, std::byte b) { return static_cast<std::byte>(c) == b; });
+}
+
+PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
+    if (bytes.size() < kPassphraseHeaderBytes || !starts_with_passphrase_magic(bytes)) {
+        throw FormatError("it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
+    }
+    const auto byte = [&bytes](std::size_t i) { return std::to_integer<unsigned>(bytes[i]); };
+    if (byte(6) != kPassphraseVersion) {
+        throw FormatError("its passphrase header has version " + std::to_string(byte(6)) + "; this aesgpu reads 1");
+    }
+    if (byte(7) != kScryptKdf)
+        throw FormatError("its passphrase header names an unknown KDF (" + std::to_string(byte(7)) + ")");
+    PassphraseHeader header;
+    header.cost = {byte(8), byte(9), byte(10)};
+    header.key_bytes = byte(11);
+    header.segment_bytes =
+        std::size_t{byte(12)} << 24 | std::size_t{byte(13)} << 16 | std::size_t{byte(14)} << 8 | byte(15);
+    std::transform(bytes.begin() + 16, bytes.begin() + 32, header.salt.begin(),
+                   [](std::byte b) { return std::to_integer<std::uint8_t>(b); });
+    const bool cost_ok = header.cost.log2_n >= 10 && header.cost.log2_n <= 24 && header.cost.r >= 1 &&
+                         header.cost.r <= 32 && header.cost.p >= 1 && header.cost.p <= 16 &&
+                         (std::uint64_t{128} << header.cost.log2_n) * header.cost.r <= kMaxScryptBytes;
+    if (!cost_ok || (header.key_bytes != 16 && header.key_bytes != 32) ||
+        header.segment_bytes <= stream_header_bytes(header.key_bytes) + kGcmTagBytes) {
+        throw FormatError("its passphrase header holds parameters out of range (damaged?)");
+    }
+    return header;
+}
+
+SecretBytes derive_main_key(const SecretBytes &passphrase, const PassphraseHeader &header) {
+    SecretBytes key(header.key_bytes);
+    std::uint64_t n = std::uint64_t{1} << header.cost.log2_n;
+    std::uint32_t r = header.cost.r;
+    std::uint32_t p = header.cost.p;
+    std::uint64_t max_memory = kMaxScryptBytes + (std::uint64_t{1} << 20);
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, mutable_data(passphrase.view()), passphrase.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, mutable_data(header.salt), header.salt.size()),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &max_memory),
+        OSSL_PARAM_construct_end()};
+    run_kdf("SCRYPT", params, key.mutable_view());
+    return key;
+}
+
+} // namespace aesgpu

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// --mode gcm against Python's `tink` (Google's own AES-GCM-HKDF streaming AEAD), both ways, and
+// every way a stream can be tampered with: exit 1, "authentication failed" or "cut short", no
+// output file, and nothing unverified on standard output. Passphrase files (aesgpu's scrypt
+// header in front of a Tink stream), and the options gcm does not take.
+//
+// Python with tink: $AESGPU_TINK_PYTHON (a command), else <source>/.venv-tink/bin/python3 (made
+// by scripts/tink-venv.sh), else python3. Without tink the interop tests skip, unless
+// AESGPU_REQUIRE_TINK is set (CI sets it), when they fail.
+#include "support/cli_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace aesgpu::test {
+namespace {
+
+std::string tink_python() {
+    if (const char *command = std::getenv("AESGPU_TINK_PYTHON"); command && *command) return command;
+    const std::string venv = std::string(AESGPU_SOURCE_DIR) + "/.venv-tink/bin/python3";
+    return std::filesystem::exists(venv) ? venv : "python3";
+}
+
+// The command that runs tests/interop/tink_stream.py, or "" (and a skip or failure) without tink.
+std::string tink_command() {
+    static const std::string command = [] {
+        const std::string python = tink_python();
+        if (std::system((python + " -c 'import tink' 2>/dev/null").c_str()) != 0) return std::string();
+        return python + " " + AESGPU_SOURCE_DIR + "/tests/interop/tink_stream.py";
+    }();
+    return command;
+}
+
+#define REQUIRE_TINK()                                                                                                 \
+    do {                                                                                                               \
+        if (tink_command().empty()) {                                                                                  \
+            if (std::getenv("AESGPU_REQUIRE_TINK")) FAIL() << "Python's tink is required here: " << tink_python();     \
+            GTEST_SKIP() << "Python's tink is not installed (scripts/tink-venv.sh makes .venv-tink)";                  \
+        }                                                                                                              \
+    } while (false)
+
+class Gcm : public Cli {
+protected:
+    void SetUp() override {
+        write_file(file("k16"), random_bytes(16));
+        write_file(file("k32"), random_bytes(32));
+        run("chmod 600 k16 k32");
+    }
+};
+
+TEST_F(Gcm, InteroperatesWithTinkBothWays) {
+    REQUIRE_TINK();
+    for (const std::string key : {"k16", "k32"}) {
+        const std::size_t header = key == "k16" ? 24 : 40;
+        for (const std::size_t segment : {std::size_t{4096}, std::size_t{1} << 20}) {
+            // Empty, one byte, the first segment exactly, a segment minus the header, many + 7.
+            for (const std::size_t size :
+                 {std::size_t{0}, std::size_t{1}, segment - header - 16, segment - header, 5 * segment + 7}) {
+                SCOPED_TRACE(key + " segment " + std::to_string(segment) + " size " + std::to_string(size));
+                write_file(file("p"), random_bytes(size));
+                const std::string ours = " --mode gcm -q -f --key-file " + key + " --segment-size " +
+                                         std::to_string(segment) + " --aad 'for tink'";
+                const std::string theirs =
+                    tink_command() + " {} " + key + " " + std::to_string(segment) + " 'for tink' ";
+                std::string tink_decrypt = theirs;
+                tink_decrypt.replace(tink_decrypt.find("{}"), 2, "decrypt");
+                std::string tink_encrypt = theirs;
+                tink_encrypt.replace(tink_encrypt.find("{}"), 2, "encrypt");
+                const Outcome r =
+                    run("$AESGPU encrypt" + ours + " p -o ours && " + tink_decrypt + "ours back && cmp back p && " +
+                        tink_encrypt + "p theirs && $AESGPU decrypt" + ours +
+                        " theirs -o back2 && cmp back2 p && $AESGPU decrypt" + ours + " -c theirs | cmp - p");
+                ASSERT_EQ(r.status, 0) << r.err << r.out;
+            }
+        }
+    }
+}
+
+TEST_F(Gcm, TinkRefusesWhatAesgpuMadeWithOtherAssociatedData) {
+    REQUIRE_TINK();
+    write_file(file("p"), random_bytes(10000));
+    const Outcome r = run("$AESGPU encrypt --mode gcm -q --key-file k16 --aad one p -o c && " + tink_command() +
+                          " decrypt k16 1048576 two c back");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("back")));
+}
+
+// One row of the tampering table: a change to a good file, and what aesgpu must say.
+struct Tampering {
+    std::string what;
+    std::string command; // changes c (made from p, 4 KiB segments, 5 full segments + 100 bytes)
+    std::string message;
+};
+
+TEST_F(Gcm, EveryTamperingFailsWithNothingWritten) {
+    const std::size_t segment = 4096;
+    const std::size_t plaintext = 5 * (segment - 16) + 100; // segments 0-4 full, 5 holds the rest
+    write_file(file("p"), random_bytes(plaintext));
+    const std::string options = " --mode gcm --key-file k16 --segment-size 4K";
+    ASSERT_EQ(run("$AESGPU encrypt -q" + options + " p -o c").status, 0);
+    // Offsets in c: the 24-byte header and segment 0 fill the first 4096 bytes, segment n starts
+    // at n * 4096, and segment 5 (124 bytes of plaintext, 140 of ciphertext) ends the file at 20620.
+    const std::string flip = "printf '\\x55' | dd of=c bs=1 conv=notrunc status=none seek=";
+    const Tampering table[] = {
+        {"a bit in the header's salt", flip + "3", "authentication failed in segment 0"},
+        {"a bit in the header's nonce prefix", flip + "20", "authentication failed in segment 0"},
+        {"the header's length byte", flip + "0", "another key size, or not a gcm stream"},
+        {"a bit in segment 2's ciphertext", flip + "9000", "authentication failed in segment 2"},
+        {"a bit in segment 3's tag", flip + "16375", "authentication failed in segment 3"},
+        {"cut at the end of segment 4 (no last segment)", "truncate -s 20480 c", "authentication failed in segment 4"},
+        {"cut inside the last segment", "truncate -s -50 c", "authentication failed in segment 5"},
+        {"cut inside the last segment, under a tag's length", "truncate -s 20490 c", "shorter than its tag"},
+        {"only the header", "truncate -s 24 c", "header but no segment"},
+        {"segment 2 dropped", "{ head -c 8192 c; tail -c +12289 c; } > d && mv d c",
+         "authentication failed in segment 2"},
+        {"segments 1 and 2 swapped",
+         "{ head -c 4096 c; tail -c +8193 c | head -c 4096; tail -c +4097 c | head -c 4096; tail -c +12289 c; } > d && "
+         "mv d c",
+         "authentication failed in segment 1"},
+        {"segment 1 twice", "{ head -c 8192 c; tail -c +4097 c; } > d && mv d c", "authentication failed in segment 2"},
+        {"a byte appended", "printf x >> c", "authentication failed in segment 5"},
+        {"a whole segment appended", "head -c 4096 /dev/urandom >> c", "authentication failed in segment 5"},
+    };
+    for (const Tampering &row : table) {
+        SCOPED_TRACE(row.what);
+        ASSERT_EQ(run("rm -f c out && $AESGPU encrypt -q" + options + " p -o c && " + row.command).status, 0);
+        Outcome r = run("$AESGPU decrypt" + options + " c -o out");
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("out")));
+        // To standard output: only whole segments that passed, a prefix of the plaintext.
+        r = run("$AESGPU decrypt" + options +
+                " -c c > streamed; echo $?; cmp streamed p 2>&1 | grep -c EOF; "
+                "stat -c %s streamed");
+        const std::size_t streamed = std::stoul(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+        EXPECT_EQ(r.out.substr(0, 2), "1\n") << r.out << r.err;
+        EXPECT_TRUE(streamed == 0 || r.out.find("\n1\n") != std::string::npos) << "not a prefix: " << r.out;
+        EXPECT_LT(streamed, plaintext);
+        EXPECT_EQ(run("$AESGPU decrypt -t" + options + " c").status, 1);
+    }
+    // The wrong key, associated data or segment size, on the untouched file.
+    ASSERT_EQ(run("rm -f c && $AESGPU encrypt -q" + options + " p -o c").status, 0);
+    for (const std::string &other : {std::string(" --mode gcm --key-file k16 --segment-size 4K --aad x"),
+                                     std::string(" --mode gcm --key-file k16 --segment-size 8K"),
+                                     " --mode gcm -K " + to_hex(random_bytes(16)) + " --segment-size 4K"}) {
+        const Outcome r = run("$AESGPU decrypt" + other + " c -o out");
+        EXPECT_EQ(r.status, 1) << other << r.err;
+        EXPECT_NE(r.err.find("authentication failed in segment 0"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("out")));
+    }
+    EXPECT_EQ(run("$AESGPU decrypt -t" + options + " c && $AESGPU decrypt" + options + " c -o out && cmp out p").status,
+              0);
+}
+
+TEST_F(Gcm, PassphraseFilesCarryTheirParametersAndAuthenticateTheHeader) {
+    write_file(file("p"), random_bytes(70000));
+    Outcome r = run("$AESGPU encrypt -q --mode gcm -p pass:pw --segment-size 16K --key-bits 128 p -o c && "
+                    "head -c 6 c && $AESGPU decrypt --mode gcm -p pass:pw c -o back && cmp back p");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "AESGPU");
+    // Each byte of the 32-byte header changed: refused as damaged, or the key or stream differs.
+    // (Most reach scrypt, 64 MiB and about 0.3 s each: under a sanitizer, a sample of them.)
+    const Bytes good = read_file(file("c"));
+    for (std::size_t at = 0; at < 32; at += under_sanitizer() ? 5 : 1) {
+        Bytes changed = good;
+        changed[at] ^= 0x01;
+        write_file(file("d"), changed);
+        r = run("$AESGPU decrypt --mode gcm -p pass:pw d -o out; echo $?; ls out 2>/dev/null");
+        EXPECT_EQ(r.out, "1\n") << "byte " << at << ": " << r.err;
+    }
+    r = run("$AESGPU decrypt --mode gcm -p pass:wrong c -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("wrong passphrase"), std::string::npos) << r.err;
+    r = run("$AESGPU decrypt -p pass:pw c -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("decrypt it with --mode gcm"), std::string::npos) << r.err;
+}
+
+TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("k24"), random_bytes(24));
+    const struct {
+        std::string arguments;
+        std::string message;
+    } cases[] = {
+        {"encrypt --mode gcm --key-file k24 p", "16- or 32-byte key"},
+        {"encrypt --mode gcm -p pass:x --key-bits 192 p", "128- or 256-bit keys"},
+        {"encrypt --mode gcm -P --key-file k16", "--print-key does not apply"},
+        {"encrypt --mode gcm -p pass:x --iter 5 p", "--iter does not apply"},
+        {"encrypt --mode gcm --no-pad --key-file k16 p", "--no-pad does not apply"},
+        {"encrypt --mode gcm --iv 00000000000000000000000000000000 --key-file k16 p", "gcm has no IV"},
+        {"encrypt --segment-size 4K --key-file k16 p", "--segment-size applies to --mode gcm"},
+        {"encrypt --aad x --key-file k16 p", "--aad applies to --mode gcm"},
+        {"encrypt --mode gcm --segment-size 63 --key-file k16 p", "--segment-size"},
+        {"decrypt --mode gcm --segment-size 4K -p pass:x p", "read from a passphrase file's header"},
+        {"encrypt --mode gcm --backend gpu --key-file k16 p", "runs on the CPU only"},
+    };
+    for (const auto &[arguments, message] : cases) {
+        SCOPED_TRACE(arguments);
+        const Outcome r = run("rm -f p.aes; $AESGPU " + arguments);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+    }
+}
+
+TEST_F(Gcm, SeveralFilesEachGetTheirOwnSaltAndTheEcbWarningPointsHere) {
+    write_file(file("a"), Bytes(5000, 7));
+    write_file(file("b"), Bytes(5000, 7));
+    Outcome r = run("$AESGPU encrypt --mode gcm --key-file k32 a b && cmp -s a.aes b.aes; echo $?");
+    EXPECT_EQ(r.out, "1\n") << "equal inputs, one key: different outputs";
+    EXPECT_EQ(r.err.find("ECB"), std::string::npos) << r.err;
+    r = run("$AESGPU encrypt -K " + kKey128 + " a -o e");
+    EXPECT_NE(r.err.find("--mode gcm protects data"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace aesgpu::test

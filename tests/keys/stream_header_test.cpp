@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// The key material of --mode gcm: Tink's stream header, the HKDF-SHA256 segment key, aesgpu's
+// passphrase header and its scrypt main key.
+#include "common/errors.hpp"
+#include "keys/stream_header.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <cstring>
+
+namespace aesgpu::test {
+namespace {
+
+Bytes bytes_of(std::span<const std::byte> bytes) {
+    const auto *data = reinterpret_cast<const std::uint8_t *>(bytes.data());
+    return Bytes(data, data + bytes.size());
+}
+
+std::vector<std::byte> as_bytes_vector(const Bytes &bytes) {
+    std::vector<std::byte> out(bytes.size());
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+}
+
+TEST(StreamHeader, IsTinksLayoutAndReadsBack) {
+    for (const std::size_t key_bytes : {16u, 32u}) {
+        const StreamHeader header = new_stream_header(key_bytes);
+        const std::vector<std::byte> bytes = header.bytes();
+        ASSERT_EQ(bytes.size(), 1 + key_bytes + 7);
+        EXPECT_EQ(std::to_integer<std::size_t>(bytes[0]), bytes.size());
+        const StreamHeader back = parse_stream_header(bytes, key_bytes);
+        EXPECT_EQ(back.salt, header.salt);
+        EXPECT_EQ(back.nonce_prefix, header.nonce_prefix);
+        EXPECT_NE(new_stream_header(key_bytes).salt, header.salt) << "fresh randomness per stream";
+    }
+    // The first byte is the header's length: a header for the other key size, or cut short, fails.
+    const std::vector<std::byte> header128 = new_stream_header(16).bytes();
+    EXPECT_THROW((void)parse_stream_header(header128, 32), FormatError);
+    EXPECT_THROW((void)parse_stream_header(std::span(header128).first(10), 16), FormatError);
+    EXPECT_THROW((void)new_stream_header(24), std::invalid_argument);
+}
+
+TEST(StreamHeader, SegmentKeyIsHkdfSha256OfTheMainKeySaltAndAssociatedData) {
+    // RFC 5869 A.1: IKM 22 x 0x0b, salt 000102...0c, info f0...f9; the key is as long as the IKM.
+    StreamHeader header;
+    header.salt = from_hex("000102030405060708090a0b0c");
+    const Bytes ikm(22, 0x0b);
+    const Bytes info = from_hex("f0f1f2f3f4f5f6f7f8f9");
+    const SecretBytes rfc = derive_segment_key(ikm, header, info);
+    EXPECT_EQ(to_hex(Bytes(rfc.view().begin(), rfc.view().end())), "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a");
+    // And for a real stream, what OpenSSL's other HKDF interface gives.
+    const Bytes main_key = random_bytes(32);
+    header = new_stream_header(32);
+    const SecretBytes key = derive_segment_key(main_key, header, info);
+    EXPECT_EQ(to_hex(Bytes(key.view().begin(), key.view().end())),
+              to_hex(hkdf("SHA256", main_key, header.salt, info, 32)));
+}
+
+TEST(PassphraseHeader, ReadsBackAndRefusesWhatItDoesNotKnow) {
+    const PassphraseHeader header = new_passphrase_header(32, 4096);
+    const auto bytes = header.bytes();
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(bytes.data()), 6), "AESGPU");
+    const PassphraseHeader back = parse_passphrase_header(bytes);
+    EXPECT_EQ(back.salt, header.salt);
+    EXPECT_EQ(back.segment_bytes, 4096u);
+    EXPECT_EQ(back.key_bytes, 32u);
+    EXPECT_EQ(back.cost.log2_n, 16u);
+    EXPECT_TRUE(starts_with_passphrase_magic(bytes));
+    const struct {
+        std::size_t at;
+        std::uint8_t value;
+    } damage[] = {{0, 'a'}, {6, 2}, {7, 9}, {8, 30}, {8, 5}, {9, 0}, {10, 0}, {11, 24}, {12, 0}};
+    for (const auto &[at, value] : damage) {
+        Bytes changed = bytes_of(bytes);
+        changed[at] = value;
+        changed[13] = at == 12 ? 0 : changed[13];
+        changed[14] = at == 12 ? 0 : changed[14];
+        changed[15] = at == 12 ? 40 : changed[15]; // segment size 40: no room for data
+        EXPECT_THROW((void)parse_passphrase_header(as_bytes_vector(changed)), FormatError) << at;
+    }
+    EXPECT_THROW((void)parse_passphrase_header(std::span(bytes).first(31)), FormatError);
+}
+
+TEST(PassphraseHeader, MainKeyIsScryptAsOpenSslComputesIt) {
+    PassphraseHeader header = new_passphrase_header(32, 1 << 20);
+    header.cost = {10, 8, 2};
+    const SecretBytes passphrase(
+        std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t *>("correct horse"), 13));
+    const SecretBytes key = derive_main_key(passphrase, header);
+    Bytes expected(32);
+    ASSERT_EQ(EVP_PBE_scrypt("correct horse", 13, header.salt.data(), header.salt.size(), 1024, 8, 2, 0,
+                             expected.data(), expected.size()),
+              1);
+    EXPECT_EQ(to_hex(Bytes(key.view().begin(), key.view().end())), to_hex(expected));
+}
+
+} // namespace
+} // namespace aesgpu::test
