@@ -5,49 +5,20 @@
 // CTR encrypts the block's counter instead of the block and XORs the result in, in registers.
 #include "aes_gpu/aes_block.cuh"
 #include "aes_gpu/aes_kernels.hpp"
+#include "aes_gpu/shared_tables.cuh"
 
 namespace aesgpu {
 
 namespace {
 
-constexpr unsigned kLanes = 32;
 constexpr unsigned kThreadsPerBlock = 1024;
-// Shared memory holds 256 rows of 64 words: the primary table replicated for lanes 0..31, then
-// the secondary table likewise. Row x starts at byte x * 256, and lane l reads word l (bank l) of
-// its half, so the byte address of an entry is (x << 8) | (l << 2) (+ 128 for the secondary).
-constexpr unsigned kRowWords = 2 * kLanes;
-constexpr unsigned kTableWords = 256 * kRowWords;
-constexpr std::size_t kSharedBytes = kTableWords * sizeof(std::uint32_t); // 64 KiB
-
-struct SharedTables {
-    const char *base;
-    std::uint32_t lane_offset; // l << 2
-
-    // One PRMT builds the byte offset (x << 8) | (l << 2) from byte `Byte` of w and the lane offset
-    // (selector nibbles, low to high: lane byte, w's byte, zero, zero).
-    template <int Byte>
-    __device__ __forceinline__ std::uint32_t offset(std::uint32_t w) const {
-        return __byte_perm(w, lane_offset, 0x5504 | (Byte << 4));
-    }
-    template <int Byte>
-    __device__ __forceinline__ std::uint32_t primary(std::uint32_t w) const {
-        return *reinterpret_cast<const std::uint32_t *>(base + offset<Byte>(w));
-    }
-    template <int Byte>
-    __device__ __forceinline__ std::uint32_t secondary(std::uint32_t w) const {
-        return *reinterpret_cast<const std::uint32_t *>(base + kLanes * sizeof(std::uint32_t) + offset<Byte>(w));
-    }
-};
 
 template <int Rounds, KernelKind Kind>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     aes_kernel(const __grid_constant__ AesKernelParams params, uint4 *data, std::size_t blocks,
                std::uint64_t first_block) {
     extern __shared__ std::uint32_t shared[];
-    for (unsigned i = threadIdx.x; i < kTableWords; i += blockDim.x) {
-        const unsigned x = i / kRowWords;
-        shared[i] = i % kRowWords < kLanes ? params.primary_table[x] : params.secondary_table[x];
-    }
+    fill_shared_tables(shared, params.primary_table, params.secondary_table);
     __syncthreads();
     const SharedTables tables{reinterpret_cast<const char *>(shared), (threadIdx.x % kLanes) * 4};
 
@@ -97,7 +68,7 @@ cudaError_t prepare_aes_launch(const AesKernelParams &params, AesLaunchShape &sh
     const Kernel kernel = pick_kernel(params);
     if (!kernel) return cudaErrorInvalidValue;
     cudaError_t status =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes));
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kAesTableBytes));
     if (status != cudaSuccess) return status;
     int device = 0;
     int multiprocessors = 0;
@@ -105,13 +76,13 @@ cudaError_t prepare_aes_launch(const AesKernelParams &params, AesLaunchShape &sh
     if ((status = cudaGetDevice(&device)) != cudaSuccess ||
         (status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
         (status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor, kernel, kThreadsPerBlock,
-                                                                kSharedBytes)) != cudaSuccess) {
+                                                                kAesTableBytes)) != cudaSuccess) {
         return status;
     }
     if (blocks_per_multiprocessor == 0) return cudaErrorInvalidConfiguration;
     shape.grid = static_cast<unsigned>(multiprocessors * blocks_per_multiprocessor);
     shape.block = kThreadsPerBlock;
-    shape.shared_bytes = kSharedBytes;
+    shape.shared_bytes = kAesTableBytes;
     return cudaSuccess;
 }
 

@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aes_gpu/cuda_backend.hpp"
 
+#include "common/errors.hpp"
+
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace aesgpu {
 
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
-    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes) {
+    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes), mode_(spec.mode),
+      segment_bytes_(spec.gcm.geometry.segment_bytes) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
-    if (spec.mode == Mode::gcm) throw std::invalid_argument("the GPU backend has no GCM yet");
     const DeviceScope scope(device_);
     cudaDeviceProp properties{};
     AESGPU_CUDA_TRY(cudaGetDeviceProperties(&properties, device_));
     device_name_ = properties.name;
-    kernel_.emplace(key, spec);
+    if (mode_ == Mode::gcm) {
+        gcm_.emplace(key, spec);
+    } else {
+        kernel_.emplace(key, spec);
+    }
     for (unsigned i = 0; i < options.streams; ++i) streams_.push_back(CudaStream::create());
 }
 
@@ -40,6 +47,10 @@ void CudaBackend::release_slots() noexcept {
     // Device buffers held plaintext or ciphertext of the run: clear them before they are freed.
     for (auto &slot : slots_) {
         if (slot.device.get()) cuda_check_noexcept(cudaMemset(slot.device.get(), 0, slot.device.size()), "cudaMemset");
+        // GCM's partial sums carry each segment's tag mask E(J0).
+        if (slot.partials.get()) {
+            cuda_check_noexcept(cudaMemset(slot.partials.get(), 0, slot.partials.size()), "cudaMemset");
+        }
     }
     slots_.clear();
 }
@@ -84,6 +95,17 @@ void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
 }
 
 void CudaBackend::allocate_device_buffers(std::size_t slot_bytes) {
+    if (gcm_) {
+        // A GCM job's segments go through the GPU whole: no pieces.
+        for (auto &slot : slots_) {
+            slot.device = DeviceBuffer(slot.host.size());
+            slot.partials = DeviceBuffer(gcm_->partial_bytes(slot.host.size() / segment_bytes_ + 2));
+            slot.failure = DeviceBuffer(sizeof(std::uint32_t));
+            slot.failure_host = PinnedBuffer(sizeof(std::uint32_t));
+        }
+        device_piece_bytes_ = slot_bytes;
+        return;
+    }
     std::size_t piece = max_device_piece_bytes_ ? std::min(max_device_piece_bytes_, slot_bytes) : slot_bytes;
     piece = std::max(piece / kAesBlockBytes * kAesBlockBytes, kAesBlockBytes);
     for (;;) {
@@ -105,10 +127,14 @@ std::span<std::byte> CudaBackend::slot_buffer(std::size_t slot) {
 
 void CudaBackend::submit(const CipherJob &job) {
     Slot &target = ring_slot(slots_, job.slot);
-    check_job_size(job, target.host.size(), Mode::ecb); // ECB and CTR alike: whole blocks
+    check_job_size(job, target.host.size(), mode_);
     // The current device is per host thread, and the pipeline submits from its reader thread.
     const DeviceScope scope(device_);
     const cudaStream_t stream = streams_[job.slot % streams_.size()].get();
+    if (gcm_) {
+        submit_gcm(target, job, stream);
+        return;
+    }
     // Usually one piece. Pieces of one job share the slot's device buffer: the stream runs them in
     // order, so each copy in waits for the previous piece's copy out.
     for (std::size_t offset = 0; offset < job.bytes; offset += device_piece_bytes_) {
@@ -121,10 +147,28 @@ void CudaBackend::submit(const CipherJob &job) {
     AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
 }
 
+void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
+    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), slot.host.data(), job.bytes, cudaMemcpyHostToDevice, stream));
+    AESGPU_CUDA_TRY(cudaMemsetAsync(slot.failure.get(), 0xff, sizeof(std::uint32_t), stream));
+    gcm_->launch(slot.device.get(), job, slot.partials.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
+    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.host.data(), slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
+    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.failure_host.get(), slot.failure.get(), sizeof(std::uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+    AESGPU_CUDA_TRY(cudaEventRecord(slot.done.get(), stream));
+}
+
 void CudaBackend::wait(std::size_t slot) {
     Slot &target = ring_slot(slots_, slot);
     const DeviceScope scope(device_);
     AESGPU_CUDA_TRY(cudaEventSynchronize(target.done.get()));
+    if (gcm_) {
+        std::uint32_t failed = 0;
+        std::memcpy(&failed, target.failure_host.get(), sizeof failed);
+        // A checked job leaves 0xffffffff; the next submit sets it again on the device.
+        std::memset(target.failure_host.get(), 0xff, sizeof failed);
+        if (failed != 0xffffffffu)
+            throw AuthenticationFailed("authentication failed in segment " + std::to_string(failed));
+    }
 }
 
 void require_gpu_device(int device) {

@@ -7,6 +7,7 @@
 // device-to-host copy has completed.
 #include "aes_gpu/aes_kernel.hpp"
 #include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 
 #include <functional>
@@ -38,6 +39,11 @@ private:
         std::span<std::byte> host;
         DeviceBuffer device;
         CudaEvent done;
+        // gcm: the kernels' partial sums, and the first segment that failed (0xffffffff: none),
+        // on the device and copied back behind the data.
+        DeviceBuffer partials;
+        DeviceBuffer failure;
+        PinnedBuffer failure_host;
     };
     // Sets up `slot_count` slots of up to `slot_bytes`, each with the host buffer that
     // `host_for(slot, index)` gives it.
@@ -47,12 +53,16 @@ private:
     // down to kMinDevicePieceBytes. Throws ResourceExhausted below that.
     void allocate_device_buffers(std::size_t slot_bytes);
     void release_slots() noexcept;
+    void submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream);
 
     int device_;
     std::string device_name_;
     std::size_t max_device_piece_bytes_;
     std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once
-    std::optional<AesKernel> kernel_;    // made with the device current
+    Mode mode_;
+    std::size_t segment_bytes_ = 0;   // gcm
+    std::optional<AesKernel> kernel_; // ecb, ctr; made with the device current
+    std::optional<GcmKernel> gcm_;    // gcm
     std::vector<CudaStream> streams_;
     std::vector<Slot> slots_;
 };

@@ -5,10 +5,12 @@
 #include "aes_gpu/cuda_backend.hpp"
 #include "aes_gpu/cuda_check.hpp"
 #include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
 namespace aesgpu {
@@ -66,11 +68,11 @@ public:
         if (input.size() > bytes_ || input.size() % kAesBlockBytes != 0) {
             throw std::invalid_argument("kernel_output needs whole blocks within the bench's buffers");
         }
-        const AesKernel kernel(key, spec);
+        const auto launch = launcher(key, spec);
         std::vector<std::byte> output(input.size());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(device_copy_.get(), input.data(), input.size(), cudaMemcpyHostToDevice, stream_.get()));
-        kernel.launch(device_copy_.get(), input.size() / kAesBlockBytes, 0, stream_.get());
+        launch(device_copy_.get(), input.size());
         AESGPU_CUDA_TRY(
             cudaMemcpyAsync(output.data(), device_copy_.get(), input.size(), cudaMemcpyDeviceToHost, stream_.get()));
         AESGPU_CUDA_TRY(cudaStreamSynchronize(stream_.get()));
@@ -79,11 +81,30 @@ public:
 
     double time_kernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int reps) override {
         const DeviceScope scope(kDevice);
-        const AesKernel kernel(key, spec);
-        return time_on_stream(reps, [&] { kernel.launch(device_.get(), bytes_ / kAesBlockBytes, 0, stream_.get()); });
+        const auto launch = launcher(key, spec);
+        return time_on_stream(reps, [&] { launch(device_.get(), bytes_); });
     }
 
 private:
+    // The kernel for `spec` over the first `bytes` of device memory: ECB and CTR over whole
+    // blocks from block 0, GCM over whole segments (full_segments_job).
+    std::function<void(void *, std::size_t)> launcher(std::span<const std::uint8_t> key, const CipherSpec &spec) {
+        if (spec.mode != Mode::gcm) {
+            auto kernel = std::make_shared<AesKernel>(key, spec);
+            return [this, kernel](void *data, std::size_t bytes) {
+                kernel->launch(data, bytes / kAesBlockBytes, 0, stream_.get());
+            };
+        }
+        auto kernel = std::make_shared<GcmKernel>(key, spec);
+        auto partials = std::make_shared<DeviceBuffer>(kernel->partial_bytes(bytes_ / spec.gcm.geometry.segment_bytes));
+        auto failure = std::make_shared<DeviceBuffer>(sizeof(std::uint32_t));
+        return [this, kernel, partials, failure, geometry = spec.gcm.geometry](void *data, std::size_t bytes) {
+            AESGPU_CUDA_TRY(cudaMemsetAsync(failure->get(), 0xff, sizeof(std::uint32_t), stream_.get()));
+            kernel->launch(data, full_segments_job(geometry, 0, bytes), partials->get(),
+                           static_cast<std::uint32_t *>(failure->get()), stream_.get());
+        };
+    }
+
     void h2d() {
         AESGPU_CUDA_TRY(cudaMemcpyAsync(device_.get(), host_.get(), bytes_, cudaMemcpyHostToDevice, stream_.get()));
     }

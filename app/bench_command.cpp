@@ -40,7 +40,9 @@ BenchSettings bench_settings(const BenchOptions &options) {
     settings.cpu = options.backend != "gpu";
     settings.gpu = options.backend != "cpu";
     if (options.key_bits != "all") settings.key_bits = {static_cast<unsigned>(std::stoul(options.key_bits))};
-    if (options.mode != "all") settings.modes = {options.mode == "ctr" ? Mode::ctr : Mode::ecb};
+    if (options.mode != "all") {
+        settings.modes = {options.mode == "gcm" ? Mode::gcm : options.mode == "ctr" ? Mode::ctr : Mode::ecb};
+    }
     settings.directions.clear();
     if (options.direction != "decrypt") settings.directions.push_back(Direction::encrypt);
     if (options.direction != "encrypt") settings.directions.push_back(Direction::decrypt);

@@ -301,8 +301,11 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
                     fmt::format("AES key size: 128, 192, 256, or all (default {})", BenchOptions{}.key_bits))
         ->check(CLI::IsMember({"128", "192", "256", "all"}))
         ->option_text("BITS");
-    command.add_option("--mode", options.mode, fmt::format("ecb, ctr, or all (default {})", BenchOptions{}.mode))
-        ->check(CLI::IsMember({"ecb", "ctr", "all"}))
+    command
+        .add_option(
+            "--mode", options.mode,
+            fmt::format("ecb, ctr, gcm (1 MiB segments, 128/256-bit keys), or all (default {})", BenchOptions{}.mode))
+        ->check(CLI::IsMember({"ecb", "ctr", "gcm", "all"}))
         ->option_text("MODE");
     command
         .add_option("--direction", options.direction,

@@ -15,7 +15,6 @@
 
 namespace aesgpu {
 
-inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20; // Tink's *_GCM_HKDF_1MB
 inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;
 
 struct GcmFile {

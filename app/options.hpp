@@ -64,7 +64,7 @@ struct BenchOptions {
     std::string backend = "all";                 // cpu, gpu or all
     std::size_t size_bytes = kDefaultBenchBytes; // data per in-memory measurement
     std::string key_bits = "all";                // 128, 192, 256 or all
-    std::string mode = "all";                    // ecb, ctr or all
+    std::string mode = "all";                    // ecb, ctr, gcm or all
     std::string direction = "both";              // encrypt, decrypt or both
     std::string file;                            // also time file-to-file on this file, next to cp
     bool json = false;

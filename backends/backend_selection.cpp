@@ -4,7 +4,6 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "cipher/secret_bytes.hpp"
-#include "common/errors.hpp"
 #include "io/pipeline.hpp"
 
 #include <spdlog/spdlog.h>
@@ -96,14 +95,6 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     // No driver: nothing to start behind the CPU (`gpu` then fails at once, `auto` uses the CPU).
     // Asked only where a GPU may be used: finding the driver loads libcuda, which cost --backend
     // cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without it).
-    if (spec.mode == Mode::gcm && request.choice != BackendChoice::cpu) {
-        // The GPU's GCM is not written yet: auto uses the CPU, and gpu says so.
-        if (request.choice == BackendChoice::gpu) {
-            throw UsageError("--mode gcm runs on the CPU only in this version: use --backend cpu or auto");
-        }
-        spdlog::info("backend auto: using the CPU (--mode gcm runs on the CPU only in this version)");
-        return cpu_backend(request, spec, key);
-    }
     const bool cpu_start = request.choice != BackendChoice::cpu && !request.wait_for_gpu && gpu_driver_found();
     if (request.choice != BackendChoice::cpu) {
         spdlog::debug("backend {}: GPU driver {}; {}", request.choice == BackendChoice::gpu ? "gpu" : "auto",

@@ -3,6 +3,7 @@
 
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/evp_gcm.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
@@ -48,8 +49,9 @@ constexpr PieceShape kPassPieces{std::size_t{256} << 10, 4096};
 constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
 
 std::string cipher_name(unsigned bits, const CipherSpec &spec) {
-    return fmt::format("AES-{}-{} {}", bits, spec.mode == Mode::ctr ? "CTR" : "ECB",
-                       spec.direction == Direction::encrypt ? "encrypt" : "decrypt");
+    std::string mode = mode_name(spec.mode);
+    std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
+    return fmt::format("AES-{}-{} {}", bits, mode, spec.direction == Direction::encrypt ? "encrypt" : "decrypt");
 }
 
 double median(std::vector<double> values) {
@@ -98,13 +100,63 @@ void fill_repeating(std::span<std::byte> out, std::span<const std::byte> pattern
     }
 }
 
-// `input` as the stream's first bytes (CTR's counter starts at block 0).
-void require_openssl_match(std::span<const std::uint8_t> key, const CipherSpec &spec, std::span<const std::byte> input,
-                           std::span<const std::byte> output, const std::string &what) {
-    std::vector<std::byte> expected(input.size());
-    EvpAesCipher(key, spec).transform(input, expected);
-    if (output.size() != expected.size() || !std::equal(expected.begin(), expected.end(), output.begin())) {
+// The job a stage times over the first `bytes` of a slot: whole blocks from block 0 (ECB, CTR), or
+// full GCM segments.
+CipherJob job_for(const CipherSpec &spec, std::size_t slot, std::size_t bytes, std::uint64_t first_block = 0) {
+    if (spec.mode == Mode::gcm) return full_segments_job(spec.gcm.geometry, slot, bytes);
+    return {.slot = slot, .bytes = bytes, .first_block = first_block};
+}
+
+// What one-shot OpenSSL makes of `input` as job_for() lays it out (CTR's counter from block 0;
+// GCM segment by segment).
+std::vector<std::byte> openssl_output(std::span<const std::uint8_t> key, const CipherSpec &spec,
+                                      std::span<const std::byte> input) {
+    std::vector<std::byte> output(input.begin(), input.end());
+    if (spec.mode != Mode::gcm) {
+        EvpAesCipher(key, spec).transform(input, output);
+        return output;
+    }
+    EvpGcmSegmentCipher cipher(key, spec);
+    const CipherJob job = job_for(spec, 0, output.size());
+    for_each_segment(spec.gcm.geometry, job.first_segment, job.segments, job.bytes, true, [&](const SegmentSpan &s) {
+        cipher.transform(std::span(output).subspan(s.offset, s.ciphertext_bytes), s);
+    });
+    return output;
+}
+
+// Data to check a stage on, and what it must give: random bytes, or for GCM decryption, a
+// ciphertext with valid tags.
+struct Sample {
+    std::vector<std::byte> input;
+    std::vector<std::byte> expected;
+};
+
+Sample sample_for(std::span<const std::uint8_t> key, const CipherSpec &spec, std::span<const std::byte> random) {
+    Sample sample{{random.begin(), random.end()}, {}};
+    if (spec.mode == Mode::gcm && spec.direction == Direction::decrypt) {
+        CipherSpec encrypting = spec;
+        encrypting.direction = Direction::encrypt;
+        sample.input = openssl_output(key, encrypting, random);
+    }
+    sample.expected = openssl_output(key, spec, sample.input);
+    return sample;
+}
+
+void require_match(const Sample &sample, std::span<const std::byte> output, const std::string &what) {
+    const std::size_t length = std::min(sample.expected.size(), output.size());
+    if (length == 0 ||
+        !std::equal(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(length), sample.expected.begin())) {
         throw std::runtime_error(what + ": output differs from OpenSSL; nothing was timed");
+    }
+}
+
+// Waits for a timed job; a GCM decryption of repeated sample data fails its tags after doing all
+// the work, which is what is timed.
+void wait_timed(CipherBackend &backend, std::size_t slot, const CipherSpec &spec) {
+    try {
+        backend.wait(slot);
+    } catch (const AuthenticationFailed &) {
+        if (spec.mode != Mode::gcm || spec.direction != Direction::decrypt) throw;
     }
 }
 
@@ -125,12 +177,17 @@ BenchResult cipher_result(std::string backend, std::string stage, std::string wh
     return r;
 }
 
-// A fresh random IV for CTR's rows; ECB has none.
-CipherSpec bench_spec(Mode mode, Direction direction) {
+// A fresh random IV for CTR's rows, nonce prefix for GCM's (1 MiB segments); ECB has none.
+CipherSpec bench_spec(Mode mode, Direction direction, std::size_t key_bytes) {
     CipherSpec spec(direction, mode);
     if (mode == Mode::ctr) {
         const auto iv = fresh_random(spec.iv.size());
         std::memcpy(spec.iv.data(), iv.data(), iv.size());
+    }
+    if (mode == Mode::gcm) {
+        const auto prefix = fresh_random(spec.gcm.nonce_prefix.size());
+        std::memcpy(spec.gcm.nonce_prefix.data(), prefix.data(), prefix.size());
+        spec.gcm.geometry = {kDefaultSegmentBytes, 1 + key_bytes + kGcmNoncePrefixBytes};
     }
     return spec;
 }
@@ -151,18 +208,38 @@ public:
                 OpenSslBackend backend(key, spec, threads);
                 backend.configure_slots(1, plan_.size_bytes);
                 const auto buffer = backend.slot_buffer(0);
-                std::memcpy(buffer.data(), verify_input_.data(), verify_input_.size());
-                backend.submit({0, verify_input_.size()});
+                const Sample sample = sample_for(key, spec, verify_input_);
+                std::memcpy(buffer.data(), sample.input.data(), sample.input.size());
+                backend.submit(job_for(spec, 0, sample.input.size()));
                 backend.wait(0);
-                require_openssl_match(key, spec, verify_input_, buffer.first(verify_input_.size()), "cpu " + what);
-                fill_repeating(buffer, verify_input_);
+                require_match(sample, buffer.first(sample.input.size()), "cpu " + what);
+                fill_repeating(buffer, sample.input);
                 BenchResult r = cipher_result("cpu", "memory", what, bits, spec);
                 r.threads = threads;
                 r.bytes = double(plan_.size_bytes);
-                r.seconds = time_runs(plan_.reps, [&] {
-                    backend.submit({0, plan_.size_bytes});
-                    backend.wait(0);
-                });
+                // GCM decryption stops at a bad tag, so it gets a valid ciphertext of the whole size
+                // before each run (untimed): the repeated sample, encrypted in place.
+                std::optional<OpenSslBackend> sealer;
+                std::function<void()> prepare;
+                if (spec.mode == Mode::gcm && spec.direction == Direction::decrypt) {
+                    CipherSpec encrypting = spec;
+                    encrypting.direction = Direction::encrypt;
+                    sealer.emplace(key, encrypting, threads);
+                    const std::vector<std::span<std::byte>> ring{buffer};
+                    sealer->adopt_slots(ring);
+                    prepare = [&] {
+                        fill_repeating(buffer, verify_input_);
+                        sealer->submit(job_for(spec, 0, plan_.size_bytes));
+                        sealer->wait(0);
+                    };
+                }
+                r.seconds = time_runs(
+                    plan_.reps,
+                    [&] {
+                        backend.submit(job_for(spec, 0, plan_.size_bytes));
+                        backend.wait(0);
+                    },
+                    prepare);
                 r.ratio = r.gbps() / (threads == 1 ? ceilings.memcpy_gbps : ceilings.pass_gbps);
                 r.ratio_text = threads == 1 ? fmt::format("{:.2f}x memcpy, 1 thread", r.ratio)
                                             : fmt::format("{:.0f}% of the in-place pass", 100 * r.ratio);
@@ -193,8 +270,8 @@ public:
         for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
             const std::string name = cipher_name(bits, spec);
             step("gpu kernel " + name);
-            require_openssl_match(key, spec, verify_input_, gpu->kernel_output(key, spec, verify_input_),
-                                  "gpu kernel " + name);
+            const Sample sample = sample_for(key, spec, verify_input_);
+            require_match(sample, gpu->kernel_output(key, spec, sample.input), "gpu kernel " + name);
             BenchResult kernel = cipher_result("gpu", "kernel", name, bits, spec);
             kernel.bytes = size;
             kernel.seconds = gpu->time_kernel(key, spec, plan_.reps);
@@ -245,7 +322,7 @@ public:
             BackendRequest request;
             request.choice = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
             request.cpu_threads = plan_.threads;
-            const CipherSpec encrypting = bench_spec(mode, Direction::encrypt);
+            const CipherSpec encrypting = bench_spec(mode, Direction::encrypt, key.size());
             const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
                 const unsigned io_threads = default_io_threads();
                 InputSource source = InputSource::open(from, io_threads);
@@ -340,7 +417,7 @@ private:
         const std::size_t length = in.read_full(input) / kAesBlockBytes * kAesBlockBytes;
         input.resize(length);
         output.resize(out.read_full(std::span(output).first(length)));
-        require_openssl_match(key, spec, input, output, backend + " file");
+        require_match(Sample{input, openssl_output(key, spec, input)}, output, backend + " file");
     }
 
     static bool same_contents(const std::string &a, const std::string &b) {
@@ -367,7 +444,11 @@ private:
         for (const unsigned bits : plan_.key_bits) {
             const auto key = random_key(bits);
             for (const Mode mode : plan_.modes) {
-                for (const Direction direction : plan_.directions) run(bits, key, bench_spec(mode, direction));
+                for (const Direction direction : plan_.directions) {
+                    // GCM streams take 128- and 256-bit keys only; a --size under a segment is noted.
+                    if (mode == Mode::gcm && (key.size() == 24 || plan_.size_bytes < kDefaultSegmentBytes)) continue;
+                    run(bits, key, bench_spec(mode, direction, key.size()));
+                }
             }
         }
     }
@@ -377,7 +458,9 @@ private:
         std::vector<std::pair<std::string, Mode>> runs;
         for (const char *backend : {"cpu", "gpu"}) {
             if (std::string_view(backend) == "cpu" ? !plan_.cpu : !(plan_.gpu && with_gpu)) continue;
-            for (const Mode mode : plan_.modes) runs.emplace_back(backend, mode);
+            for (const Mode mode : plan_.modes) {
+                if (mode != Mode::gcm) runs.emplace_back(backend, mode); // gcm: not in the file stage yet
+            }
         }
         return runs;
     }
@@ -387,12 +470,12 @@ private:
         const std::size_t chunk = std::min(kGpuFileChunkBytes, plan_.size_bytes);
         const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
         backend->configure_slots(slots, chunk);
-        const auto sample = std::span(verify_input_).first(chunk);
-        std::memcpy(backend->slot_buffer(0).data(), sample.data(), chunk);
-        backend->submit({0, chunk});
+        const Sample sample = sample_for(key, spec, std::span(verify_input_).first(chunk));
+        std::memcpy(backend->slot_buffer(0).data(), sample.input.data(), chunk);
+        backend->submit(job_for(spec, 0, chunk));
         backend->wait(0);
-        require_openssl_match(key, spec, sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
-        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample);
+        require_match(sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
+        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample.input);
         // Enough chunks that filling and draining the ring is a small part of the run.
         const std::size_t chunks = std::max(plan_.size_bytes / chunk, 4 * slots);
         BenchResult r = cipher_result("gpu", "pipeline", name + ", pinned host to host",
@@ -400,10 +483,10 @@ private:
         r.bytes = double(chunks * chunk);
         r.seconds = time_runs(plan_.reps, [&] {
             for (std::size_t i = 0; i < chunks; ++i) {
-                if (i >= slots) backend->wait(i % slots);
-                backend->submit({.slot = i % slots, .bytes = chunk, .first_block = i * (chunk / kAesBlockBytes)});
+                if (i >= slots) wait_timed(*backend, i % slots, spec);
+                backend->submit(job_for(spec, i % slots, chunk, i * (chunk / kAesBlockBytes)));
             }
-            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) backend->wait(s);
+            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) wait_timed(*backend, s, spec);
         });
         return r;
     }
@@ -478,6 +561,10 @@ BenchReport run_bench(const BenchSettings &settings) {
     bool gpu_ran = false;
     if (plan.gpu) run_stage(report, "gpu", [&] { gpu_ran = bench->gpu(); });
     if (!plan.cpu && !gpu_ran) return report; // the GPU alone was asked for, and there is none
+    const bool gcm = std::find(plan.modes.begin(), plan.modes.end(), Mode::gcm) != plan.modes.end();
+    if (gcm && plan.size_bytes < kDefaultSegmentBytes) {
+        report.unavailable.push_back({"gcm", "--size is below one segment (1 MiB)"});
+    }
     if (!plan.file.empty()) run_stage(report, "file", [&] { bench->file(plan.file, gpu_ran); });
     return report;
 }

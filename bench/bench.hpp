@@ -22,7 +22,7 @@ struct BenchSettings {
     bool cpu = true;
     bool gpu = true;
     std::vector<unsigned> key_bits = {128, 192, 256};
-    std::vector<Mode> modes = {Mode::ecb, Mode::ctr};
+    std::vector<Mode> modes = {Mode::ecb, Mode::ctr, Mode::gcm}; // gcm: segments of kDefaultSegmentBytes
     std::vector<Direction> directions = {Direction::encrypt, Direction::decrypt};
     std::size_t size_bytes = kDefaultBenchBytes;           // data per in-memory measurement, whole blocks
     int reps = kDefaultBenchReps;                          // timed runs per measurement, after a warm-up

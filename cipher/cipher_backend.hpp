@@ -91,6 +91,17 @@ struct CipherJob {
     bool holds_last_segment = false; // authenticated modes: the job ends the stream
 };
 
+// A GCM job of full segments over the first `bytes` of a slot (rounded down to whole segments),
+// from segment 1 (segment 0 is the short one) and ending the stream: what the benches time.
+[[nodiscard]] inline CipherJob full_segments_job(const SegmentGeometry &geometry, std::size_t slot, std::size_t bytes) {
+    const std::size_t segments = bytes / geometry.segment_bytes;
+    return {.slot = slot,
+            .bytes = segments * geometry.segment_bytes,
+            .first_segment = 1,
+            .segments = static_cast<std::uint32_t>(segments),
+            .holds_last_segment = true};
+}
+
 class CipherBackend {
 public:
     virtual ~CipherBackend() = default;

@@ -16,6 +16,8 @@ inline constexpr std::size_t kGcmTagBytes = 16;
 inline constexpr std::size_t kGcmNonceBytes = 12;
 // Tink's nonce: a 7-byte random prefix per stream, the 4-byte segment number, a last-segment byte.
 inline constexpr std::size_t kGcmNoncePrefixBytes = 7;
+// The ciphertext segment size unless asked otherwise: Tink's *_GCM_HKDF_1MB templates'.
+inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20;
 
 struct SegmentGeometry {
     std::size_t segment_bytes = 0; // ciphertext segment size, tag included

@@ -153,7 +153,7 @@ __aesgpu_value()
             ;;
         --mode)
             if [[ $command == bench ]]; then
-                __aesgpu_add "$prefix" ecb ctr all
+                __aesgpu_add "$prefix" ecb ctr gcm all
             else
                 __aesgpu_add "$prefix" ecb ctr gcm
             fi

@@ -110,7 +110,7 @@ complete -c aesgpu -n '__aesgpu_using bench' -s h -l help -d 'Print help and exi
 complete -c aesgpu -n '__aesgpu_using bench' -l backend -x -a 'cpu gpu all' -d 'Backends (default all)'
 complete -c aesgpu -n '__aesgpu_using bench' -l size -x -d 'Data per measurement, e.g. 2G'
 complete -c aesgpu -n '__aesgpu_using bench' -l key-bits -x -a '128 192 256 all' -d 'Key sizes (default all)'
-complete -c aesgpu -n '__aesgpu_using bench' -l mode -x -a 'ecb ctr all' -d 'Modes (default all)'
+complete -c aesgpu -n '__aesgpu_using bench' -l mode -x -a 'ecb ctr gcm all' -d 'Modes (default all)'
 complete -c aesgpu -n '__aesgpu_using bench' -l direction -x -a 'encrypt decrypt both' -d 'Directions (default both)'
 complete -c aesgpu -n '__aesgpu_using bench' -l file -r -F -d 'Also time file to file on this file'
 complete -c aesgpu -n '__aesgpu_using bench' -l reps -x -d 'Timed runs per measurement (default 5)'

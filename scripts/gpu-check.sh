@@ -58,8 +58,8 @@ if wanted sanitize && command -v compute-sanitizer >/dev/null; then
     # The CTR pipeline test (about 0.5 GiB through the kernels) stays out of memcheck too; the CTR
     # known answers and the take-over run the CTR kernel of every key size under both tools.
     filter='-Gpu.DefaultChunksOnLargeInput:Gpu.RingLargerThanMemoryReportsResourceExhausted:Gpu.MemoryAdoptedTwice*'
-    filter+=':Gpu.CtrPipelineMatches*'
-    [ "$tool" = racecheck ] && filter='Gpu.KnownAnswers*:Gpu.RejectsMisuse:Gpu.WrongKey*:Gpu.AdoptedHost*:Gpu.CtrKnownAnswers'
+    filter+=':Gpu.CtrPipelineMatches*:Gpu.GcmMatchesTheReference*'
+    [ "$tool" = racecheck ] && filter='Gpu.KnownAnswers*:Gpu.RejectsMisuse:Gpu.WrongKey*:Gpu.AdoptedHost*:Gpu.CtrKnownAnswers:Gpu.GcmNamesTheFirstSegmentThatFails'
     compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/aes_gpu_device_test" \
       --gtest_filter="$filter" 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED|RACECHECK SUMMARY" || true
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -98,6 +98,7 @@ options_for() {
     cpu) echo "--backend cpu" ;; gpu) echo "--backend gpu" ;; gpu-wait) echo "--backend gpu --wait-for-gpu" ;;
     cpu-x1) echo "--backend cpu --io-threads 1" ;; gpu-x1) echo "--backend gpu --io-threads 1" ;;
     cpu-ctr) echo "--backend cpu --mode ctr --iv $key" ;; gpu-ctr) echo "--backend gpu --mode ctr --iv $key" ;;
+    cpu-gcm) echo "--backend cpu --mode gcm" ;; gpu-gcm) echo "--backend gpu --mode gcm" ;;
   esac
 }
 rm -f "$dir"/aesgpu-check-*

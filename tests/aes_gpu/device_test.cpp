@@ -244,6 +244,104 @@ TEST_F(Gpu, CtrTakeOverFromTheCpuKeepsTheCounterRunning) {
     EXPECT_GE(report[1].bytes, 16 * chunk);
 }
 
+CipherSpec gcm_spec(Direction direction, std::size_t key_bytes, std::size_t segment_bytes) {
+    CipherSpec spec(direction, Mode::gcm);
+    const Bytes prefix = random_bytes(7);
+    std::copy(prefix.begin(), prefix.end(), spec.gcm.nonce_prefix.begin());
+    spec.gcm.geometry = {segment_bytes, 1 + key_bytes + 7};
+    return spec;
+}
+
+Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, std::size_t chunk,
+                 unsigned streams = 2) {
+    auto backend = make_gpu_backend(key, spec, {0, streams});
+    PipelineOptions options{spec.direction, Framing::any_length, chunk, 3};
+    options.segments = spec.gcm.geometry;
+    return run_pipeline_on_files(*backend, input, options);
+}
+
+// GCM on the GPU equals the one-shot OpenSSL reference segment by segment, and decrypts back:
+// both key sizes; segment sizes whose segments sit 16-, 8- or 1-byte aligned in the slot; sizes
+// around the first segment (shortened by the header), later segments and chunks.
+TEST_F(Gpu, GcmMatchesTheReferenceAndDecryptsBack) {
+    for (const std::size_t key_bytes : {16u, 32u}) {
+        for (const std::size_t segment :
+             {std::size_t{64}, std::size_t{1001}, std::size_t{4096}, std::size_t{1} << 20}) {
+            const Bytes key = random_bytes(key_bytes);
+            const CipherSpec encrypt = gcm_spec(Direction::encrypt, key_bytes, segment);
+            CipherSpec decrypt = encrypt;
+            decrypt.direction = Direction::decrypt;
+            const std::size_t first = segment - (1 + key_bytes + 7) - 16;
+            const std::size_t later = segment - 16;
+            const std::size_t chunk = std::max<std::size_t>(3 * segment, 64u << 10) / 16 * 16;
+            for (const std::size_t size :
+                 {std::size_t{0}, std::size_t{1}, first, first + 1, first + later + 15, first + 40 * later + 7}) {
+                SCOPED_TRACE("key bits " + std::to_string(key_bytes * 8) + " segment " + std::to_string(segment) +
+                             " size " + std::to_string(size));
+                const Bytes plain = random_bytes(size);
+                const Bytes expected =
+                    reference_gcm_segments(key, encrypt.gcm.nonce_prefix, encrypt.gcm.geometry, plain);
+                const Bytes cipher = gcm_on_gpu(key, encrypt, plain, chunk);
+                ASSERT_EQ(cipher.size(), expected.size());
+                ASSERT_TRUE(cipher == expected);
+                ASSERT_TRUE(gcm_on_gpu(key, decrypt, cipher, chunk) == plain);
+            }
+        }
+    }
+}
+
+// A flipped bit anywhere in a segment or its tag fails that segment on the GPU, named by number.
+TEST_F(Gpu, GcmNamesTheFirstSegmentThatFails) {
+    const std::size_t segment = 4096;
+    const Bytes key = random_bytes(32);
+    const CipherSpec encrypt = gcm_spec(Direction::encrypt, 32, segment);
+    CipherSpec decrypt = encrypt;
+    decrypt.direction = Direction::decrypt;
+    const Bytes plain = random_bytes(10 * segment);
+    const Bytes cipher = reference_gcm_segments(key, encrypt.gcm.nonce_prefix, encrypt.gcm.geometry, plain);
+    const std::size_t first = segment - 40;
+    for (const std::size_t at : {std::size_t{0}, first - 1, first, first + 3 * segment + 100, cipher.size() - 1}) {
+        Bytes changed = cipher;
+        changed[at] ^= 0x10;
+        const std::size_t number = at < first ? 0 : 1 + (at - first) / segment;
+        try {
+            (void)gcm_on_gpu(key, decrypt, changed, 4 * segment);
+            ADD_FAILURE() << "a flipped bit at " << at << " passed";
+        } catch (const AuthenticationFailed &e) {
+            EXPECT_EQ(std::string(e.what()), "authentication failed in segment " + std::to_string(number)) << at;
+        }
+    }
+    EXPECT_THROW((void)gcm_on_gpu(random_bytes(32), decrypt, cipher, 4 * segment), AuthenticationFailed);
+}
+
+// The CPU ciphers the first chunks of a GCM stream and the GPU the rest.
+TEST_F(Gpu, GcmTakeOverFromTheCpu) {
+    const std::size_t segment = 1u << 20;
+    const Bytes key = random_bytes(16);
+    const CipherSpec spec = gcm_spec(Direction::encrypt, 16, segment);
+    const Bytes plain = random_bytes(32 * segment + 9);
+    std::vector<Lane> gpu;
+    gpu.push_back(
+        {"GPU", [&](std::span<const std::span<std::byte>> ring) { return make_gpu_backend_over(key, spec, {}, ring); },
+         LanePolicy::required});
+    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+    // One segment per chunk: the reader runs a ring ahead of the writer (7 chunks) before the GPU
+    // can take over, and the GPU must still get most of the stream.
+    PipelineOptions options{Direction::encrypt, Framing::any_length, segment, gpu_ring_slots(kDefaultGpuStreams)};
+    options.segments = spec.gcm.geometry;
+    std::uint64_t first_chunk = 0;
+    options.on_progress = [&](std::uint64_t done) {
+        if (first_chunk == 0) {
+            first_chunk = done;
+            backend.await_lanes();
+        }
+    };
+    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) ==
+                reference_gcm_segments(key, spec.gcm.nonce_prefix, spec.gcm.geometry, plain));
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GE(report[1].bytes, 16 * segment);
+}
+
 TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
     // A job that does not fit the slot's device buffer goes through it piece by piece on the
     // slot's stream; the pieces must meet up byte for byte, at piece and block boundaries.

@@ -3,13 +3,17 @@
 // __host__ __device__ code the kernels execute, checked against FIPS-197 and SP 800-38A.
 #include "aes_gpu/aes_block.cuh"
 #include "aes_gpu/aes_tables.hpp"
+#include "aes_gpu/gcm_block.cuh"
 #include "aes_gpu/key_schedule.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+
 #include <cstring>
+#include <openssl/evp.h>
 
 namespace aesgpu::test {
 namespace {
@@ -168,6 +172,96 @@ TEST(GpuCtrLogicOnHost, MatchesOpenSslAcrossCarriesAndOffsets) {
             // A job that starts 3 blocks into the stream continues the same keystream.
             const Bytes tail(plain.begin() + 48, plain.end());
             EXPECT_TRUE(host_ctr(key, iv, tail, 3) == Bytes(expected.begin() + 48, expected.end())) << key_bytes;
+        }
+    }
+}
+
+block::State encrypt_block(const RoundKeys &keys, block::State s) {
+    return keys->rounds == 10   ? run_rounds<10>(Direction::encrypt, s, keys)
+           : keys->rounds == 12 ? run_rounds<12>(Direction::encrypt, s, keys)
+                                : run_rounds<14>(Direction::encrypt, s, keys);
+}
+
+// One GCM segment (no associated data) the way the GPU kernels compute it: counter blocks
+// nonce || i + 2, GHASH in runs of `run` blocks counted from the end, each run by Horner's rule
+// with H's 4-bit table and then multiplied by H^(j * run + 1), E(J0) and the length block last.
+Bytes gpu_style_gcm(const Bytes &key, const Bytes &nonce, const Bytes &plain, std::size_t run) {
+    const RoundKeys keys = expand_encryption_key(key);
+    const gcm::Block128 h = gcm::from_state(encrypt_block(keys, block::State{0, 0, 0, 0}));
+    const gcm::HashTable table = gcm::make_hash_table(h);
+    const gcm::HostHashTable t{table};
+    const auto counter = [&](std::uint32_t i) {
+        std::uint8_t bytes[16];
+        std::copy(nonce.begin(), nonce.end(), bytes);
+        for (int k = 0; k < 4; ++k) bytes[12 + k] = static_cast<std::uint8_t>(i >> (24 - 8 * k));
+        return encrypt_block(keys, load(bytes));
+    };
+    const std::size_t blocks = (plain.size() + 15) / 16;
+    Bytes out(plain.size() + 16);
+    gcm::Block128 sum;
+    for (std::size_t j = 0; j * run < blocks; ++j) {
+        const std::size_t end = blocks - j * run;
+        const std::size_t start = end > run ? end - run : 0;
+        gcm::Block128 y;
+        for (std::size_t i = start; i < end; ++i) {
+            std::uint8_t keystream[16];
+            store(counter(static_cast<std::uint32_t>(i + 2)), keystream);
+            std::uint8_t c[16] = {};
+            for (std::size_t b = 0; b < 16 && 16 * i + b < plain.size(); ++b) {
+                c[b] = plain[16 * i + b] ^ keystream[b];
+                out[16 * i + b] = c[b];
+            }
+            y = gcm::multiply_by_h(y ^ gcm::from_state(load(c)), t);
+        }
+        gcm::Block128 power = h; // H^(j * run + 1)
+        for (std::size_t k = 0; k < j * run; ++k) power = gcm::multiply(power, h);
+        sum = sum ^ gcm::multiply(y, power);
+    }
+    const gcm::Block128 lengths{0, std::uint64_t{plain.size()} * 8};
+    const gcm::Block128 tag = sum ^ gcm::multiply_by_h(lengths, t) ^ gcm::from_state(counter(1));
+    store(gcm::to_state(tag), out.data() + plain.size());
+    return out;
+}
+
+Bytes openssl_gcm(const Bytes &key, const Bytes &nonce, const Bytes &plain) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_gcm()
+                               : key.size() == 24 ? EVP_aes_192_gcm()
+                                                  : EVP_aes_256_gcm();
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+    Bytes out(plain.size() + 16);
+    int written = 0;
+    int final_written = 0;
+    EXPECT_EQ(EVP_EncryptInit_ex(ctx.get(), cipher, nullptr, key.data(), nonce.data()), 1);
+    EXPECT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &written, plain.data(), static_cast<int>(plain.size())), 1);
+    EXPECT_EQ(EVP_EncryptFinal_ex(ctx.get(), out.data() + written, &final_written), 1);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, 16, out.data() + plain.size()), 1);
+    return out;
+}
+
+TEST(GpuGcmLogicOnHost, TableAndBitwiseMultiplicationsAgree) {
+    for (int round = 0; round < 20; ++round) {
+        const Bytes a = random_bytes(16);
+        const Bytes b = random_bytes(16);
+        const gcm::Block128 x = gcm::from_state(load(a.data()));
+        const gcm::Block128 h = gcm::from_state(load(b.data()));
+        const gcm::HashTable table = gcm::make_hash_table(h);
+        const gcm::Block128 by_table = gcm::multiply_by_h(x, gcm::HostHashTable{table});
+        const gcm::Block128 by_bits = gcm::multiply(x, h);
+        EXPECT_EQ(by_table.hi, by_bits.hi);
+        EXPECT_EQ(by_table.lo, by_bits.lo);
+    }
+}
+
+TEST(GpuGcmLogicOnHost, SegmentsMatchOpenSslAesGcm) {
+    for (const std::size_t key_bytes : {16u, 32u}) {
+        for (const std::size_t size : {0u, 1u, 15u, 16u, 17u, 100u, 1000u, 4080u}) {
+            for (const std::size_t run : {1u, 4u, 16u}) {
+                const Bytes key = random_bytes(key_bytes);
+                const Bytes nonce = random_bytes(12);
+                const Bytes plain = random_bytes(size);
+                EXPECT_EQ(to_hex(gpu_style_gcm(key, nonce, plain, run)), to_hex(openssl_gcm(key, nonce, plain)))
+                    << key_bytes << " " << size << " " << run;
+            }
         }
     }
 }

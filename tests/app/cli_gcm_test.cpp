@@ -194,7 +194,6 @@ TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
         {"encrypt --aad x --key-file k16 p", "--aad applies to --mode gcm"},
         {"encrypt --mode gcm --segment-size 63 --key-file k16 p", "--segment-size"},
         {"decrypt --mode gcm --segment-size 4K -p pass:x p", "read from a passphrase file's header"},
-        {"encrypt --mode gcm --backend gpu --key-file k16 p", "runs on the CPU only"},
     };
     for (const auto &[arguments, message] : cases) {
         SCOPED_TRACE(arguments);
@@ -203,6 +202,17 @@ TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
         EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
     }
+}
+
+TEST_F(Gcm, GpuAndCpuReadEachOthersFiles) {
+    if (!gpu_available()) GTEST_SKIP() << "no usable GPU";
+    write_file(file("p"), random_bytes((5u << 20) + 7));
+    const std::string key = " --mode gcm --key-file k32 --segment-size 64K -f ";
+    const Outcome r =
+        run("$AESGPU encrypt -q --backend gpu --wait-for-gpu" + key + "p -o g && $AESGPU decrypt --backend cpu" + key +
+            "g -o from_gpu && cmp from_gpu p && $AESGPU encrypt -q --backend cpu" + key +
+            "p -o c && $AESGPU decrypt --backend gpu --wait-for-gpu" + key + "c -o from_cpu && cmp from_cpu p");
+    EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST_F(Gcm, SeveralFilesEachGetTheirOwnSaltAndTheEcbWarningPointsHere) {
