@@ -5,6 +5,7 @@
 #include "common/errors.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -54,6 +55,9 @@ void EvpGcmSegmentCipher::transform(std::span<std::byte> data, const SegmentSpan
         throw std::invalid_argument("a GCM segment is its ciphertext and its tag");
     }
     const std::size_t length = segment.plaintext_bytes();
+    if (length > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+        throw std::invalid_argument("a GCM segment longer than EVP takes in one call");
+    }
     const std::span<std::byte> text = data.first(length);
     const std::span<std::byte> tag = data.subspan(length, kGcmTagBytes);
     const auto nonce = segment_nonce(prefix_, segment.number, segment.last);

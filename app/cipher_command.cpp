@@ -493,11 +493,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     try {
         summary.stats = run_file_job(job, *selected.backend);
     } catch (const AuthenticationFailed &e) {
-        throw AuthenticationFailed(
-            fmt::format("{}: {}: {}", source.display_name(), e.what(),
-                        passphrase_mode ? "wrong passphrase or --aad, or the file was changed"
-                                        : "wrong key, --aad or --segment-size, or the file was changed "
-                                          "(cut short, reordered or tampered with); nothing of it was written"));
+        throw AuthenticationFailed(fmt::format("{}: {}: {}", source.display_name(), e.what(),
+                                               passphrase_mode
+                                                   ? "wrong passphrase or --aad, or the file was changed"
+                                                   : "wrong key, --aad or --segment-size, or the file was changed "
+                                                     "(cut short, reordered or tampered with); nothing unverified was "
+                                                     "written"));
     } catch (const BadPadding &) {
         if (passphrase_mode) {
             throw BadPadding("bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "

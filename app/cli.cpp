@@ -481,8 +481,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
             }
         }
         if (options.key_bits == 192) throw UsageError("--mode gcm takes 128- or 256-bit keys (--key-bits 128 or 256)");
-        if (!raw_key && options.direction == Direction::decrypt && given("--segment-size")) {
-            throw UsageError("--segment-size is read from a passphrase file's header: drop it");
+        for (const char *name : {"--segment-size", "--key-bits"}) {
+            if (!raw_key && options.direction == Direction::decrypt && given(name)) {
+                throw UsageError(fmt::format("{} is read from a --mode gcm passphrase file's header: drop it", name));
+            }
         }
     } else {
         for (const char *name : {"--segment-size", "--aad"}) {

@@ -15,7 +15,6 @@
 
 namespace aesgpu {
 
-inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;
 
 struct GcmFile {
     std::optional<PassphraseHeader> passphrase;

@@ -18,6 +18,9 @@ inline constexpr std::size_t kGcmNonceBytes = 12;
 inline constexpr std::size_t kGcmNoncePrefixBytes = 7;
 // The ciphertext segment size unless asked otherwise: Tink's *_GCM_HKDF_1MB templates'.
 inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20;
+// The largest segment aesgpu writes or reads: a reader holds a whole segment before its tag says
+// whether any of it (or of the header that sized it) is genuine.
+inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;
 
 struct SegmentGeometry {
     std::size_t segment_bytes = 0; // ciphertext segment size, tag included

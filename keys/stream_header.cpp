@@ -21,6 +21,9 @@ namespace {
 constexpr std::uint8_t kPassphraseVersion = 1;
 constexpr std::uint8_t kScryptKdf = 1;
 constexpr std::uint64_t kMaxScryptBytes = std::uint64_t{1} << 30;
+// scrypt's work grows with N * r * p: a forged header may ask for at most 2^20 * 8 (about 5 s on
+// the H200 host's cores), 16 times what aesgpu writes (2^16 * 8 * 1).
+constexpr std::uint64_t kMaxScryptWork = (std::uint64_t{1} << 20) * 8;
 
 void random_fill(std::span<std::uint8_t> bytes) {
     if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
@@ -145,11 +148,13 @@ PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
         std::size_t{byte(12)} << 24 | std::size_t{byte(13)} << 16 | std::size_t{byte(14)} << 8 | byte(15);
     std::transform(bytes.begin() + 16, bytes.begin() + 32, header.salt.begin(),
                    [](std::byte b) { return std::to_integer<std::uint8_t>(b); });
-    const bool cost_ok = header.cost.log2_n >= 10 && header.cost.log2_n <= 24 && header.cost.r >= 1 &&
+    const bool cost_ok = header.cost.log2_n >= 10 && header.cost.log2_n <= 20 && header.cost.r >= 1 &&
                          header.cost.r <= 32 && header.cost.p >= 1 && header.cost.p <= 16 &&
-                         (std::uint64_t{128} << header.cost.log2_n) * header.cost.r <= kMaxScryptBytes;
+                         (std::uint64_t{128} << header.cost.log2_n) * header.cost.r <= kMaxScryptBytes &&
+                         (std::uint64_t{1} << header.cost.log2_n) * header.cost.r * header.cost.p <= kMaxScryptWork;
     if (!cost_ok || (header.key_bytes != 16 && header.key_bytes != 32) ||
-        header.segment_bytes <= stream_header_bytes(header.key_bytes) + kGcmTagBytes) {
+        header.segment_bytes <= stream_header_bytes(header.key_bytes) + kGcmTagBytes ||
+        header.segment_bytes > kMaxSegmentBytes) {
         throw FormatError("its passphrase header holds parameters out of range (damaged?)");
     }
     return header;

@@ -62,8 +62,10 @@ struct PassphraseHeader {
 
 [[nodiscard]] PassphraseHeader new_passphrase_header(std::size_t key_bytes, std::size_t segment_bytes);
 
-// Throws FormatError for another magic or version, an unknown KDF, or parameters out of range
-// (memory is bounded: N * r * 128 at most 1 GiB).
+// Throws FormatError for another magic or version, an unknown KDF, or parameters out of range:
+// the header is authenticated only by the stream after it, so what it may cost is bounded before
+// that (scrypt memory N * r * 128 at most 1 GiB, work N * r * p at most 2^23, segments at most
+// kMaxSegmentBytes).
 [[nodiscard]] PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes);
 
 // True when `start` begins with the passphrase header's magic.

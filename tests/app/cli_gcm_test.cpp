@@ -175,6 +175,14 @@ TEST_F(Gcm, PassphraseFilesCarryTheirParametersAndAuthenticateTheHeader) {
     r = run("$AESGPU decrypt -p pass:pw c -o out");
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("decrypt it with --mode gcm"), std::string::npos) << r.err;
+    // A raw key for a passphrase file, and options the header settles, are usage errors.
+    r = run("$AESGPU decrypt --mode gcm --key-file k16 c -o out");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("encrypted with a passphrase: give it with -p"), std::string::npos) << r.err;
+    r = run("$AESGPU decrypt --mode gcm -p pass:pw --key-bits 256 c -o out");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--key-bits is read from"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("out")));
 }
 
 TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
@@ -193,7 +201,7 @@ TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
         {"encrypt --segment-size 4K --key-file k16 p", "--segment-size applies to --mode gcm"},
         {"encrypt --aad x --key-file k16 p", "--aad applies to --mode gcm"},
         {"encrypt --mode gcm --segment-size 63 --key-file k16 p", "--segment-size"},
-        {"decrypt --mode gcm --segment-size 4K -p pass:x p", "read from a passphrase file's header"},
+        {"decrypt --mode gcm --segment-size 4K -p pass:x p", "read from a --mode gcm passphrase file's header"},
     };
     for (const auto &[arguments, message] : cases) {
         SCOPED_TRACE(arguments);

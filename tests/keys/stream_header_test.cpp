@@ -9,6 +9,8 @@
 #include <openssl/evp.h>
 
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 namespace aesgpu::test {
 namespace {
@@ -81,6 +83,24 @@ TEST(PassphraseHeader, ReadsBackAndRefusesWhatItDoesNotKnow) {
         EXPECT_THROW((void)parse_passphrase_header(as_bytes_vector(changed)), FormatError) << at;
     }
     EXPECT_THROW((void)parse_passphrase_header(std::span(bytes).first(31)), FormatError);
+}
+
+// Nothing authenticates the header before the stream after it, so a forged one must not make
+// the reader spend without bound: segments above 64 MiB, scrypt above 1 GiB or 2^23 work.
+TEST(PassphraseHeader, BoundsWhatAForgedHeaderCanCost) {
+    const Bytes good = bytes_of(new_passphrase_header(32, 4096).bytes());
+    const auto with = [&good](std::initializer_list<std::pair<std::size_t, std::uint8_t>> changes) {
+        Bytes changed = good;
+        for (const auto &[at, value] : changes) changed[at] = value;
+        return as_bytes_vector(changed);
+    };
+    EXPECT_THROW((void)parse_passphrase_header(with({{12, 0xff}, {13, 0xff}, {14, 0xff}, {15, 0xf0}})), FormatError);
+    EXPECT_THROW((void)parse_passphrase_header(with({{12, 0x04}, {13, 0}, {14, 0}, {15, 1}})),
+                 FormatError);                                                                     // 64 MiB + 1
+    EXPECT_NO_THROW((void)parse_passphrase_header(with({{12, 0x04}, {13, 0}, {14, 0}, {15, 0}}))); // 64 MiB
+    EXPECT_THROW((void)parse_passphrase_header(with({{8, 21}})), FormatError);                     // N = 2^21
+    EXPECT_THROW((void)parse_passphrase_header(with({{8, 20}, {10, 2}})), FormatError);            // work 2^24
+    EXPECT_NO_THROW((void)parse_passphrase_header(with({{8, 20}})));                               // work 2^23
 }
 
 TEST(PassphraseHeader, MainKeyIsScryptAsOpenSslComputesIt) {
