@@ -47,9 +47,9 @@ void CudaBackend::release_slots() noexcept {
     // Device buffers held plaintext or ciphertext of the run: clear them before they are freed.
     for (auto &slot : slots_) {
         if (slot.device.get()) cuda_check_noexcept(cudaMemset(slot.device.get(), 0, slot.device.size()), "cudaMemset");
-        // GCM's partial sums carry each segment's tag mask E(J0).
-        if (slot.partials.get()) {
-            cuda_check_noexcept(cudaMemset(slot.partials.get(), 0, slot.partials.size()), "cudaMemset");
+        // GCM's running tag sums carry each segment's tag mask E(J0).
+        if (slot.tag_sums.get()) {
+            cuda_check_noexcept(cudaMemset(slot.tag_sums.get(), 0, slot.tag_sums.size()), "cudaMemset");
         }
     }
     slots_.clear();
@@ -99,7 +99,7 @@ void CudaBackend::allocate_device_buffers(std::size_t slot_bytes) {
         // A GCM job's segments go through the GPU whole: no pieces.
         for (auto &slot : slots_) {
             slot.device = DeviceBuffer(slot.host.size());
-            slot.partials = DeviceBuffer(gcm_->partial_bytes(slot.host.size() / segment_bytes_ + 2));
+            slot.tag_sums = DeviceBuffer(gcm_->sum_bytes(slot.host.size() / segment_bytes_ + 2));
             slot.failure = DeviceBuffer(sizeof(std::uint32_t));
             slot.failure_host = PinnedBuffer(sizeof(std::uint32_t));
         }
@@ -150,7 +150,7 @@ void CudaBackend::submit(const CipherJob &job) {
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), slot.host.data(), job.bytes, cudaMemcpyHostToDevice, stream));
     AESGPU_CUDA_TRY(cudaMemsetAsync(slot.failure.get(), 0xff, sizeof(std::uint32_t), stream));
-    gcm_->launch(slot.device.get(), job, slot.partials.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
+    gcm_->launch(slot.device.get(), job, slot.tag_sums.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.host.data(), slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.failure_host.get(), slot.failure.get(), sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));

@@ -39,9 +39,9 @@ private:
         std::span<std::byte> host;
         DeviceBuffer device;
         CudaEvent done;
-        // gcm: the kernels' partial sums, and the first segment that failed (0xffffffff: none),
+        // gcm: the kernels' running tag sums, and the first segment that failed (0xffffffff: none),
         // on the device and copied back behind the data.
-        DeviceBuffer partials;
+        DeviceBuffer tag_sums;
         DeviceBuffer failure;
         PinnedBuffer failure_host;
     };

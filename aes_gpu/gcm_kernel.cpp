@@ -38,8 +38,9 @@ block::State encrypt_on_host(const RoundKeys &keys, block::State s) {
 
 } // namespace
 
-GcmKernel::GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec) {
+GcmKernel::GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int widest_table_bits) {
     if (spec.mode != Mode::gcm) throw std::invalid_argument("GcmKernel needs a GCM spec");
+    if (widest_table_bits != 4 && widest_table_bits != 8) throw std::invalid_argument("GHASH tables are 4 or 8 bits");
     const RoundKeys keys = expand_encryption_key(key);
     params_->rounds = keys->rounds;
     std::copy(std::begin(keys->words), std::end(keys->words), params_->round_keys);
@@ -50,46 +51,66 @@ GcmKernel::GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec) 
     params_->header_bytes = spec.gcm.geometry.header_bytes;
     std::copy(spec.gcm.nonce_prefix.begin(), spec.gcm.nonce_prefix.end(), params_->nonce_prefix);
 
-    // H = E_K(0), its 4-bit table, and the weight of every run of a segment.
-    Secret<gcm::HashTable> table;
-    const gcm::Block128 h = gcm::from_state(encrypt_on_host(keys, block::State{0, 0, 0, 0}));
-    *table = gcm::make_hash_table(h);
-    for (int n = 0; n < 16; ++n) {
-        params_->hash_table_hi[n] = table->entry[n].hi;
-        params_->hash_table_lo[n] = table->entry[n].lo;
+    // H = E_K(0), its table, and the weight of every run of a segment.
+    try {
+        AESGPU_CUDA_TRY(gcm_table_bits(&params_->table_bits));
+        params_->table_bits = std::min(params_->table_bits, widest_table_bits);
+    } catch (const CudaError &e) {
+        throw GpuUnavailable(std::string("cannot run the GCM kernels: ") + cudaGetErrorString(e.code()));
     }
+    const std::size_t table_entries = std::size_t{1} << params_->table_bits;
     const std::size_t runs = gcm_runs_per_segment(spec.gcm.geometry.segment_bytes);
-    gcm::Block128 step = h; // H^kGcmRunBlocks
-    for (unsigned i = 1; i < kGcmRunBlocks; ++i) step = gcm::multiply(step, h);
-    std::vector<gcm::Block128> weights(runs);
-    gcm::Block128 weight = h; // H^(j * kGcmRunBlocks + 1)
+    params_->runs_per_segment = static_cast<std::uint32_t>(runs);
+    std::vector<gcm::Block128> hash_data(gcm_hash_values(params_->table_bits, spec.gcm.geometry.segment_bytes));
+    Secret<gcm::Block128> h;
+    *h = gcm::from_state(encrypt_on_host(keys, block::State{0, 0, 0, 0}));
+    if (params_->table_bits == 8) {
+        Secret<gcm::HashTable<8>> table;
+        *table = gcm::make_hash_table<8>(*h);
+        std::copy(std::begin(table->entry), std::end(table->entry), hash_data.begin());
+    } else {
+        Secret<gcm::HashTable<4>> table;
+        *table = gcm::make_hash_table<4>(*h);
+        std::copy(std::begin(table->entry), std::end(table->entry), hash_data.begin());
+    }
+    Secret<gcm::Block128> step; // H^kGcmRunBlocks
+    *step = *h;
+    for (unsigned i = 1; i < kGcmRunBlocks; ++i) *step = gcm::multiply(*step, *h);
+    Secret<gcm::Block128> weight; // H^(j * kGcmRunBlocks + 1)
+    *weight = *h;
     for (std::size_t j = 0; j < runs; ++j) {
-        weights[j] = weight;
-        weight = gcm::multiply(weight, step);
+        hash_data[table_entries + j] = *weight;
+        *weight = gcm::multiply(*weight, *step);
     }
     try {
         AESGPU_CUDA_TRY(prepare_gcm_launch(*params_));
     } catch (const CudaError &e) {
         throw GpuUnavailable(std::string("cannot run the GCM kernels: ") + cudaGetErrorString(e.code()));
     }
-    weights_ = DeviceBuffer(runs * sizeof(gcm::Block128));
-    AESGPU_CUDA_TRY(cudaMemcpy(weights_.get(), weights.data(), weights_.size(), cudaMemcpyHostToDevice));
-    wipe_secret(weights.data(), weights.size() * sizeof(gcm::Block128));
+    const auto wipe_host = [&hash_data] { wipe_secret(hash_data.data(), hash_data.size() * sizeof(gcm::Block128)); };
+    try {
+        hash_data_ = DeviceBuffer(hash_data.size() * sizeof(gcm::Block128));
+        AESGPU_CUDA_TRY(cudaMemcpy(hash_data_.get(), hash_data.data(), hash_data_.size(), cudaMemcpyHostToDevice));
+    } catch (...) {
+        wipe_host();
+        throw;
+    }
+    wipe_host();
 }
 
 GcmKernel::~GcmKernel() {
-    // The weights are powers of H, which is key material.
-    if (weights_.get()) cuda_check_noexcept(cudaMemset(weights_.get(), 0, weights_.size()), "cudaMemset");
+    // H's multiples and powers are key material.
+    if (hash_data_.get()) cuda_check_noexcept(cudaMemset(hash_data_.get(), 0, hash_data_.size()), "cudaMemset");
 }
 
-std::size_t GcmKernel::partial_bytes(std::size_t segments) const {
-    return std::max<std::size_t>(segments, 1) * gcm_parts_per_segment(params_->segment_bytes) * sizeof(gcm::Block128);
+std::size_t GcmKernel::sum_bytes(std::size_t segments) const {
+    return gcm_sum_bytes(segments);
 }
 
-void GcmKernel::launch(void *device_data, const CipherJob &job, void *partials, std::uint32_t *first_failure,
+void GcmKernel::launch(void *device_data, const CipherJob &job, void *sums, std::uint32_t *first_failure,
                        cudaStream_t stream) const {
     const GcmJobShape shape{job.first_segment, job.bytes, job.segments, job.holds_last_segment};
-    AESGPU_CUDA_TRY(launch_gcm(*params_, device_data, shape, weights_.get(), partials, first_failure, stream));
+    AESGPU_CUDA_TRY(launch_gcm(*params_, device_data, shape, hash_data_.get(), sums, first_failure, stream));
 }
 
 } // namespace aesgpu

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One stream's GCM segment kernels on the current device: the parameters (round keys, tables,
-// H's table and the nonce prefix, wiped when it goes), the device table of run weights
+// the nonce prefix, wiped when it goes), the device copy of H's table and of the run weights
 // H^(j * kGcmRunBlocks + 1) (cleared before it is freed), and the launch. Plain C++ over
 // gcm_kernels.hpp, so host files need no nvcc.
 #include "aes_gpu/cuda_resources.hpp"
@@ -17,23 +17,27 @@ namespace aesgpu {
 
 class GcmKernel {
 public:
-    // `key`: the stream's 16- or 32-byte segment key; `spec` a GCM spec. Throws GpuUnavailable
-    // when the device cannot run the kernels, ResourceExhausted when the weights do not fit.
-    GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec);
+    // `key`: the stream's 16- or 32-byte segment key; `spec` a GCM spec. H's table takes 8-bit
+    // pieces where the device has the shared memory, else 4-bit ones; `widest_table_bits` = 4
+    // forces the narrow one (for tests). Throws GpuUnavailable when the device cannot run the
+    // kernels, ResourceExhausted when the weights do not fit.
+    GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int widest_table_bits = 8);
     ~GcmKernel();
     GcmKernel(const GcmKernel &) = delete;
     GcmKernel &operator=(const GcmKernel &) = delete;
 
-    // Bytes of partial sums a job of up to `segments` segments needs.
-    [[nodiscard]] std::size_t partial_bytes(std::size_t segments) const;
+    // Bytes of running tag sums a job of up to `segments` segments needs.
+    [[nodiscard]] std::size_t sum_bytes(std::size_t segments) const;
+    // The width of the pieces H's table takes: 8 or 4.
+    [[nodiscard]] int table_bits() const { return params_->table_bits; }
 
     // Runs the job's segments in `device_data` on `stream`; `first_failure` must hold 0xffffffff.
-    void launch(void *device_data, const CipherJob &job, void *partials, std::uint32_t *first_failure,
+    void launch(void *device_data, const CipherJob &job, void *sums, std::uint32_t *first_failure,
                 cudaStream_t stream) const;
 
 private:
     Secret<GcmKernelParams> params_;
-    DeviceBuffer weights_;
+    DeviceBuffer hash_data_; // gcm_kernels.hpp's hash_data
 };
 
 } // namespace aesgpu

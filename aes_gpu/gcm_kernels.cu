@@ -1,38 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
 // GCM segment kernels (Tink's AES-GCM-HKDF streaming segments). The first runs CTR and GHASH
-// together: the grid has one row of CUDA blocks per segment, each thread takes kGcmRunBlocks
-// blocks, encrypts their counters with the shared per-lane AES tables, XORs the data in registers
-// (GHASH always over the ciphertext, before decrypting overwrites it) and folds them into a
-// running sum by Horner's rule with H's 4-bit table, also replicated per lane; the sum is then
-// weighted by its run's power of H and the block's sums are XORed together. The second kernel
-// adds a segment's partial sums and its length block and writes the tag (encrypt) or compares it
+// together: each thread takes one run of up to kGcmRunBlocks blocks of one segment (a CUDA block
+// may span several short segments), encrypts their counters with the shared per-lane AES tables,
+// XORs the data in registers (GHASH always over the ciphertext, before decrypting overwrites it)
+// and folds them into a running sum by Horner's rule with H's table (8- or 4-bit pieces), also
+// replicated per lane; the sum, weighted by its run's power of H, joins its segment's sum. The
+// second kernel adds a segment's length block and writes the tag (encrypt) or compares it
 // (decrypt), recording the first segment that fails.
 #include "aes_gpu/aes_block.cuh"
 #include "aes_gpu/gcm_block.cuh"
 #include "aes_gpu/gcm_kernels.hpp"
 #include "aes_gpu/shared_tables.cuh"
 
+#include <limits>
+
 namespace aesgpu {
 
 namespace {
 
 constexpr unsigned kTagBytes = 16;
-// H's table after the AES tables: 16 entries x 4 words, each word replicated for the 32 lanes;
-// then the 16 reduction constants (reduce_4bit's top 32 bits), likewise. A lookup there costs one
-// load where computing the constant costs a dozen instructions, and the data picks the entry.
-constexpr unsigned kHashWords = 16 * 4 * kLanes;
-constexpr unsigned kReduceWords = 16 * kLanes;
-constexpr std::size_t kGcmSharedBytes = (kTableWords + kHashWords + kReduceWords) * sizeof(std::uint32_t);
+// H's table after the AES tables: entry n for lane l is 16 bytes at n * 512 + l * 16, read with
+// one 128-bit load. Lanes l, l + 8, l + 16 and l + 24 share banks 4(l % 8)..4(l % 8) + 3, but
+// always at four different addresses (their own copies), so every load takes the same four
+// passes whichever entries the data picks.
+constexpr unsigned kHashEntryBytes = 16;
+constexpr unsigned kHashRowBytes = kLanes * kHashEntryBytes; // 512: entry n's row
+// 8 KiB for 4-bit pieces, 128 KiB for 8-bit.
+template <int Bits>
+constexpr std::size_t kHashBytes = (std::size_t{1} << Bits) * kHashRowBytes;
+template <int Bits>
+constexpr std::size_t kSharedBytes = kAesTableBytes + kHashBytes<Bits>;
 
+template <int Bits>
 struct LaneHashTable {
-    const std::uint32_t *words;   // word w of entry n for this lane: words[(n * 4 + w) * kLanes]
-    const std::uint32_t *reduces; // reduce_4bit(rem) >> 32 for this lane: reduces[rem * kLanes]
-    __device__ __forceinline__ gcm::Block128 entry(unsigned n) const {
-        const std::uint32_t *e = words + n * 4 * kLanes;
-        return {std::uint64_t{e[0]} << 32 | e[kLanes], std::uint64_t{e[2 * kLanes]} << 32 | e[3 * kLanes]};
-    }
-    __device__ __forceinline__ std::uint64_t reduce(unsigned rem) const {
-        return std::uint64_t{reduces[rem * kLanes]} << 32;
+    static constexpr int kBits = Bits;
+    const char *lane_base; // this lane's entry 0
+    // (the piece of `word` at bit `shift`) * H.
+    __device__ __forceinline__ gcm::Words128 entry(std::uint32_t word, unsigned shift) const {
+        const std::uint32_t piece = (word >> shift) & ((1u << Bits) - 1);
+        const uint4 v = *reinterpret_cast<const uint4 *>(lane_base + piece * kHashRowBytes);
+        return {v.x, v.y, v.z, v.w};
     }
 };
 
@@ -83,40 +90,43 @@ __device__ __forceinline__ void store_bytes(std::uint8_t *p, const block::State 
     }
 }
 
-__device__ __forceinline__ gcm::Block128 shuffle_xor(gcm::Block128 v, int lane_mask) {
-    return {__shfl_xor_sync(0xffffffffu, v.hi, lane_mask), __shfl_xor_sync(0xffffffffu, v.lo, lane_mask)};
+__device__ __forceinline__ gcm::Block128 shuffle_down(gcm::Block128 v, unsigned delta) {
+    return {__shfl_down_sync(0xffffffffu, v.hi, delta), __shfl_down_sync(0xffffffffu, v.lo, delta)};
 }
 
-template <int Rounds>
+template <int Rounds, int Bits>
 __global__ void __launch_bounds__(kGcmThreadsPerBlock)
     gcm_segments_kernel(const __grid_constant__ GcmKernelParams p, std::uint8_t *data, GcmJobShape job,
-                        const gcm::Block128 *weights, gcm::Block128 *partials) {
+                        const gcm::Block128 *hash_data, std::uint32_t *sums) {
     extern __shared__ std::uint32_t shared[];
     fill_shared_tables(shared, p.te0, p.te2);
-    std::uint32_t *hash_words = shared + kTableWords;
-    for (unsigned i = threadIdx.x; i < kHashWords; i += blockDim.x) {
-        const unsigned word = i / kLanes; // entry * 4 + w
-        const std::uint64_t half = word % 4 < 2 ? p.hash_table_hi[word / 4] : p.hash_table_lo[word / 4];
-        hash_words[i] = static_cast<std::uint32_t>(word % 2 == 0 ? half >> 32 : half);
-    }
-    std::uint32_t *reduce_words = hash_words + kHashWords;
-    for (unsigned i = threadIdx.x; i < kReduceWords; i += blockDim.x) {
-        reduce_words[i] = static_cast<std::uint32_t>(gcm::reduce_4bit(i / kLanes) >> 32);
+    auto *hash_words = reinterpret_cast<std::uint32_t *>(reinterpret_cast<char *>(shared) + kAesTableBytes);
+    // Word w of an entry is word w ^ 1 of its Block128 (two little-endian 64-bit halves).
+    const auto *table_words = reinterpret_cast<const std::uint32_t *>(hash_data);
+    for (unsigned i = threadIdx.x; i < kHashBytes<Bits> / sizeof(std::uint32_t); i += blockDim.x) {
+        const unsigned n = i / (kHashRowBytes / sizeof(std::uint32_t)), w = i % 4;
+        hash_words[i] = table_words[n * 4 + (w ^ 1)];
     }
     __syncthreads();
     const unsigned lane = threadIdx.x % kLanes;
     const SharedTables tables{reinterpret_cast<const char *>(shared), lane * 4};
-    const LaneHashTable hash{hash_words + lane, reduce_words + lane};
+    const LaneHashTable<Bits> hash{reinterpret_cast<const char *>(hash_words) + lane * kHashEntryBytes};
+    const gcm::Block128 *weights = hash_data + (1u << Bits);
 
-    const SegmentPlace segment = place_of(p, job, blockIdx.y);
+    // Thread g takes run g % runs of the job's segment g / runs (run 0 ends the segment), so a
+    // CUDA block may span several short segments; threads past the job hold segment `segments`.
+    const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool active = g < job.segments * p.runs_per_segment;
+    const std::uint32_t k = active ? g / p.runs_per_segment : job.segments;
+    const std::uint64_t run = g % p.runs_per_segment;
+    const SegmentPlace segment = place_of(p, job, active ? k : 0);
     const std::uint64_t text_bytes = segment.ciphertext_bytes - kTagBytes;
     const std::uint64_t blocks = (text_bytes + 15) / 16;
-    const std::uint64_t run = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; // 0: the segment's end
     std::uint8_t *base = data + segment.offset;
     const bool aligned = (reinterpret_cast<std::uintptr_t>(base) & 15) == 0;
 
     gcm::Block128 sum;
-    if (run * kGcmRunBlocks < blocks) {
+    if (active && run * kGcmRunBlocks < blocks) {
         const std::uint64_t end = blocks - run * kGcmRunBlocks;
         const std::uint64_t start = end > kGcmRunBlocks ? end - kGcmRunBlocks : 0;
         gcm::Block128 y;
@@ -150,29 +160,38 @@ __global__ void __launch_bounds__(kGcmThreadsPerBlock)
         sum = gcm::multiply(y, weights[run]);
     }
     // E(J0) goes into the tag once per segment: with the sum of the segment's last run.
-    if (run == 0)
+    if (active && run == 0)
         sum = sum ^ gcm::from_state(block::encrypt<Rounds>(counter_state(p, segment, 1), p.round_keys, tables));
 
-    for (int mask = kLanes / 2; mask > 0; mask /= 2) sum = sum ^ shuffle_xor(sum, mask);
-    __shared__ gcm::Block128 warp_sums[kGcmThreadsPerBlock / kLanes];
-    if (lane == 0) warp_sums[threadIdx.x / kLanes] = sum;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        gcm::Block128 total;
-        for (unsigned w = 0; w < blockDim.x / kLanes; ++w) total = total ^ warp_sums[w];
-        partials[std::uint64_t{blockIdx.y} * gridDim.x + blockIdx.x] = total;
+    // XOR the sums of each segment's lanes in this warp (lanes of a segment are contiguous): after
+    // the steps, a segment's first lane holds its whole share, which goes into the segment's sum
+    // with four atomic XORs (the order does not change the result).
+    for (unsigned d = 1; d < kLanes; d *= 2) {
+        const gcm::Block128 other = shuffle_down(sum, d);
+        const std::uint32_t other_k = __shfl_down_sync(0xffffffffu, k, d);
+        if (lane + d < kLanes && other_k == k) sum = sum ^ other;
+    }
+    const std::uint32_t previous_k = __shfl_up_sync(0xffffffffu, k, 1);
+    if (active && (lane == 0 || previous_k != k)) {
+        const gcm::Words128 words = gcm::to_words(sum);
+        std::uint32_t *at = sums + std::uint64_t{k} * 4;
+        atomicXor(at, words.w0);
+        atomicXor(at + 1, words.w1);
+        atomicXor(at + 2, words.w2);
+        atomicXor(at + 3, words.w3);
     }
 }
 
 __global__ void gcm_finish_kernel(const __grid_constant__ GcmKernelParams p, std::uint8_t *data, GcmJobShape job,
-                                  const gcm::Block128 *partials, unsigned parts, std::uint32_t *first_failure) {
+                                  const gcm::Block128 *hash_data, const std::uint32_t *sums,
+                                  std::uint32_t *first_failure) {
     const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= job.segments) return;
     const SegmentPlace segment = place_of(p, job, k);
     const std::uint64_t text_bytes = segment.ciphertext_bytes - kTagBytes;
-    gcm::Block128 tag;
-    for (unsigned part = 0; part < parts; ++part) tag = tag ^ partials[std::uint64_t{k} * parts + part];
-    const gcm::Block128 h{p.hash_table_hi[8], p.hash_table_lo[8]};
+    const std::uint32_t *sum = sums + std::uint64_t{k} * 4;
+    gcm::Block128 tag = gcm::from_words({sum[0], sum[1], sum[2], sum[3]});
+    const gcm::Block128 h = hash_data[1u << (p.table_bits - 1)];    // the piece 100..0 is x^0
     tag = tag ^ gcm::multiply(gcm::Block128{0, text_bytes * 8}, h); // the length block, public
     std::uint8_t *at = data + segment.offset + text_bytes;
     if (!p.decrypt) {
@@ -185,15 +204,28 @@ __global__ void gcm_finish_kernel(const __grid_constant__ GcmKernelParams p, std
         atomicMin(first_failure, static_cast<std::uint32_t>(segment.number));
 }
 
-using SegmentsKernel = void (*)(GcmKernelParams, std::uint8_t *, GcmJobShape, const gcm::Block128 *, gcm::Block128 *);
+using SegmentsKernel = void (*)(GcmKernelParams, std::uint8_t *, GcmJobShape, const gcm::Block128 *, std::uint32_t *);
 
+template <int Bits>
 SegmentsKernel pick_kernel(int rounds) {
     switch (rounds) {
-    case 10: return gcm_segments_kernel<10>;
-    case 12: return gcm_segments_kernel<12>;
-    case 14: return gcm_segments_kernel<14>;
+    case 10: return gcm_segments_kernel<10, Bits>;
+    case 12: return gcm_segments_kernel<12, Bits>;
+    case 14: return gcm_segments_kernel<14, Bits>;
     default: return nullptr;
     }
+}
+
+SegmentsKernel pick_kernel(const GcmKernelParams &params) {
+    switch (params.table_bits) {
+    case 4: return pick_kernel<4>(params.rounds);
+    case 8: return pick_kernel<8>(params.rounds);
+    default: return nullptr;
+    }
+}
+
+std::size_t shared_bytes(int table_bits) {
+    return table_bits == 8 ? kSharedBytes<8> : kSharedBytes<4>;
 }
 
 } // namespace
@@ -203,31 +235,52 @@ std::size_t gcm_runs_per_segment(std::size_t segment_bytes) {
     return (blocks + kGcmRunBlocks - 1) / kGcmRunBlocks;
 }
 
-std::size_t gcm_parts_per_segment(std::size_t segment_bytes) {
-    return (gcm_runs_per_segment(segment_bytes) + kGcmThreadsPerBlock - 1) / kGcmThreadsPerBlock;
+cudaError_t gcm_table_bits(int *bits) {
+    int device = 0;
+    int limit = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    if (status == cudaSuccess) status = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (status != cudaSuccess) return status;
+    // Room for the static warp sums too.
+    constexpr std::size_t kStaticBytes = 1024;
+    *bits = static_cast<std::size_t>(limit) >= kSharedBytes<8> + kStaticBytes ? 8 : 4;
+    return cudaSuccess;
+}
+
+std::size_t gcm_sum_bytes(std::size_t segments) {
+    return std::max<std::size_t>(segments, 1) * 4 * sizeof(std::uint32_t);
+}
+
+std::size_t gcm_hash_values(int table_bits, std::size_t segment_bytes) {
+    return (std::size_t{1} << table_bits) + gcm_runs_per_segment(segment_bytes);
 }
 
 cudaError_t prepare_gcm_launch(const GcmKernelParams &params) {
-    const SegmentsKernel kernel = pick_kernel(params.rounds);
+    const SegmentsKernel kernel = pick_kernel(params);
     if (!kernel) return cudaErrorInvalidValue;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kGcmSharedBytes));
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(shared_bytes(params.table_bits)));
 }
 
-cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobShape &job, const void *weights,
-                       void *partials, std::uint32_t *first_failure, cudaStream_t stream) {
-    const SegmentsKernel kernel = pick_kernel(params.rounds);
+cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobShape &job, const void *hash_data,
+                       void *sums, std::uint32_t *first_failure, cudaStream_t stream) {
+    const SegmentsKernel kernel = pick_kernel(params);
     if (!kernel) return cudaErrorInvalidValue;
     if (job.segments == 0) return cudaSuccess;
-    const auto parts = static_cast<unsigned>(gcm_parts_per_segment(params.segment_bytes));
-    kernel<<<dim3(parts, job.segments), kGcmThreadsPerBlock, kGcmSharedBytes, stream>>>(
-        params, static_cast<std::uint8_t *>(data), job, static_cast<const gcm::Block128 *>(weights),
-        static_cast<gcm::Block128 *>(partials));
-    cudaError_t status = cudaGetLastError();
+    cudaError_t status = cudaMemsetAsync(sums, 0, gcm_sum_bytes(job.segments), stream);
+    if (status != cudaSuccess) return status;
+    const std::uint64_t threads = std::uint64_t{job.segments} * params.runs_per_segment;
+    if (threads > std::numeric_limits<std::uint32_t>::max()) return cudaErrorInvalidValue;
+    const auto blocks = static_cast<unsigned>((threads + kGcmThreadsPerBlock - 1) / kGcmThreadsPerBlock);
+    const auto *hash = static_cast<const gcm::Block128 *>(hash_data);
+    auto *segment_sums = static_cast<std::uint32_t *>(sums);
+    kernel<<<blocks, kGcmThreadsPerBlock, shared_bytes(params.table_bits), stream>>>(
+        params, static_cast<std::uint8_t *>(data), job, hash, segment_sums);
+    status = cudaGetLastError();
     if (status != cudaSuccess) return status;
     constexpr unsigned kFinishThreads = 128;
     gcm_finish_kernel<<<(job.segments + kFinishThreads - 1) / kFinishThreads, kFinishThreads, 0, stream>>>(
-        params, static_cast<std::uint8_t *>(data), job, static_cast<const gcm::Block128 *>(partials), parts,
-        first_failure);
+        params, static_cast<std::uint8_t *>(data), job, hash, segment_sums, first_failure);
     return cudaGetLastError();
 }
 

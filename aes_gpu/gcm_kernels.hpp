@@ -14,20 +14,20 @@ namespace aesgpu {
 // Data blocks each thread takes through Horner's rule: the GHASH of a segment is cut into runs
 // of this many blocks, counted from the segment's end, so that run j's weight is always
 // H^(j * kGcmRunBlocks + 1), whatever the segment's length.
-inline constexpr unsigned kGcmRunBlocks = 32;
-inline constexpr unsigned kGcmThreadsPerBlock = 256;
+inline constexpr unsigned kGcmRunBlocks = 64;
+inline constexpr unsigned kGcmThreadsPerBlock = 1024;
 
-// Passed by value as a __grid_constant__ kernel parameter (about 2.7 KiB).
+// Passed by value as a __grid_constant__ kernel parameter (about 2.3 KiB).
 struct GcmKernelParams {
     std::uint32_t round_keys[kMaxRoundKeyWords]; // encryption schedule
     std::uint32_t te0[256];
     std::uint32_t te2[256];
-    std::uint64_t hash_table_hi[16]; // n * H, gcm_block.cuh's HashTable
-    std::uint64_t hash_table_lo[16];
     std::uint64_t segment_bytes;
     std::uint64_t header_bytes;
-    std::uint8_t nonce_prefix[8]; // 7 used
+    std::uint8_t nonce_prefix[8];   // 7 used
+    std::uint32_t runs_per_segment; // gcm_runs_per_segment(segment_bytes)
     int rounds;
+    int table_bits; // gcm_table_bits()
     bool decrypt;
 };
 
@@ -39,21 +39,28 @@ struct GcmJobShape {
     bool holds_last;
 };
 
-// Runs of a segment of `segment_bytes`: the weights and partial sums the launch needs room for.
+// Runs of a segment of `segment_bytes`: the weights the launch needs, and its threads per segment.
 [[nodiscard]] std::size_t gcm_runs_per_segment(std::size_t segment_bytes);
-// CUDA blocks per segment, and so partial sums per segment.
-[[nodiscard]] std::size_t gcm_parts_per_segment(std::size_t segment_bytes);
+// Bytes of the running tag sums a job of `segments` segments needs.
+[[nodiscard]] std::size_t gcm_sum_bytes(std::size_t segments);
+
+// The widest of H's tables (8- or 4-bit pieces, gcm_block.cuh) whose per-lane copies fit in the
+// current device's shared memory beside the AES tables: 8 on Hopper, 4 on Ampere and Ada.
+[[nodiscard]] cudaError_t gcm_table_bits(int *bits);
+// 16-byte values in a launch's `hash_data`: H's table, then the weight of every run.
+[[nodiscard]] std::size_t gcm_hash_values(int table_bits, std::size_t segment_bytes);
 
 // Sets the kernels' shared-memory limit; fails when the device cannot run them.
 [[nodiscard]] cudaError_t prepare_gcm_launch(const GcmKernelParams &params);
 
 // Encrypts (writing each tag after its segment) or decrypts and verifies, in place, the job's
-// segments in `data` (device memory). `weights`: H^(j * kGcmRunBlocks + 1) for every run j, as
-// (hi, lo) pairs; `partials`: room for segments * parts_per_segment 16-byte sums; `first_failure`
-// receives the lowest number of a segment whose tag did not match (it must hold 0xffffffff
-// before the launch).
+// segments in `data` (device memory). `hash_data`: as (hi, lo) pairs, H's table (n * H for each
+// of the 2^table_bits pieces n) and then the weights H^(j * kGcmRunBlocks + 1) of every run j;
+// `sums`: gcm_sum_bytes(segments) of device memory for the segments' running tags;
+// `first_failure` receives the lowest number of a segment whose tag did not match (it must hold
+// 0xffffffff before the launch).
 [[nodiscard]] cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobShape &job,
-                                     const void *weights, void *partials, std::uint32_t *first_failure,
+                                     const void *hash_data, void *sums, std::uint32_t *first_failure,
                                      cudaStream_t stream);
 
 } // namespace aesgpu

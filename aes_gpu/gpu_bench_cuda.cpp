@@ -96,11 +96,11 @@ private:
             };
         }
         auto kernel = std::make_shared<GcmKernel>(key, spec);
-        auto partials = std::make_shared<DeviceBuffer>(kernel->partial_bytes(bytes_ / spec.gcm.geometry.segment_bytes));
+        auto sums = std::make_shared<DeviceBuffer>(kernel->sum_bytes(bytes_ / spec.gcm.geometry.segment_bytes));
         auto failure = std::make_shared<DeviceBuffer>(sizeof(std::uint32_t));
-        return [this, kernel, partials, failure, geometry = spec.gcm.geometry](void *data, std::size_t bytes) {
+        return [this, kernel, sums, failure, geometry = spec.gcm.geometry](void *data, std::size_t bytes) {
             AESGPU_CUDA_TRY(cudaMemsetAsync(failure->get(), 0xff, sizeof(std::uint32_t), stream_.get()));
-            kernel->launch(data, full_segments_job(geometry, 0, bytes), partials->get(),
+            kernel->launch(data, full_segments_job(geometry, 0, bytes), sums->get(),
                            static_cast<std::uint32_t *>(failure->get()), stream_.get());
         };
     }

@@ -15,6 +15,10 @@
 
 #include <cstring>
 
+#if defined(AESGPU_HAVE_CUDA)
+#include "aes_gpu/gcm_kernel.hpp"
+#endif
+
 namespace aesgpu::test {
 namespace {
 
@@ -289,6 +293,64 @@ TEST_F(Gpu, GcmMatchesTheReferenceAndDecryptsBack) {
         }
     }
 }
+
+#if defined(AESGPU_HAVE_CUDA)
+// The segment kernels straight on device memory, with H's table in 8-bit pieces (what Hopper
+// gets) and in 4-bit ones (what smaller GPUs get): segments 1 to 4 of a stream, the last one
+// short, of 1001-byte segments (so segments sit at every alignment), equal the reference;
+// decrypting them verifies; a flipped bit fails its segment.
+TEST_F(Gpu, GcmKernelWithEitherTableWidth) {
+    const std::size_t segment = 1001;
+    for (const int bits : {4, 8}) {
+        for (const std::size_t key_bytes : {16u, 32u}) {
+            SCOPED_TRACE("table bits " + std::to_string(bits) + " key bits " + std::to_string(key_bytes * 8));
+            const Bytes key = random_bytes(key_bytes);
+            const CipherSpec encrypt = gcm_spec(Direction::encrypt, key_bytes, segment);
+            CipherSpec decrypt = encrypt;
+            decrypt.direction = Direction::decrypt;
+            const std::size_t first = segment - encrypt.gcm.geometry.header_bytes - 16;
+            const Bytes plain = random_bytes(first + 3 * (segment - 16) + 100);
+            const Bytes stream = reference_gcm_segments(key, encrypt.gcm.nonce_prefix, encrypt.gcm.geometry, plain);
+            const Bytes expected(stream.begin() + static_cast<std::ptrdiff_t>(first + 16), stream.end());
+            // The job's input: each segment's plaintext where its ciphertext goes (tags left as zeros).
+            Bytes input(expected.size());
+            for (std::size_t at = 0, from = first; at < input.size(); at += segment, from += segment - 16) {
+                const std::size_t text = std::min(segment, input.size() - at) - 16;
+                std::copy_n(plain.begin() + static_cast<std::ptrdiff_t>(from), text,
+                            input.begin() + static_cast<std::ptrdiff_t>(at));
+            }
+            const CipherJob job{
+                .slot = 0, .bytes = input.size(), .first_segment = 1, .segments = 4, .holds_last_segment = true};
+            const auto run = [&](const CipherSpec &spec, const Bytes &data, std::uint32_t *failed) {
+                const GcmKernel kernel(key, spec, bits);
+                EXPECT_EQ(kernel.table_bits(), bits);
+                DeviceBuffer device(data.size()), sums(kernel.sum_bytes(job.segments)), failure(4);
+                EXPECT_EQ(cudaMemcpy(device.get(), data.data(), data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+                EXPECT_EQ(cudaMemset(failure.get(), 0xff, 4), cudaSuccess);
+                kernel.launch(device.get(), job, sums.get(), static_cast<std::uint32_t *>(failure.get()), nullptr);
+                Bytes out(data.size());
+                EXPECT_EQ(cudaMemcpy(out.data(), device.get(), out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+                EXPECT_EQ(cudaMemcpy(failed, failure.get(), 4, cudaMemcpyDeviceToHost), cudaSuccess);
+                return out;
+            };
+            std::uint32_t failed = 0;
+            EXPECT_TRUE(run(encrypt, input, &failed) == expected);
+            const Bytes decrypted = run(decrypt, expected, &failed);
+            EXPECT_EQ(failed, 0xffffffffu);
+            for (std::size_t at = 0; at < input.size(); at += segment) {
+                const std::size_t text = std::min(segment, input.size() - at) - 16;
+                EXPECT_TRUE(std::equal(decrypted.begin() + static_cast<std::ptrdiff_t>(at),
+                                       decrypted.begin() + static_cast<std::ptrdiff_t>(at + text),
+                                       input.begin() + static_cast<std::ptrdiff_t>(at)));
+            }
+            Bytes changed = expected;
+            changed[2 * segment + 500] ^= 0x10; // segment 3 (the job's third)
+            (void)run(decrypt, changed, &failed);
+            EXPECT_EQ(failed, 3u);
+        }
+    }
+}
+#endif
 
 // A flipped bit anywhere in a segment or its tag fails that segment on the GPU, named by number.
 TEST_F(Gpu, GcmNamesTheFirstSegmentThatFails) {

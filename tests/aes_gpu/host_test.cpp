@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 
 #include <cstring>
 #include <openssl/evp.h>
@@ -184,12 +185,14 @@ block::State encrypt_block(const RoundKeys &keys, block::State s) {
 
 // One GCM segment (no associated data) the way the GPU kernels compute it: counter blocks
 // nonce || i + 2, GHASH in runs of `run` blocks counted from the end, each run by Horner's rule
-// with H's 4-bit table and then multiplied by H^(j * run + 1), E(J0) and the length block last.
+// with H's table of `Bits`-bit pieces and then multiplied by H^(j * run + 1), E(J0) and the
+// length block last.
+template <int Bits>
 Bytes gpu_style_gcm(const Bytes &key, const Bytes &nonce, const Bytes &plain, std::size_t run) {
     const RoundKeys keys = expand_encryption_key(key);
     const gcm::Block128 h = gcm::from_state(encrypt_block(keys, block::State{0, 0, 0, 0}));
-    const gcm::HashTable table = gcm::make_hash_table(h);
-    const gcm::HostHashTable t{table};
+    const gcm::HashTable<Bits> table = gcm::make_hash_table<Bits>(h);
+    const gcm::HostHashTable<Bits> t{table};
     const auto counter = [&](std::uint32_t i) {
         std::uint8_t bytes[16];
         std::copy(nonce.begin(), nonce.end(), bytes);
@@ -238,18 +241,25 @@ Bytes openssl_gcm(const Bytes &key, const Bytes &nonce, const Bytes &plain) {
     return out;
 }
 
-TEST(GpuGcmLogicOnHost, TableAndBitwiseMultiplicationsAgree) {
-    for (int round = 0; round < 20; ++round) {
+template <int Bits>
+void expect_table_multiplication_matches_bitwise() {
+    for (int round = 0; round < 200; ++round) {
         const Bytes a = random_bytes(16);
         const Bytes b = random_bytes(16);
-        const gcm::Block128 x = gcm::from_state(load(a.data()));
+        gcm::Block128 x = gcm::from_state(load(a.data()));
+        if (round == 0) x = {~std::uint64_t{0}, ~std::uint64_t{0}}; // every spill bit set
         const gcm::Block128 h = gcm::from_state(load(b.data()));
-        const gcm::HashTable table = gcm::make_hash_table(h);
-        const gcm::Block128 by_table = gcm::multiply_by_h(x, gcm::HostHashTable{table});
+        const gcm::HashTable<Bits> table = gcm::make_hash_table<Bits>(h);
+        const gcm::Block128 by_table = gcm::multiply_by_h(x, gcm::HostHashTable<Bits>{table});
         const gcm::Block128 by_bits = gcm::multiply(x, h);
-        EXPECT_EQ(by_table.hi, by_bits.hi);
-        EXPECT_EQ(by_table.lo, by_bits.lo);
+        EXPECT_EQ(by_table.hi, by_bits.hi) << Bits;
+        EXPECT_EQ(by_table.lo, by_bits.lo) << Bits;
     }
+}
+
+TEST(GpuGcmLogicOnHost, TableAndBitwiseMultiplicationsAgree) {
+    expect_table_multiplication_matches_bitwise<4>();
+    expect_table_multiplication_matches_bitwise<8>();
 }
 
 TEST(GpuGcmLogicOnHost, SegmentsMatchOpenSslAesGcm) {
@@ -259,8 +269,9 @@ TEST(GpuGcmLogicOnHost, SegmentsMatchOpenSslAesGcm) {
                 const Bytes key = random_bytes(key_bytes);
                 const Bytes nonce = random_bytes(12);
                 const Bytes plain = random_bytes(size);
-                EXPECT_EQ(to_hex(gpu_style_gcm(key, nonce, plain, run)), to_hex(openssl_gcm(key, nonce, plain)))
-                    << key_bytes << " " << size << " " << run;
+                const std::string expected = to_hex(openssl_gcm(key, nonce, plain));
+                EXPECT_EQ(to_hex(gpu_style_gcm<4>(key, nonce, plain, run)), expected) << key_bytes << " " << size;
+                EXPECT_EQ(to_hex(gpu_style_gcm<8>(key, nonce, plain, run)), expected) << key_bytes << " " << size;
             }
         }
     }
