@@ -2,7 +2,7 @@
 #include "app/cipher_command.hpp"
 
 #include "app/backend_log.hpp"
-#include "app/gcm_file.hpp"
+#include "keys/gcm_file.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
 #include "app/output_naming.hpp"

@@ -4,7 +4,7 @@
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
-#include "app/gcm_file.hpp"
+#include "keys/gcm_file.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"

@@ -12,7 +12,7 @@ declare -A allowed=(
   [aes_cpu]="cipher common"
   [aes_gpu]="cipher common"
   [backends]="aes_cpu aes_gpu cipher common io"
-  [bench]="aes_cpu aes_gpu backends cipher common io"
+  [bench]="aes_cpu aes_gpu backends cipher common io keys"
   [app]="aes_cpu aes_gpu backends bench cipher common io keys"
 )
 status=0

@@ -87,7 +87,18 @@ TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
     EXPECT_NE(r.out.find("\ncpu      file      AES-192-CTR decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("x the time of cp\n"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
+    EXPECT_EQ(r.out.find("GCM"), std::string::npos) << "GCM streams take no 192-bit keys";
     EXPECT_EQ(r.err, "") << "no ECB warning from each run of the file stage";
+    EXPECT_EQ(entries(), 1u) << "scratch files were left beside the file";
+}
+
+// GCM files in the file stage, both ways (decrypting the bench's own GCM file checks its tags).
+TEST_F(Cli, BenchFileStageWritesAndReadsGcmFiles) {
+    write_file(file("f"), random_bytes((3u << 20) + 7));
+    Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 256 --mode gcm --file f");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\ncpu      file      AES-256-GCM encrypt "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file      AES-256-GCM decrypt "), std::string::npos) << r.out;
     EXPECT_EQ(entries(), 1u) << "scratch files were left beside the file";
 }
 

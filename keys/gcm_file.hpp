@@ -15,7 +15,6 @@
 
 namespace aesgpu {
 
-
 struct GcmFile {
     std::optional<PassphraseHeader> passphrase;
     StreamHeader stream;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/gcm_file.hpp"
+#include "keys/gcm_file.hpp"
 
 #include "common/errors.hpp"
 
