@@ -40,6 +40,10 @@ struct SegmentGeometry {
         const std::uint64_t rest = plaintext_capacity(1);
         return 1 + (plaintext - first + rest - 1) / rest;
     }
+    // The segments' ciphertext for `plaintext` bytes: the data and a tag per segment.
+    [[nodiscard]] std::uint64_t ciphertext_for_plaintext(std::uint64_t plaintext) const {
+        return plaintext + segments_for_plaintext(plaintext) * kGcmTagBytes;
+    }
 };
 
 // One segment of a job: its number in the stream, where its ciphertext starts in the slot, and how

@@ -239,8 +239,10 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
 }
 
 std::uint64_t max_output_bytes(const PipelineOptions &options, std::uint64_t input_bytes) {
-    if (options.segments) return SegmentChunks(*options.segments, options.direction, 0).output_bytes(input_bytes);
-    return input_bytes + kAesBlockBytes;
+    if (!options.segments) return input_bytes + kAesBlockBytes; // a padding block at most
+    // Decrypting drops the tags.
+    return options.direction == Direction::encrypt ? options.segments->ciphertext_for_plaintext(input_bytes)
+                                                   : input_bytes;
 }
 
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,

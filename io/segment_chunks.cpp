@@ -83,9 +83,4 @@ std::size_t SegmentChunks::write(OutputSink &sink, std::span<const std::byte> sl
     return written;
 }
 
-std::uint64_t SegmentChunks::output_bytes(std::uint64_t input) const {
-    if (direction_ == Direction::encrypt) return input + geometry_.segments_for_plaintext(input) * kGcmTagBytes;
-    return input;
-}
-
 } // namespace aesgpu

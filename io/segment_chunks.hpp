@@ -41,9 +41,6 @@ public:
     // decrypting. Returns the bytes written.
     std::size_t write(OutputSink &sink, std::span<const std::byte> slot, const CipherJob &job) const;
 
-    // Output bytes for `input` bytes of input, for sizing an output file ahead.
-    [[nodiscard]] std::uint64_t output_bytes(std::uint64_t input) const;
-
 private:
     SegmentGeometry geometry_;
     Direction direction_;

@@ -161,6 +161,18 @@ TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
     EXPECT_EQ(std::memcmp(memory.data(), expected.data(), expected.size()), 0);
 }
 
+// A dispatcher that starts on 2 CPU threads and takes the GPU on as a required lane: what the
+// CLI's CPU start builds.
+Dispatcher cpu_then_gpu(const Bytes &key, const CipherSpec &spec) {
+    std::vector<Lane> gpu;
+    gpu.push_back({"GPU",
+                   [&key, spec](std::span<const std::span<std::byte>> ring) {
+                       return make_gpu_backend_over(key, spec, {}, ring);
+                   },
+                   LanePolicy::required});
+    return Dispatcher("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+}
+
 TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
     const std::size_t chunk = 1u << 20;
     const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
@@ -169,13 +181,7 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         const Bytes plain = random_bytes(48 * chunk + 9);
         Bytes cipher;
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
-        std::vector<Lane> gpu;
-        gpu.push_back({"GPU",
-                       [&](std::span<const std::span<std::byte>> ring) {
-                           return make_gpu_backend_over(key, direction, {}, ring);
-                       },
-                       LanePolicy::required});
-        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, direction, 2), std::move(gpu));
+        Dispatcher backend = cpu_then_gpu(key, direction);
         PipelineOptions options{direction, Framing::pkcs7, chunk, slots};
         // Hold the writer after the first chunk until the GPU is up: later chunks all go to it.
         options.on_progress = [&](std::uint64_t done) {
@@ -233,11 +239,7 @@ TEST_F(Gpu, CtrTakeOverFromTheCpuKeepsTheCounterRunning) {
     const CounterBlock iv = carrying_ivs().back();
     const CipherSpec spec(Direction::encrypt, Mode::ctr, iv);
     const Bytes plain = random_bytes(24 * chunk + 9);
-    std::vector<Lane> gpu;
-    gpu.push_back(
-        {"GPU", [&](std::span<const std::span<std::byte>> ring) { return make_gpu_backend_over(key, spec, {}, ring); },
-         LanePolicy::required});
-    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+    Dispatcher backend = cpu_then_gpu(key, spec);
     PipelineOptions options{Direction::encrypt, Framing::any_length, chunk, gpu_ring_slots(kDefaultGpuStreams)};
     options.on_progress = [&](std::uint64_t done) {
         if (done == chunk) backend.await_lanes();
@@ -382,11 +384,7 @@ TEST_F(Gpu, GcmTakeOverFromTheCpu) {
     const Bytes key = random_bytes(16);
     const CipherSpec spec = gcm_spec(Direction::encrypt, 16, segment);
     const Bytes plain = random_bytes(32 * segment + 9);
-    std::vector<Lane> gpu;
-    gpu.push_back(
-        {"GPU", [&](std::span<const std::span<std::byte>> ring) { return make_gpu_backend_over(key, spec, {}, ring); },
-         LanePolicy::required});
-    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+    Dispatcher backend = cpu_then_gpu(key, spec);
     // One segment per chunk: the reader runs a ring ahead of the writer (7 chunks) before the GPU
     // can take over, and the GPU must still get most of the stream.
     PipelineOptions options{Direction::encrypt, Framing::any_length, segment, gpu_ring_slots(kDefaultGpuStreams)};

@@ -22,6 +22,8 @@ TEST(SegmentGeometry, CountsSegmentsAsTinkWritesThem) {
     EXPECT_EQ(kSmall.segments_for_plaintext(25), 2u);
     EXPECT_EQ(kSmall.segments_for_plaintext(72), 2u); // full last segment, no empty one after it
     EXPECT_EQ(kSmall.segments_for_plaintext(88), 3u); // the vector's 88 bytes: 24 + 48 + 16
+    EXPECT_EQ(kSmall.ciphertext_for_plaintext(0), 16u);
+    EXPECT_EQ(kSmall.ciphertext_for_plaintext(88), 88u + 3 * 16);
 }
 
 std::vector<SegmentSpan> spans(std::uint64_t first, std::uint32_t count, std::size_t bytes, bool last) {
