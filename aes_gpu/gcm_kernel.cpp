@@ -51,56 +51,47 @@ GcmKernel::GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec, 
     params_->header_bytes = spec.gcm.geometry.header_bytes;
     std::copy(spec.gcm.nonce_prefix.begin(), spec.gcm.nonce_prefix.end(), params_->nonce_prefix);
 
-    // H = E_K(0), its table, and the weight of every run of a segment.
+    // H = E_K(0), its table (from the host, where it is 16 or 256 XORs and shifts), and the weight
+    // of every run of a segment (on the device).
     try {
         AESGPU_CUDA_TRY(gcm_table_bits(&params_->table_bits));
         params_->table_bits = std::min(params_->table_bits, widest_table_bits);
+        AESGPU_CUDA_TRY(prepare_gcm_launch(&*params_));
     } catch (const CudaError &e) {
         throw GpuUnavailable(std::string("cannot run the GCM kernels: ") + cudaGetErrorString(e.code()));
     }
-    const std::size_t table_entries = std::size_t{1} << params_->table_bits;
-    const std::size_t runs = gcm_runs_per_segment(spec.gcm.geometry.segment_bytes);
-    params_->runs_per_segment = static_cast<std::uint32_t>(runs);
-    std::vector<gcm::Block128> hash_data(gcm_hash_values(params_->table_bits, spec.gcm.geometry.segment_bytes));
     Secret<gcm::Block128> h;
     *h = gcm::from_state(encrypt_on_host(keys, block::State{0, 0, 0, 0}));
-    if (params_->table_bits == 8) {
-        Secret<gcm::HashTable<8>> table;
-        *table = gcm::make_hash_table<8>(*h);
-        std::copy(std::begin(table->entry), std::end(table->entry), hash_data.begin());
-    } else {
-        Secret<gcm::HashTable<4>> table;
-        *table = gcm::make_hash_table<4>(*h);
-        std::copy(std::begin(table->entry), std::end(table->entry), hash_data.begin());
-    }
-    Secret<gcm::Block128> step; // H^kGcmRunBlocks
-    *step = *h;
-    for (unsigned i = 1; i < kGcmRunBlocks; ++i) *step = gcm::multiply(*step, *h);
-    Secret<gcm::Block128> weight; // H^(j * kGcmRunBlocks + 1)
-    *weight = *h;
-    for (std::size_t j = 0; j < runs; ++j) {
-        hash_data[table_entries + j] = *weight;
-        *weight = gcm::multiply(*weight, *step);
-    }
+    hash_data_ = DeviceBuffer(gcm_hash_values(params_->table_bits, params_->segment_bytes) * sizeof(gcm::Block128));
     try {
-        AESGPU_CUDA_TRY(prepare_gcm_launch(*params_));
-    } catch (const CudaError &e) {
-        throw GpuUnavailable(std::string("cannot run the GCM kernels: ") + cudaGetErrorString(e.code()));
-    }
-    const auto wipe_host = [&hash_data] { wipe_secret(hash_data.data(), hash_data.size() * sizeof(gcm::Block128)); };
-    try {
-        hash_data_ = DeviceBuffer(hash_data.size() * sizeof(gcm::Block128));
-        AESGPU_CUDA_TRY(cudaMemcpy(hash_data_.get(), hash_data.data(), hash_data_.size(), cudaMemcpyHostToDevice));
+        if (params_->table_bits == 8) {
+            upload_table<8>(*h);
+        } else {
+            upload_table<4>(*h);
+        }
+        AESGPU_CUDA_TRY(compute_gcm_weights(*params_, hash_data_.get(), h->hi, h->lo, nullptr));
+        // The backend's streams do not wait for the default stream.
+        AESGPU_CUDA_TRY(cudaStreamSynchronize(nullptr));
     } catch (...) {
-        wipe_host();
+        clear_hash_data();
         throw;
     }
-    wipe_host();
+}
+
+template <int Bits>
+void GcmKernel::upload_table(const gcm::Block128 &h) {
+    Secret<gcm::HashTable<Bits>> table;
+    *table = gcm::make_hash_table<Bits>(h);
+    AESGPU_CUDA_TRY(cudaMemcpy(hash_data_.get(), table->entry, sizeof(table->entry), cudaMemcpyHostToDevice));
+}
+
+void GcmKernel::clear_hash_data() noexcept {
+    // H's multiples and powers are key material.
+    if (hash_data_.get()) cuda_check_noexcept(cudaMemset(hash_data_.get(), 0, hash_data_.size()), "cudaMemset");
 }
 
 GcmKernel::~GcmKernel() {
-    // H's multiples and powers are key material.
-    if (hash_data_.get()) cuda_check_noexcept(cudaMemset(hash_data_.get(), 0, hash_data_.size()), "cudaMemset");
+    clear_hash_data();
 }
 
 std::size_t GcmKernel::sum_bytes(std::size_t segments) const {

@@ -2,9 +2,10 @@
 #pragma once
 // One stream's GCM segment kernels on the current device: the parameters (round keys, tables,
 // the nonce prefix, wiped when it goes), the device copy of H's table and of the run weights
-// H^(j * kGcmRunBlocks + 1) (cleared before it is freed), and the launch. Plain C++ over
+// (cleared before it is freed), and the launch. Plain C++ over
 // gcm_kernels.hpp, so host files need no nvcc.
 #include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_block.cuh"
 #include "aes_gpu/gcm_kernels.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
@@ -36,6 +37,10 @@ public:
                 cudaStream_t stream) const;
 
 private:
+    template <int Bits>
+    void upload_table(const gcm::Block128 &h);
+    void clear_hash_data() noexcept;
+
     Secret<GcmKernelParams> params_;
     DeviceBuffer hash_data_; // gcm_kernels.hpp's hash_data
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // GCM segment kernels (Tink's AES-GCM-HKDF streaming segments). The first runs CTR and GHASH
-// together: each thread takes one run of up to kGcmRunBlocks blocks of one segment (a CUDA block
+// together: each thread takes one run of up to R blocks (gcm_kernels.hpp) of one segment (a CUDA block
 // may span several short segments), encrypts their counters with the shared per-lane AES tables,
 // XORs the data in registers (GHASH always over the ciphertext, before decrypting overwrites it)
 // and folds them into a running sum by Horner's rule with H's table (8- or 4-bit pieces), also
@@ -94,10 +94,17 @@ __device__ __forceinline__ gcm::Block128 shuffle_down(gcm::Block128 v, unsigned 
     return {__shfl_down_sync(0xffffffffu, v.hi, delta), __shfl_down_sync(0xffffffffu, v.lo, delta)};
 }
 
+// A launch's runs: blocks per run, runs per segment, and the step through the weights.
+struct GcmRuns {
+    std::uint32_t blocks;
+    std::uint32_t per_segment;
+    std::uint32_t weight_stride; // blocks / kGcmMinRunBlocks
+};
+
 template <int Rounds, int Bits>
 __global__ void __launch_bounds__(kGcmThreadsPerBlock)
     gcm_segments_kernel(const __grid_constant__ GcmKernelParams p, std::uint8_t *data, GcmJobShape job,
-                        const gcm::Block128 *hash_data, std::uint32_t *sums) {
+                        const gcm::Block128 *hash_data, std::uint32_t *sums, GcmRuns runs) {
     extern __shared__ std::uint32_t shared[];
     fill_shared_tables(shared, p.te0, p.te2);
     auto *hash_words = reinterpret_cast<std::uint32_t *>(reinterpret_cast<char *>(shared) + kAesTableBytes);
@@ -116,9 +123,9 @@ __global__ void __launch_bounds__(kGcmThreadsPerBlock)
     // Thread g takes run g % runs of the job's segment g / runs (run 0 ends the segment), so a
     // CUDA block may span several short segments; threads past the job hold segment `segments`.
     const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool active = g < job.segments * p.runs_per_segment;
-    const std::uint32_t k = active ? g / p.runs_per_segment : job.segments;
-    const std::uint64_t run = g % p.runs_per_segment;
+    const bool active = g < job.segments * runs.per_segment;
+    const std::uint32_t k = active ? g / runs.per_segment : job.segments;
+    const std::uint64_t run = g % runs.per_segment;
     const SegmentPlace segment = place_of(p, job, active ? k : 0);
     const std::uint64_t text_bytes = segment.ciphertext_bytes - kTagBytes;
     const std::uint64_t blocks = (text_bytes + 15) / 16;
@@ -126,9 +133,9 @@ __global__ void __launch_bounds__(kGcmThreadsPerBlock)
     const bool aligned = (reinterpret_cast<std::uintptr_t>(base) & 15) == 0;
 
     gcm::Block128 sum;
-    if (active && run * kGcmRunBlocks < blocks) {
-        const std::uint64_t end = blocks - run * kGcmRunBlocks;
-        const std::uint64_t start = end > kGcmRunBlocks ? end - kGcmRunBlocks : 0;
+    if (active && run * runs.blocks < blocks) {
+        const std::uint64_t end = blocks - run * runs.blocks;
+        const std::uint64_t start = end > runs.blocks ? end - runs.blocks : 0;
         gcm::Block128 y;
         for (std::uint64_t i = start; i < end; ++i) {
             const block::State keystream = block::encrypt<Rounds>(
@@ -157,7 +164,7 @@ __global__ void __launch_bounds__(kGcmThreadsPerBlock)
                 store_bytes(at, out, valid);
             }
         }
-        sum = gcm::multiply(y, weights[run]);
+        sum = gcm::multiply(y, weights[run * runs.weight_stride]);
     }
     // E(J0) goes into the tag once per segment: with the sum of the segment's last run.
     if (active && run == 0)
@@ -204,7 +211,22 @@ __global__ void gcm_finish_kernel(const __grid_constant__ GcmKernelParams p, std
         atomicMin(first_failure, static_cast<std::uint32_t>(segment.number));
 }
 
-using SegmentsKernel = void (*)(GcmKernelParams, std::uint8_t *, GcmJobShape, const gcm::Block128 *, std::uint32_t *);
+// Weight j = H^(j kGcmMinRunBlocks + 1) by square and multiply over the exponent's bits, which
+// are public; the multiplications take the same steps whatever H is.
+__global__ void gcm_weights_kernel(gcm::Block128 h, gcm::Block128 *weights, std::uint64_t count) {
+    const std::uint64_t j = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (j >= count) return;
+    const std::uint64_t exponent = j * kGcmMinRunBlocks + 1;
+    gcm::Block128 power = h;
+    for (int bit = 62 - __clzll(static_cast<long long>(exponent)); bit >= 0; --bit) {
+        power = gcm::multiply(power, power);
+        if ((exponent >> bit) & 1) power = gcm::multiply(power, h);
+    }
+    weights[j] = power;
+}
+
+using SegmentsKernel = void (*)(GcmKernelParams, std::uint8_t *, GcmJobShape, const gcm::Block128 *, std::uint32_t *,
+                                GcmRuns);
 
 template <int Bits>
 SegmentsKernel pick_kernel(int rounds) {
@@ -230,9 +252,9 @@ std::size_t shared_bytes(int table_bits) {
 
 } // namespace
 
-std::size_t gcm_runs_per_segment(std::size_t segment_bytes) {
+std::size_t gcm_runs_per_segment(std::size_t segment_bytes, unsigned run_blocks) {
     const std::size_t blocks = (segment_bytes - kTagBytes + 15) / 16;
-    return (blocks + kGcmRunBlocks - 1) / kGcmRunBlocks;
+    return (blocks + run_blocks - 1) / run_blocks;
 }
 
 cudaError_t gcm_table_bits(int *bits) {
@@ -241,9 +263,7 @@ cudaError_t gcm_table_bits(int *bits) {
     cudaError_t status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (status != cudaSuccess) return status;
-    // Room for the static warp sums too.
-    constexpr std::size_t kStaticBytes = 1024;
-    *bits = static_cast<std::size_t>(limit) >= kSharedBytes<8> + kStaticBytes ? 8 : 4;
+    *bits = static_cast<std::size_t>(limit) >= kSharedBytes<8> ? 8 : 4;
     return cudaSuccess;
 }
 
@@ -252,14 +272,48 @@ std::size_t gcm_sum_bytes(std::size_t segments) {
 }
 
 std::size_t gcm_hash_values(int table_bits, std::size_t segment_bytes) {
-    return (std::size_t{1} << table_bits) + gcm_runs_per_segment(segment_bytes);
+    return (std::size_t{1} << table_bits) + gcm_runs_per_segment(segment_bytes, kGcmMinRunBlocks);
 }
 
-cudaError_t prepare_gcm_launch(const GcmKernelParams &params) {
-    const SegmentsKernel kernel = pick_kernel(params);
+cudaError_t prepare_gcm_launch(GcmKernelParams *params) {
+    const SegmentsKernel kernel = pick_kernel(*params);
     if (!kernel) return cudaErrorInvalidValue;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(shared_bytes(params.table_bits)));
+    const auto shared = static_cast<int>(shared_bytes(params->table_bits));
+    cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+    if (status == cudaSuccess) status = cudaGetDevice(&device);
+    if (status == cudaSuccess)
+        status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+    if (status == cudaSuccess)
+        status =
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kGcmThreadsPerBlock, shared);
+    if (status != cudaSuccess) return status;
+    if (per_multiprocessor < 1) return cudaErrorInvalidConfiguration;
+    params->resident_blocks = static_cast<std::uint32_t>(multiprocessors * per_multiprocessor);
+    return cudaSuccess;
+}
+
+cudaError_t compute_gcm_weights(const GcmKernelParams &params, void *hash_data, std::uint64_t h_hi, std::uint64_t h_lo,
+                                cudaStream_t stream) {
+    const std::uint64_t count = gcm_runs_per_segment(params.segment_bytes, kGcmMinRunBlocks);
+    constexpr unsigned kThreads = 256;
+    auto *weights = static_cast<gcm::Block128 *>(hash_data) + (std::size_t{1} << params.table_bits);
+    gcm_weights_kernel<<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        gcm::Block128{h_hi, h_lo}, weights, count);
+    return cudaGetLastError();
+}
+
+// The longest runs that still give the job's kernel most of the GPU: three quarters of the CUDA
+// blocks it can hold at once (a launch's tail and the next stream's kernel fill the rest).
+GcmRuns runs_for(const GcmKernelParams &params, const GcmJobShape &job) {
+    unsigned blocks = kGcmMaxRunBlocks;
+    const auto runs_with = [&](unsigned run_blocks) {
+        return std::uint64_t{job.segments} * gcm_runs_per_segment(params.segment_bytes, run_blocks);
+    };
+    const std::uint64_t wanted_threads = std::uint64_t{params.resident_blocks} * kGcmThreadsPerBlock * 3 / 4;
+    while (blocks > kGcmMinRunBlocks && runs_with(blocks) < wanted_threads) blocks /= 2;
+    return {blocks, static_cast<std::uint32_t>(gcm_runs_per_segment(params.segment_bytes, blocks)),
+            blocks / kGcmMinRunBlocks};
 }
 
 cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobShape &job, const void *hash_data,
@@ -269,13 +323,14 @@ cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobSh
     if (job.segments == 0) return cudaSuccess;
     cudaError_t status = cudaMemsetAsync(sums, 0, gcm_sum_bytes(job.segments), stream);
     if (status != cudaSuccess) return status;
-    const std::uint64_t threads = std::uint64_t{job.segments} * params.runs_per_segment;
+    const GcmRuns runs = runs_for(params, job);
+    const std::uint64_t threads = std::uint64_t{job.segments} * runs.per_segment;
     if (threads > std::numeric_limits<std::uint32_t>::max()) return cudaErrorInvalidValue;
     const auto blocks = static_cast<unsigned>((threads + kGcmThreadsPerBlock - 1) / kGcmThreadsPerBlock);
     const auto *hash = static_cast<const gcm::Block128 *>(hash_data);
     auto *segment_sums = static_cast<std::uint32_t *>(sums);
     kernel<<<blocks, kGcmThreadsPerBlock, shared_bytes(params.table_bits), stream>>>(
-        params, static_cast<std::uint8_t *>(data), job, hash, segment_sums);
+        params, static_cast<std::uint8_t *>(data), job, hash, segment_sums, runs);
     status = cudaGetLastError();
     if (status != cudaSuccess) return status;
     constexpr unsigned kFinishThreads = 128;
