@@ -62,10 +62,22 @@ bool InputSource::is_terminal() const {
 }
 
 std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellation *cancellation) {
+    return read_gathered(std::span(&buffer, 1), cancellation);
+}
+
+std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation) {
+    const Gathered<std::byte> buffer(parts);
     if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
-        return read_parallel(buffer);
+        const off_t start = ::lseek(fd_, 0, SEEK_CUR);
+        if (start >= 0) return read_parallel(buffer, start);
     }
-    return fill(buffer, std::nullopt, cancellation);
+    std::size_t filled = 0;
+    for (const std::span<std::byte> part : parts) {
+        const std::size_t got = fill(part, std::nullopt, cancellation);
+        filled += got;
+        if (got < part.size()) break;
+    }
+    return filled;
 }
 
 // Reads until `buffer` is full or the input ends: read() from the file offset, or pread() from
@@ -90,19 +102,20 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
     return filled;
 }
 
-// Each thread preads its piece at its offset. A piece that comes up short marks the end of the
-// file; the bytes read are those before the first such end.
-std::size_t InputSource::read_parallel(std::span<std::byte> buffer) {
-    const off_t start = ::lseek(fd_, 0, SEEK_CUR);
-    if (start < 0) return fill(buffer, std::nullopt, nullptr);
+// Each thread preads its piece at its offset from `start` (the file offset now). A piece that comes up short marks the
+// end of the file; the bytes read are those before the first such end.
+std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t start) {
     if (!readers_) readers_ = std::make_unique<WorkerPool>(io_threads_, "parallel file reads");
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
-        const std::size_t filled = fill(buffer.subspan(offset, length), start + static_cast<off_t>(offset), nullptr);
-        if (filled == length) return;
-        std::size_t seen = end.load();
-        while (offset + filled < seen && !end.compare_exchange_weak(seen, offset + filled)) {
-        }
+        buffer.for_each_in(offset, length, [&](std::span<std::byte> piece, std::size_t at) {
+            const std::size_t filled = fill(piece, start + static_cast<off_t>(at), nullptr);
+            if (filled == piece.size()) return true;
+            std::size_t seen = end.load();
+            while (at + filled < seen && !end.compare_exchange_weak(seen, at + filled)) {
+            }
+            return false;
+        });
     });
     const std::size_t filled = end.load();
     // Leave the offset where a plain read() would, for a caller sharing the descriptor.

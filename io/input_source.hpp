@@ -3,6 +3,7 @@
 // Where the bytes come from: a file, or standard input (a pipe, a terminal, a redirected file).
 #include "common/unique_fd.hpp"
 #include "io/cancellation.hpp"
+#include "io/gathered.hpp"
 #include "io/io_threads.hpp"
 
 #include <sys/stat.h>
@@ -29,6 +30,8 @@ public:
     // where one read() would. A read that would wait on a pipe or terminal waits on `cancellation`
     // too and throws Cancelled when it fires. Throws IoError.
     std::size_t read_full(std::span<std::byte> buffer, const Cancellation *cancellation = nullptr);
+    // The same into `parts` one after another, as if they were one buffer.
+    std::size_t read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation = nullptr);
 
     // Total size when the input is a regular file, for progress and logs.
     [[nodiscard]] std::optional<std::uint64_t> size() const;
@@ -41,7 +44,7 @@ public:
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
-    std::size_t read_parallel(std::span<std::byte> buffer);
+    std::size_t read_parallel(const Gathered<std::byte> &buffer, off_t start);
 
     UniqueFd owned_fd_; // empty for standard input, which we never close
     int fd_;

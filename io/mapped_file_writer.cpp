@@ -105,23 +105,30 @@ void MappedFileWriter::write_at_end(std::span<const std::byte> bytes) {
     }
 }
 
-void MappedFileWriter::append(std::span<const std::byte> bytes) {
+void MappedFileWriter::append(const Gathered<const std::byte> &bytes) {
     reserve(size_ + bytes.size());
-    while (!bytes.empty()) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
         if (!mapping_failed_ && (!window_ || size_ < window_start_ || size_ >= window_start_ + window_bytes_)) {
             mapping_failed_ = !map_window(size_);
         }
         if (mapping_failed_) {
-            write_at_end(bytes);
+            bytes.for_each_in(done, bytes.size() - done, [this](std::span<const std::byte> piece, std::size_t) {
+                write_at_end(piece);
+                return true;
+            });
             return;
         }
-        const std::size_t piece =
-            static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), window_start_ + window_bytes_ - size_));
+        const std::size_t piece = static_cast<std::size_t>(
+            std::min<std::uint64_t>(bytes.size() - done, window_start_ + window_bytes_ - size_));
         std::byte *destination = window_ + (size_ - window_start_);
         copiers_->run_pieces(piece, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
-            std::memcpy(destination + offset, bytes.data() + offset, length);
+            bytes.for_each_in(done + offset, length, [&](std::span<const std::byte> from, std::size_t at) {
+                std::memcpy(destination + (at - done), from.data(), from.size());
+                return true;
+            });
         });
-        bytes = bytes.subspan(piece);
+        done += piece;
         size_ += piece;
     }
 }

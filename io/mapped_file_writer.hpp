@@ -8,6 +8,7 @@
 // The space is reserved with fallocate() before it is mapped, so a full file system is an error
 // from fallocate and never a SIGBUS from a page fault. Only file systems whose fallocate reserves
 // real blocks qualify (tmpfs, ext4, XFS); copy-on-write ones may still fail at write-back.
+#include "io/gathered.hpp"
 #include "io/io_threads.hpp"
 
 #include <cstddef>
@@ -39,7 +40,7 @@ public:
     ~MappedFileWriter(); // unmaps; the file keeps its reserved length until finish()
 
     // Appends `bytes`, growing the reservation as needed. Throws IoError.
-    void append(std::span<const std::byte> bytes);
+    void append(const Gathered<const std::byte> &bytes);
     // Unmaps and cuts the file to the bytes written, releasing the unused reservation.
     void finish();
 

@@ -290,6 +290,11 @@ OutputSink OutputSink::discard() {
 }
 
 void OutputSink::write_all(std::span<const std::byte> bytes) {
+    write_gathered(std::span(&bytes, 1));
+}
+
+void OutputSink::write_gathered(std::span<const std::span<const std::byte>> parts) {
+    const Gathered<const std::byte> bytes(parts);
     if (kind_ == Kind::discard) {
         bytes_written_ += bytes.size();
         return;
@@ -304,7 +309,7 @@ void OutputSink::write_all(std::span<const std::byte> bytes) {
     if (mapped_) {
         mapped_->append(bytes);
     } else {
-        write_sequential(bytes);
+        for (const std::span<const std::byte> part : parts) write_sequential(part);
     }
     bytes_written_ += bytes.size();
 }

@@ -54,6 +54,8 @@ public:
     // and EINTR are absorbed. With io_threads > 1, large writes to a file on a file system that
     // reserves space go through a MappedFileWriter.
     void write_all(std::span<const std::byte> bytes);
+    // The same for `parts`, one after another, as if they were one buffer.
+    void write_gathered(std::span<const std::span<const std::byte>> parts);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
     void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -30,17 +31,15 @@ std::size_t SegmentChunks::input_capacity(std::uint64_t chunk) const {
 std::size_t SegmentChunks::read(InputSource &source, std::span<std::byte> slot, std::uint64_t chunk,
                                 const Cancellation *cancellation) const {
     if (direction_ == Direction::decrypt) return source.read_full(slot.first(input_capacity(chunk)), cancellation);
-    // Plaintext goes where its segment's ciphertext will be, a tag's room apart.
-    std::size_t total = 0;
+    // Plaintext goes where its segment's ciphertext will be, a tag's room apart: one read for the
+    // chunk, so that split reads share it.
+    std::vector<std::span<std::byte>> parts(segments_per_chunk_);
     std::size_t offset = 0;
     for (std::size_t i = 0; i < segments_per_chunk_; ++i) {
-        const std::size_t capacity = geometry_.plaintext_capacity(chunk * segments_per_chunk_ + i);
-        const std::size_t got = source.read_full(slot.subspan(offset, capacity), cancellation);
-        total += got;
-        if (got < capacity) break;
-        offset += capacity + kGcmTagBytes;
+        parts[i] = slot.subspan(offset, geometry_.plaintext_capacity(chunk * segments_per_chunk_ + i));
+        offset += parts[i].size() + kGcmTagBytes;
     }
-    return total;
+    return source.read_gathered(parts, cancellation);
 }
 
 CipherJob SegmentChunks::job(std::size_t slot, std::uint64_t chunk, std::size_t length, bool final) const {
@@ -74,12 +73,16 @@ std::size_t SegmentChunks::write(OutputSink &sink, std::span<const std::byte> sl
         sink.write_all(slot.first(job.bytes));
         return job.bytes;
     }
+    // Each segment's plaintext, without its tag: one write for the chunk.
+    std::vector<std::span<const std::byte>> parts;
+    parts.reserve(job.segments);
     std::size_t written = 0;
     for_each_segment(geometry_, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
                      [&](const SegmentSpan &segment) {
-                         sink.write_all(slot.subspan(segment.offset, segment.plaintext_bytes()));
+                         parts.push_back(slot.subspan(segment.offset, segment.plaintext_bytes()));
                          written += segment.plaintext_bytes();
                      });
+    sink.write_gathered(parts);
     return written;
 }
 

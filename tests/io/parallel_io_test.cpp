@@ -51,6 +51,28 @@ TEST(ParallelRead, MatchesTheFileAndLeavesTheOffsetWhereReadWould) {
     EXPECT_EQ(source.read_full(std::as_writable_bytes(std::span(after))), 0u) << "at the end, reads give 0";
 }
 
+// Gathered reads fill their parts in order, as one buffer would be: split across threads and
+// one part after another, ending mid-part at the end of the input.
+TEST(ParallelRead, GatheredReadsFillThePartsInOrder) {
+    TempDir dir;
+    const Bytes content = random_bytes(3 * kMiB + 77);
+    write_file(dir.file("in"), content);
+    for (const unsigned threads : {1u, 4u}) {
+        SCOPED_TRACE(threads);
+        InputSource source = InputSource::open(dir.file("in"), threads);
+        Bytes first(kMiB + 5), second(7), third(4 * kMiB);
+        const std::span<std::byte> parts[] = {std::as_writable_bytes(std::span(first)),
+                                              std::as_writable_bytes(std::span(second)),
+                                              std::as_writable_bytes(std::span(third))};
+        ASSERT_EQ(source.read_gathered(parts), content.size());
+        Bytes got = first;
+        got.insert(got.end(), second.begin(), second.end());
+        got.insert(got.end(), third.begin(), third.begin() + static_cast<std::ptrdiff_t>(content.size() - got.size()));
+        EXPECT_EQ(got, content);
+        EXPECT_EQ(static_cast<std::size_t>(lseek(source.fd(), 0, SEEK_CUR)), content.size());
+    }
+}
+
 // /dev/shm (tmpfs) where it exists, and the system's temporary directory.
 std::vector<std::filesystem::path> directories_to_try() {
     std::vector<std::filesystem::path> found{std::filesystem::temp_directory_path()};
@@ -92,7 +114,11 @@ TEST(MappedFileWriter, AppendsAcrossGrowthAndCutsTheReservationAtFinish) {
         Bytes expected = header;
         for (const std::size_t bytes : {kMiB, std::size_t{1}, 70 * kMiB + 5, 3 * kMiB, std::size_t{0}, 40 * kMiB}) {
             const Bytes part = random_bytes(bytes);
-            writer->append(std::as_bytes(std::span(part)));
+            // In three uneven pieces, as a GCM chunk's segments come (some across a window's end).
+            const auto all = std::as_bytes(std::span(part));
+            const std::span<const std::byte> pieces[] = {
+                all.first(bytes / 3), all.subspan(bytes / 3, bytes / 2 - bytes / 3), all.subspan(bytes / 2)};
+            writer->append(Gathered<const std::byte>(pieces));
             expected.insert(expected.end(), part.begin(), part.end());
         }
         struct stat st {};
