@@ -2,7 +2,6 @@
 #include "app/cipher_command.hpp"
 
 #include "app/backend_log.hpp"
-#include "keys/gcm_file.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
 #include "app/output_naming.hpp"
@@ -14,6 +13,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
+#include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 #include "keys/salted_header.hpp"
@@ -506,6 +506,10 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                              "another -iter than --iter)");
         }
         throw;
+    } catch (const FormatError &e) {
+        // A GCM stream cut short: say which file, as for a failed segment.
+        if (!gcm_file) throw;
+        throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
     summary.backend = backend_name();
     if (selected.cpu_start) summary.lanes = selected.cpu_start->report();

@@ -128,6 +128,7 @@ TEST_F(Gcm, EveryTamperingFailsWithNothingWritten) {
         Outcome r = run("$AESGPU decrypt" + options + " c -o out");
         EXPECT_EQ(r.status, 1) << r.err;
         EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("aesgpu: 'c': "), std::string::npos) << "the message names the file: " << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("out")));
         // To standard output: only whole segments that passed, a prefix of the plaintext.
         r = run("$AESGPU decrypt" + options +
