@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 namespace aesgpu {
 
@@ -26,6 +27,17 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
     for (const BenchResult &r : report.results) {
         out << fmt::format("{:<8} {:<9} {:<32} {:>9.2f}  {}\n", r.backend, r.stage, r.what, r.gbps(), r.ratio_text);
     }
+    // Files: what each run cost the CPU, beside cp's cost for the same file.
+    bool header = false;
+    for (const BenchResult &r : report.results) {
+        if (!r.has_cpu_time()) continue;
+        if (!std::exchange(header, true)) {
+            out << fmt::format("\n{:<8} {:<32} {:>8} {:>8} {:>8} {:>10}\n", "backend", "file run", "wall s", "user s",
+                               "system s", "CPU s/GiB");
+        }
+        out << fmt::format("{:<8} {:<32} {:>8.3f} {:>8.2f} {:>8.2f} {:>10.2f}\n", r.backend, r.what, r.seconds,
+                           r.user_seconds, r.system_seconds, r.cpu_seconds_per_gib());
+    }
     for (const StageNote &note : report.unavailable) out << "unavailable: " << note.text() << "\n";
     for (const StageNote &note : report.failed) out << "failed: " << note.text() << "\n";
 }
@@ -45,6 +57,8 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            {"threads", optional_number(r.threads)},
                            {"bytes", r.bytes},
                            {"seconds", r.seconds},
+                           {"user_seconds", r.has_cpu_time() ? nlohmann::ordered_json(r.user_seconds) : nullptr},
+                           {"system_seconds", r.has_cpu_time() ? nlohmann::ordered_json(r.system_seconds) : nullptr},
                            {"gbps", r.gbps()},
                            {"ratio", std::isfinite(r.ratio) && r.ratio > 0 ? nlohmann::ordered_json(r.ratio) : nullptr},
                            {"ratio_text", r.ratio_text}});

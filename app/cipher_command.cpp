@@ -7,6 +7,7 @@
 #include "app/output_naming.hpp"
 #include "app/progress.hpp"
 #include "backends/backend_selection.hpp"
+#include "common/cpu_time.hpp"
 #include "common/errors.hpp"
 #include "common/units.hpp"
 #include "io/file_job.hpp"
@@ -374,6 +375,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
 
     // Everything that can fail without the key comes first: the input, its header, the output.
     auto step = std::chrono::steady_clock::now();
+    const CpuTime cpu_at_start = cpu_time_used();
     InputSource source = InputSource::open(input, io_threads);
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
@@ -513,12 +515,16 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     }
     summary.backend = backend_name();
     if (selected.cpu_start) summary.lanes = selected.cpu_start->report();
-    spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes",
+    const CpuTime cpu = cpu_time_used() - cpu_at_start;
+    const double gib = double(summary.stats.bytes_read) / double(1u << 30);
+    spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes; CPU {:.2f} s user + {:.2f} s system{}",
                  options.test_only ? "tested"
                  : encrypting      ? "encrypted"
                                    : "decrypted",
                  summary.stats.bytes_read, summary.stats.seconds,
-                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), summary.stats.bytes_written);
+                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), summary.stats.bytes_written,
+                 cpu.user_seconds, cpu.system_seconds,
+                 gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
     return summary;
 }
 

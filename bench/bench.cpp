@@ -10,6 +10,7 @@
 #include "aes_gpu/gpu_bench.hpp"
 #include "backends/backend_selection.hpp"
 #include "bench/scratch.hpp"
+#include "common/cpu_time.hpp"
 #include "common/errors.hpp"
 #include "common/units.hpp"
 #include "common/worker_pool.hpp"
@@ -60,19 +61,37 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
+// Wall and CPU seconds (user and system, of this process and of the children it waited for, such
+// as cp) of one run.
+struct RunTimes {
+    double wall = 0;
+    double user = 0;
+    double system = 0;
+};
+
+// The medians of wall and CPU time of `reps` runs of `work`, after one untimed warm-up run;
+// `prepare`, if given, runs untimed before each.
+RunTimes time_runs_with_cpu(int reps, const std::function<void()> &work, const std::function<void()> &prepare) {
+    if (prepare) prepare();
+    work();
+    std::vector<double> wall, user, system;
+    for (int i = 0; i < reps; ++i) {
+        if (prepare) prepare();
+        const CpuTime cpu_before = cpu_time_used(true);
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        const CpuTime cpu = cpu_time_used(true) - cpu_before;
+        user.push_back(cpu.user_seconds);
+        system.push_back(cpu.system_seconds);
+    }
+    return {median(wall), median(user), median(system)};
+}
+
 // Median wall-clock seconds of `reps` runs of `work`, after one untimed warm-up run; `prepare`,
 // if given, runs untimed before each.
 double time_runs(int reps, const std::function<void()> &work, const std::function<void()> &prepare = {}) {
-    if (prepare) prepare();
-    work();
-    std::vector<double> seconds;
-    for (int i = 0; i < reps; ++i) {
-        if (prepare) prepare();
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return median(seconds);
+    return time_runs_with_cpu(reps, work, prepare).wall;
 }
 
 std::vector<std::byte> fresh_random(std::size_t bytes) {
@@ -310,8 +329,8 @@ public:
         // Each timed run writes a new file, as `aesgpu encrypt big -o new` does: replacing the last
         // run's output would add freeing its pages to the time.
         const auto remove = [](const std::string &file) { return [&file] { std::filesystem::remove(file); }; };
-        cp.seconds = time_runs(
-            plan_.reps, [&] { run_cp(path, copy); }, remove(copy));
+        set_times(cp, time_runs_with_cpu(
+                          plan_.reps, [&] { run_cp(path, copy); }, remove(copy)));
         add(cp);
         std::filesystem::remove(copy);
 
@@ -372,19 +391,29 @@ public:
                 step(backend + " file " + name);
                 BenchResult r = cipher_result(backend, "file", name, bits, spec);
                 r.bytes = size;
-                r.seconds = direction == Direction::encrypt
-                                ? time_runs(
-                                      plan_.reps, [&] { run(direction, path, encrypted); }, remove(encrypted))
-                                : time_runs(
-                                      plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted));
+                set_times(r, direction == Direction::encrypt
+                                 ? time_runs_with_cpu(
+                                       plan_.reps, [&] { run(direction, path, encrypted); }, remove(encrypted))
+                                 : time_runs_with_cpu(
+                                       plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted)));
                 r.ratio = r.seconds / cp.seconds;
-                r.ratio_text = fmt::format("{:.2f}x the time of cp", r.ratio);
+                const double cp_cpu = cp.user_seconds + cp.system_seconds;
+                r.ratio_text =
+                    fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
+                                cp_cpu > 0 ? fmt::format("{:.2f}x", (r.user_seconds + r.system_seconds) / cp_cpu)
+                                           : std::string("n/a"));
                 add(r);
             }
         }
     }
 
 private:
+    static void set_times(BenchResult &r, const RunTimes &times) {
+        r.seconds = times.wall;
+        r.user_seconds = times.user;
+        r.system_seconds = times.system;
+    }
+
     void step(const std::string &what) const {
         if (plan_.on_step) plan_.on_step(what);
     }

@@ -51,11 +51,20 @@ struct BenchResult {
     unsigned threads = 0; // CPU threads, where it matters
     double bytes = 0;     // moved per run (for two-way copies, both directions together)
     double seconds = 0;   // median of the runs
+    // The file stage (and cp): CPU time of the process and its children, user and system, median
+    // of the runs; what the cipher costs the CPU beside the copy. Negative where not measured.
+    double user_seconds = -1;
+    double system_seconds = -1;
     // The ceiling this result is judged against, as "ratio x ceiling"; 0 when none applies.
     double ratio = 0;
     std::string ratio_text; // e.g. "101% of half the two-way rate", "0.53x the time of cp"
 
     [[nodiscard]] double gbps() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
+    [[nodiscard]] bool has_cpu_time() const { return user_seconds >= 0 && system_seconds >= 0; }
+    // CPU seconds (user + system) per GiB moved.
+    [[nodiscard]] double cpu_seconds_per_gib() const {
+        return bytes > 0 ? (user_seconds + system_seconds) / (bytes / double(1u << 30)) : 0;
+    }
 };
 
 struct BenchReport {

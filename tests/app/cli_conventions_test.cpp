@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <regex>
 #include <thread>
 
 namespace aesgpu::test {
@@ -86,6 +87,21 @@ TEST_F(Cli, ThreadsZeroMeansEveryHardwareThread) {
     Outcome r = run("$AESGPU encrypt p -v -T0 --backend cpu" + kKey);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find(", " + std::to_string(hardware) + " thread"), std::string::npos) << r.err;
+}
+
+// -v ends each file with its wall time and what it cost the CPU, user and system, per GiB where
+// there is enough of it for that to mean something.
+TEST_F(Cli, VerboseSaysWhatEachFileCostTheCpu) {
+    write_file(file("big"), random_bytes(8u << 20));
+    write_file(file("small"), random_bytes(100));
+    Outcome r = run("$AESGPU encrypt big small -v --backend cpu" + kKey);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::regex big_line(R"(encrypted 8388608 bytes in [0-9.]+ s \([^)]*\), wrote 8388624 bytes; )"
+                              R"(CPU [0-9]+\.[0-9]{2} s user \+ [0-9]+\.[0-9]{2} s system \([0-9]+\.[0-9]{2} s/GiB\)\n)");
+    EXPECT_TRUE(std::regex_search(r.err, big_line)) << r.err;
+    const std::regex small_line(R"(encrypted 100 bytes in [0-9.]+ s \([^)]*\), wrote 112 bytes; )"
+                                R"(CPU [0-9]+\.[0-9]{2} s user \+ [0-9]+\.[0-9]{2} s system\n)");
+    EXPECT_TRUE(std::regex_search(r.err, small_line)) << r.err;
 }
 
 TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {

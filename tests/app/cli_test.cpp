@@ -85,11 +85,38 @@ TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
     EXPECT_NE(r.out.find("\ncpu      ceiling   file copy (cp) "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncpu      file      AES-192-ECB decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncpu      file      AES-192-CTR decrypt "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("x the time of cp\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x the time of cp, "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x its CPU time\n"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
     EXPECT_EQ(r.out.find("GCM"), std::string::npos) << "GCM streams take no 192-bit keys";
     EXPECT_EQ(r.err, "") << "no ECB warning from each run of the file stage";
     EXPECT_EQ(entries(), 1u) << "scratch files were left beside the file";
+}
+
+// The file stage says what each run cost the CPU (user and system, this process and cp), beside
+// its wall time, and per GiB; the in-memory stages have no such figure.
+TEST_F(Cli, BenchFileStageReportsCpuSecondsBesideCp) {
+    write_file(file("f"), random_bytes(64u << 20));
+    Outcome r =
+        run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --mode ecb --file f --json > b.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run(R"py(python3 -c '
+import json
+rs = json.load(open("b.json"))["results"]
+files = [x for x in rs if x["stage"] == "file" or x["what"] == "file copy (cp)"]
+assert len(files) == 3, files
+assert all(x["user_seconds"] >= 0 and x["system_seconds"] >= 0 for x in files), files
+assert all(x["user_seconds"] + x["system_seconds"] > 0 for x in files), files
+assert all(x["user_seconds"] is None and x["system_seconds"] is None for x in rs if x not in files)
+print("ok")
+')py");
+    EXPECT_EQ(r.out, "ok\n") << r.err;
+    r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --mode ecb --file f");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("file run                           wall s   user s system s  CPU s/GiB\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file copy (cp)     "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      AES-128-ECB decrypt     "), std::string::npos) << r.out;
 }
 
 // GCM files in the file stage, both ways (decrypting the bench's own GCM file checks its tags).
