@@ -95,7 +95,7 @@ bool looks_base64_salted(std::span<const std::byte> start) {
 // odds of about 1 in 10^38.
 bool looks_base64(const InputSource &source) {
     std::array<char, 64> start{};
-    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), 0);
+    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), source.start_offset());
     if (length < 16) return false;
     return std::all_of(start.begin(), start.begin() + length, [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '\n' ||
@@ -114,7 +114,7 @@ bool looks_base64(const InputSource &source) {
 void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
     if (!source.size()) return;
     std::array<std::byte, kSaltedHeaderBytes + 2> start{};
-    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), 0);
+    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), source.start_offset());
     if (length <= 0) return;
     const auto bytes = std::span(start).first(static_cast<std::size_t>(length));
     if (looks_base64_salted(bytes) || (!passphrase_mode && looks_base64(source))) refuse_base64(source);

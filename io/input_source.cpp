@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 
@@ -31,6 +32,7 @@ InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, unsig
     : owned_fd_(std::move(owned)), fd_(fd), display_name_(std::move(display_name)), io_threads_(io_threads) {
     if (::fstat(fd_, &status_) != 0) throw IoError(errno_message("cannot stat", display_name_, errno));
     if (S_ISDIR(status_.st_mode)) throw IoError(display_name_ + " is a directory");
+    if (S_ISREG(status_.st_mode)) start_offset_ = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR));
 }
 
 InputSource InputSource::open(const std::string &path, unsigned io_threads) {
@@ -126,7 +128,8 @@ std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t 
 }
 
 std::optional<std::uint64_t> InputSource::size() const {
-    if (S_ISREG(status_.st_mode)) return static_cast<std::uint64_t>(status_.st_size);
+    if (S_ISREG(status_.st_mode))
+        return static_cast<std::uint64_t>(std::max<off_t>(0, status_.st_size - start_offset_));
     return std::nullopt;
 }
 

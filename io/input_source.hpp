@@ -33,11 +33,14 @@ public:
     // The same into `parts` one after another, as if they were one buffer.
     std::size_t read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation = nullptr);
 
-    // Total size when the input is a regular file, for progress and logs.
+    // When the input is a regular file, the bytes from where reading started (standard input may
+    // be a file a caller read partway) to its end: for progress, logs and the change-of-size check.
     [[nodiscard]] std::optional<std::uint64_t> size() const;
     // "'path'" or "standard input", for messages.
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
     [[nodiscard]] const struct stat &status() const { return status_; }
+    // Where reading starts in a regular file (0 unless standard input was read partway before).
+    [[nodiscard]] off_t start_offset() const { return start_offset_; }
     [[nodiscard]] bool is_terminal() const;
     [[nodiscard]] int fd() const { return fd_; }
 
@@ -50,6 +53,7 @@ private:
     int fd_;
     std::string display_name_;
     struct stat status_ {};
+    off_t start_offset_ = 0; // a regular file's offset when it was opened
     unsigned io_threads_;
     std::unique_ptr<WorkerPool> readers_; // made on the first split read
 };

@@ -96,12 +96,40 @@ TEST_F(Cli, VerboseSaysWhatEachFileCostTheCpu) {
     write_file(file("small"), random_bytes(100));
     Outcome r = run("$AESGPU encrypt big small -v --backend cpu" + kKey);
     ASSERT_EQ(r.status, 0) << r.err;
-    const std::regex big_line(R"(encrypted 8388608 bytes in [0-9.]+ s \([^)]*\), wrote 8388624 bytes; )"
-                              R"(CPU [0-9]+\.[0-9]{2} s user \+ [0-9]+\.[0-9]{2} s system \([0-9]+\.[0-9]{2} s/GiB\)\n)");
+    const std::regex big_line(
+        R"(encrypted 8388608 bytes in [0-9.]+ s \([^)]*\), wrote 8388624 bytes; )"
+        R"(CPU [0-9]+\.[0-9]{2} s user \+ [0-9]+\.[0-9]{2} s system \([0-9]+\.[0-9]{2} s/GiB\)\n)");
     EXPECT_TRUE(std::regex_search(r.err, big_line)) << r.err;
     const std::regex small_line(R"(encrypted 100 bytes in [0-9.]+ s \([^)]*\), wrote 112 bytes; )"
                                 R"(CPU [0-9]+\.[0-9]{2} s user \+ [0-9]+\.[0-9]{2} s system\n)");
     EXPECT_TRUE(std::regex_search(r.err, small_line)) << r.err;
+}
+
+// Standard input that a script read partway before aesgpu: aesgpu ciphers the rest, from where the
+// offset stands, with plain and split reads (its size is what is left, not the whole file's),
+// and looks for a Salted__ header there, not at the file's start.
+TEST_F(Cli, StandardInputReadPartwayIsCipheredFromWhereItStands) {
+    const Bytes data = random_bytes((20u << 20) + 5);
+    write_file(file("in"), data);
+    write_file(file("rest"), Bytes(data.begin() + 1000, data.end()));
+    ASSERT_EQ(run("openssl enc -aes-128-ecb -K " + kKey128 + " -in rest -out expected").status, 0);
+    for (const std::string io_threads : {"1", "4"}) {
+        SCOPED_TRACE("--io-threads " + io_threads);
+        Outcome r =
+            run("{ dd bs=1000 count=1 of=/dev/null status=none; $AESGPU encrypt -c --backend cpu --io-threads " +
+                io_threads + kKey + "; } < in > out");
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(read_file(file("out")) == read_file(file("expected")));
+    }
+    // A passphrase file after 1000 other bytes.
+    ASSERT_EQ(run("openssl enc -aes-256-ecb -pbkdf2 -pass pass:pw -in rest -out rest.enc && "
+                  "{ head -c 1000 in; cat rest.enc; } > prefixed.enc")
+                  .status,
+              0);
+    Outcome r = run("{ dd bs=1000 count=1 of=/dev/null status=none; $AESGPU decrypt -c --backend cpu -p pass:pw; } "
+                    "< prefixed.enc > back");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(read_file(file("back")) == read_file(file("rest")));
 }
 
 TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
