@@ -65,8 +65,7 @@ double median(std::vector<double> values) {
 // as cp) of one run.
 struct RunTimes {
     double wall = 0;
-    double user = 0;
-    double system = 0;
+    CpuTime cpu;
 };
 
 // The medians of wall and CPU time of `reps` runs of `work`, after one untimed warm-up run;
@@ -85,7 +84,7 @@ RunTimes time_runs_with_cpu(int reps, const std::function<void()> &work, const s
         user.push_back(cpu.user_seconds);
         system.push_back(cpu.system_seconds);
     }
-    return {median(wall), median(user), median(system)};
+    return {median(wall), {median(user), median(system)}};
 }
 
 // Median wall-clock seconds of `reps` runs of `work`, after one untimed warm-up run; `prepare`,
@@ -397,11 +396,10 @@ public:
                                  : time_runs_with_cpu(
                                        plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted)));
                 r.ratio = r.seconds / cp.seconds;
-                const double cp_cpu = cp.user_seconds + cp.system_seconds;
                 r.ratio_text =
                     fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
-                                cp_cpu > 0 ? fmt::format("{:.2f}x", (r.user_seconds + r.system_seconds) / cp_cpu)
-                                           : std::string("n/a"));
+                                cp.cpu_seconds() > 0 ? fmt::format("{:.2f}x", r.cpu_seconds() / cp.cpu_seconds())
+                                                     : std::string("n/a"));
                 add(r);
             }
         }
@@ -410,8 +408,8 @@ public:
 private:
     static void set_times(BenchResult &r, const RunTimes &times) {
         r.seconds = times.wall;
-        r.user_seconds = times.user;
-        r.system_seconds = times.system;
+        r.user_seconds = times.cpu.user_seconds;
+        r.system_seconds = times.cpu.system_seconds;
     }
 
     void step(const std::string &what) const {

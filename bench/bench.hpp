@@ -61,9 +61,10 @@ struct BenchResult {
 
     [[nodiscard]] double gbps() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
     [[nodiscard]] bool has_cpu_time() const { return user_seconds >= 0 && system_seconds >= 0; }
+    [[nodiscard]] double cpu_seconds() const { return user_seconds + system_seconds; }
     // CPU seconds (user + system) per GiB moved.
     [[nodiscard]] double cpu_seconds_per_gib() const {
-        return bytes > 0 ? (user_seconds + system_seconds) / (bytes / double(1u << 30)) : 0;
+        return bytes > 0 ? cpu_seconds() / (bytes / double(1u << 30)) : 0;
     }
 };
 
