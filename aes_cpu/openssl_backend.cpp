@@ -17,6 +17,12 @@ unsigned thread_count(unsigned asked) {
     return asked == 0 ? default_cpu_threads() : asked;
 }
 
+// The pool counts the caller as its thread 0; when every piece is posted, the caller ciphers
+// nothing, so the pool has one worker more.
+unsigned pool_threads(unsigned asked, CpuSubmit submit) {
+    return thread_count(asked) + (submit == CpuSubmit::post_every_piece ? 1 : 0);
+}
+
 // One per thread, of the kind `spec` needs (none of the other kind).
 template <typename Cipher>
 std::vector<Cipher> make_ciphers(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned count,
@@ -42,10 +48,12 @@ unsigned default_cpu_threads() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads)
-    : spec_(spec), ciphers_(make_ciphers<EvpAesCipher>(key, spec, thread_count(threads), spec.mode != Mode::gcm)),
-      gcm_(make_ciphers<EvpGcmSegmentCipher>(key, spec, thread_count(threads), spec.mode == Mode::gcm)),
-      pool_(thread_count(threads), "the CPU cipher") {}
+OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads,
+                               CpuSubmit submit)
+    : spec_(spec), posts_every_piece_(submit == CpuSubmit::post_every_piece),
+      ciphers_(make_ciphers<EvpAesCipher>(key, spec, pool_threads(threads, submit), spec.mode != Mode::gcm)),
+      gcm_(make_ciphers<EvpGcmSegmentCipher>(key, spec, pool_threads(threads, submit), spec.mode == Mode::gcm)),
+      pool_(pool_threads(threads, submit), "the CPU cipher") {}
 
 OpenSslBackend::~OpenSslBackend() {
     wait_for_all();
@@ -76,7 +84,28 @@ void OpenSslBackend::adopt_slots(std::span<const std::span<std::byte>> buffers) 
         if (slot.pieces_left != 0) throw std::logic_error("configure_slots while jobs are in flight");
     }
     slots_.clear();
-    for (const auto &buffer : buffers) slots_.push_back(Slot{buffer, 0, nullptr});
+    slot_bytes_ = 0;
+    for (const auto &buffer : buffers) {
+        slots_.push_back(Slot{buffer, 0, nullptr});
+        slot_bytes_ = std::max(slot_bytes_, buffer.size());
+    }
+}
+
+std::size_t cpu_jobs_at_once(unsigned threads, std::size_t slot_bytes) {
+    threads = std::max(threads, 1u);
+    const std::size_t piece = piece_length(std::max<std::size_t>(slot_bytes, 1), threads, kCipherPieces);
+    const std::size_t pieces_per_job = std::max<std::size_t>(1, (slot_bytes + piece - 1) / piece);
+    return (threads + pieces_per_job - 1) / pieces_per_job + 1;
+}
+
+std::size_t OpenSslBackend::jobs_at_once() const {
+    return cpu_jobs_at_once(threads(), slot_bytes_);
+}
+
+bool OpenSslBackend::set_job_end_listener(JobEndListener listener) {
+    std::lock_guard lock(mutex_);
+    job_end_listener_ = std::move(listener);
+    return true;
 }
 
 std::span<std::byte> OpenSslBackend::slot_buffer(std::size_t slot) {
@@ -134,26 +163,28 @@ void OpenSslBackend::submit(const CipherJob &job) {
         pieces = cut_into_pieces(job, target.buffer);
         target.pieces_left = pieces.size();
     }
-    const Piece first_piece = std::move(pieces.front());
-    const std::span<const Piece> other_pieces = std::span(pieces).subspan(1);
     // Posted without the lock: a pool with no workers runs a task at once, here. A piece that
-    // cannot be posted (no memory for the queue) will never finish: it is taken off the count,
-    // and the job fails at wait() instead of hanging it.
+    // cannot be posted (no memory for the queue) fails the job at wait() instead of hanging it:
+    // it and the pieces after it are taken off the count, and it finishes with the error.
+    const std::size_t first_posted = posts_every_piece_ ? 0 : 1;
     std::exception_ptr not_posted;
-    for (std::size_t i = 0; i < other_pieces.size(); ++i) {
+    for (std::size_t i = first_posted; i < pieces.size(); ++i) {
         try {
-            pool_.post([this, slot = job.slot, piece = other_pieces[i]](unsigned worker) {
+            pool_.post([this, slot = job.slot, piece = pieces[i]](unsigned worker) {
                 finish_piece(slot, run_piece(worker, piece));
             });
         } catch (...) {
             not_posted = std::current_exception();
-            std::lock_guard lock(mutex_);
-            slots_[job.slot].pieces_left -= other_pieces.size() - i;
+            {
+                std::lock_guard lock(mutex_);
+                slots_[job.slot].pieces_left -= pieces.size() - i - 1;
+            }
+            finish_piece(job.slot, not_posted);
             break;
         }
     }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    finish_piece(job.slot, not_posted ? not_posted : run_piece(0, first_piece));
+    if (!posts_every_piece_) finish_piece(job.slot, not_posted ? not_posted : run_piece(0, pieces.front()));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {
@@ -163,11 +194,25 @@ void OpenSslBackend::wait(std::size_t slot) {
     if (target.error) std::rethrow_exception(std::exchange(target.error, nullptr));
 }
 
+// The job's last piece tells the listener before it lets wait() return: it alone sees one piece
+// left, and takes it off only after the listener has run (outside the lock, which the listener's
+// owner may hold while it asks this backend things).
 void OpenSslBackend::finish_piece(std::size_t slot, std::exception_ptr error) {
+    JobEndListener *listener = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        Slot &target = slots_[slot];
+        if (error && !target.error) target.error = error;
+        if (target.pieces_left > 1) {
+            --target.pieces_left;
+            return;
+        }
+        if (job_end_listener_) listener = &job_end_listener_;
+    }
+    if (listener) (*listener)(slot);
     std::lock_guard lock(mutex_);
-    Slot &target = slots_[slot];
-    if (error && !target.error) target.error = error;
-    if (--target.pieces_left == 0) piece_done_.notify_all();
+    slots_[slot].pieces_left = 0;
+    piece_done_.notify_all();
 }
 
 } // namespace aesgpu

@@ -2,9 +2,10 @@
 #pragma once
 // The CPU backend: OpenSSL EVP AES-ECB, AES-CTR or AES-GCM segments over the worker pool, one EVP
 // context per thread. A submitted slot is cut into pieces (whole segments for GCM) so that all
-// threads share even a single large chunk; the
-// submitting thread runs the first piece itself, so a small job never waits for a hand-off and
-// `threads` counts it: N threads are the caller plus N - 1 pool workers.
+// threads share even a single large chunk. Alone, the submitting thread runs the first piece
+// itself, so a small job never waits for a hand-off and `threads` counts it: N threads are the
+// caller plus N - 1 pool workers. Beside GPUs it posts every piece to N workers and returns at
+// once, so the thread that feeds the GPUs never stops to cipher.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/evp_gcm.hpp"
 #include "cipher/cipher_backend.hpp"
@@ -23,14 +24,24 @@ namespace aesgpu {
 // All hardware threads (at least 1).
 [[nodiscard]] unsigned default_cpu_threads();
 
+// Where a job's pieces run.
+enum class CpuSubmit {
+    caller_runs_first_piece, // the submitting thread runs one: no hand-off for a small job
+    post_every_piece,        // every piece goes to a worker, and submit() returns at once
+};
+
 // Pieces of a job below 1 MiB cost more in hand-offs and wake-ups than they gain in parallelism:
 // a 1 MiB stream chunk stays whole and runs on the submitting thread alone.
 inline constexpr PieceShape kCipherPieces{std::size_t{1} << 20, kAesBlockBytes};
 
+// Jobs of `slot_bytes` that keep `threads` threads busy, and one more queued behind them.
+[[nodiscard]] std::size_t cpu_jobs_at_once(unsigned threads, std::size_t slot_bytes);
+
 class OpenSslBackend final : public CipherBackend {
 public:
     // `threads` 0 means default_cpu_threads().
-    OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads = 0);
+    OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads = 0,
+                   CpuSubmit submit = CpuSubmit::caller_runs_first_piece);
     ~OpenSslBackend() override;
 
     [[nodiscard]] std::string describe() const override;
@@ -40,8 +51,12 @@ public:
     [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
     void submit(const CipherJob &job) override;
     void wait(std::size_t slot) override;
+    // Enough jobs of a whole slot to keep every thread busy, and one more queued behind them.
+    [[nodiscard]] std::size_t jobs_at_once() const override;
+    bool set_job_end_listener(JobEndListener listener) override;
 
-    [[nodiscard]] unsigned threads() const { return pool_.threads(); }
+    // Threads that cipher (the pool's workers, and the caller unless every piece is posted).
+    [[nodiscard]] unsigned threads() const { return pool_.threads() - (posts_every_piece_ ? 1 : 0); }
 
 private:
     struct Slot {
@@ -65,8 +80,12 @@ private:
     std::condition_variable piece_done_;
     HostRing own_ring_; // the buffers unless adopted
     std::vector<Slot> slots_;
+    std::size_t slot_bytes_ = 0; // the largest slot
+    JobEndListener job_end_listener_;
     CipherSpec spec_;
-    // [0] for the submitting thread, [i] for pool worker i: ECB and CTR use ciphers_, GCM gcm_.
+    bool posts_every_piece_;
+    // [0] for the submitting thread (unused when every piece is posted), [i] for pool worker i:
+    // ECB and CTR use ciphers_, GCM gcm_.
     std::vector<EvpAesCipher> ciphers_;
     std::vector<EvpGcmSegmentCipher> gcm_;
     WorkerPool pool_; // last: its workers stop before what they use goes

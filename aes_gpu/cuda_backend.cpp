@@ -53,6 +53,18 @@ void CudaBackend::release_slots() noexcept {
         }
     }
     slots_.clear();
+    job_ends_.clear();
+    shared_pins_.reset();
+}
+
+bool CudaBackend::set_job_end_listener(JobEndListener listener) {
+    job_end_listener_ = std::move(listener);
+    return true;
+}
+
+void CUDART_CB CudaBackend::tell_job_end(void *job_end) {
+    const auto *end = static_cast<const JobEnd *>(job_end);
+    (*end->listener)(end->slot);
 }
 
 void CudaBackend::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
@@ -76,16 +88,27 @@ void CudaBackend::adopt_slots(std::span<const std::span<std::byte>> buffers) {
     });
 }
 
+void CudaBackend::adopt_slots_pinned_by(std::span<const std::span<std::byte>> buffers, GpuRingPins &pins) {
+    std::size_t largest = 0;
+    for (const auto &buffer : buffers) largest = std::max(largest, buffer.size());
+    const DeviceScope scope(device_);
+    std::shared_ptr<GpuRingPins::Registrations> registrations = pins.pin(buffers);
+    build_slots(buffers.size(), largest, [&](Slot &slot, std::size_t index) { slot.host = buffers[index]; });
+    shared_pins_ = std::move(registrations);
+}
+
 void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
                               const std::function<void(Slot &, std::size_t)> &host_for) {
     const DeviceScope scope(device_);
     release_slots();
     try {
         slots_.reserve(slot_count);
+        job_ends_.reserve(slot_count);
         for (std::size_t i = 0; i < slot_count; ++i) {
             Slot &slot = slots_.emplace_back();
             host_for(slot, i);
             slot.done = CudaEvent::create();
+            job_ends_.push_back({&job_end_listener_, i});
         }
         allocate_device_buffers(slot_bytes);
     } catch (...) {
@@ -130,11 +153,21 @@ void CudaBackend::submit(const CipherJob &job) {
     check_job_size(job, target.host.size(), mode_);
     // The current device is per host thread, and the pipeline submits from its reader thread.
     const DeviceScope scope(device_);
-    const cudaStream_t stream = streams_[job.slot % streams_.size()].get();
+    const cudaStream_t stream = streams_[next_stream_++ % streams_.size()].get();
     if (gcm_) {
         submit_gcm(target, job, stream);
-        return;
+    } else {
+        submit_blocks(target, job, stream);
     }
+    // The listener hears of the end before the event completes, so before wait() returns. (A
+    // host function does not run once the context has failed; wait() then reports the failure.)
+    if (job_end_listener_) {
+        AESGPU_CUDA_TRY(cudaLaunchHostFunc(stream, &CudaBackend::tell_job_end, &job_ends_[job.slot]));
+    }
+    AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
+}
+
+void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t stream) {
     // Usually one piece. Pieces of one job share the slot's device buffer: the stream runs them in
     // order, so each copy in waits for the previous piece's copy out.
     for (std::size_t offset = 0; offset < job.bytes; offset += device_piece_bytes_) {
@@ -144,7 +177,6 @@ void CudaBackend::submit(const CipherJob &job) {
         kernel_->launch(target.device.get(), piece / kAesBlockBytes, job.first_block + offset / kAesBlockBytes, stream);
         AESGPU_CUDA_TRY(cudaMemcpyAsync(host, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
     }
-    AESGPU_CUDA_TRY(cudaEventRecord(target.done.get(), stream));
 }
 
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
@@ -154,7 +186,6 @@ void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stre
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.host.data(), slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.failure_host.get(), slot.failure.get(), sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
-    AESGPU_CUDA_TRY(cudaEventRecord(slot.done.get(), stream));
 }
 
 void CudaBackend::wait(std::size_t slot) {
@@ -191,11 +222,49 @@ std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> ke
 
 std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                                      const GpuBackendOptions &options,
-                                                     std::span<const std::span<std::byte>> host_buffers) {
+                                                     std::span<const std::span<std::byte>> host_buffers,
+                                                     GpuRingPins *pins) {
     require_gpu_device(options.device);
     auto backend = std::make_unique<CudaBackend>(key, spec, options);
-    backend->adopt_slots(host_buffers);
+    if (pins) {
+        backend->adopt_slots_pinned_by(host_buffers, *pins);
+    } else {
+        backend->adopt_slots(host_buffers);
+    }
     return backend;
+}
+
+struct GpuRingPins::Registrations {
+    std::vector<HostRegistration> buffers;
+    const std::byte *first = nullptr; // which ring
+};
+
+std::shared_ptr<GpuRingPins::Registrations> GpuRingPins::pin(std::span<const std::span<std::byte>> buffers) {
+    std::lock_guard lock(mutex_);
+    std::shared_ptr<Registrations> registrations = current_.lock();
+    const std::byte *first = buffers.empty() ? nullptr : buffers.front().data();
+    if (registrations && registrations->first == first) return registrations;
+    // A new ring: the backends over the old one are gone (a dispatcher drops them first), or
+    // going, and the registration goes with them.
+    registrations = std::make_shared<Registrations>();
+    registrations->first = first;
+    registrations->buffers.reserve(buffers.size());
+    for (const auto &buffer : buffers) {
+        if (buffer.empty() || buffer.size() % kAesBlockBytes != 0) {
+            throw std::invalid_argument("adopted host buffers must be whole 16-byte blocks");
+        }
+        registrations->buffers.push_back(HostRegistration::create(buffer, portable_));
+    }
+    current_ = registrations;
+    return registrations;
+}
+
+int gpu_device_count() {
+    if (!gpu_driver_found()) return 0;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess) return count;
+    (void)cudaGetLastError(); // no device: that error must not meet a later call
+    return 0;
 }
 
 bool gpu_support_built_in() {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUDA backend: each ring slot has a host buffer (pinned, or adopted and page-locked in
-// place), a device buffer and an event; slots take turns over a few non-blocking streams, so
-// while chunk i is in the kernel, chunk i+1 is on its way in and chunk i-1 on its way out. A
-// slot's host buffer is handed back to the pipeline only after the event recorded behind its
-// device-to-host copy has completed.
+// place), a device buffer and an event; jobs take turns over a few non-blocking streams, in the
+// order they come (a dispatcher hands this GPU any slots, not every slot), so while chunk i is in
+// the kernel, chunk i+1 is on its way in and chunk i-1 on its way out. A slot's host buffer is
+// handed back to the pipeline only after the event recorded behind its device-to-host copy has
+// completed.
 #include "aes_gpu/aes_kernel.hpp"
 #include "aes_gpu/cuda_resources.hpp"
 #include "aes_gpu/gcm_kernel.hpp"
@@ -17,9 +18,6 @@
 
 namespace aesgpu {
 
-// Throws GpuUnavailable unless CUDA device `device` is there and usable.
-void require_gpu_device(int device);
-
 class CudaBackend final : public CipherBackend {
 public:
     CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options);
@@ -31,6 +29,12 @@ public:
     [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override;
     void submit(const CipherJob &job) override;
     void wait(std::size_t slot) override;
+    [[nodiscard]] std::size_t jobs_at_once() const override { return streams_.size(); }
+    // Told by a host function queued behind the job's copy back, before the slot's event.
+    bool set_job_end_listener(JobEndListener listener) override;
+
+    // Like adopt_slots, with the page-locking that every GPU over these buffers shares.
+    void adopt_slots_pinned_by(std::span<const std::span<std::byte>> buffers, GpuRingPins &pins);
 
 private:
     struct Slot {
@@ -53,7 +57,14 @@ private:
     // down to kMinDevicePieceBytes. Throws ResourceExhausted below that.
     void allocate_device_buffers(std::size_t slot_bytes);
     void release_slots() noexcept;
+    void submit_blocks(Slot &slot, const CipherJob &job, cudaStream_t stream); // ecb, ctr
     void submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream);
+    // What a host function needs to tell the listener that a slot's job ended.
+    struct JobEnd {
+        const JobEndListener *listener;
+        std::size_t slot;
+    };
+    static void CUDART_CB tell_job_end(void *job_end);
 
     int device_;
     std::string device_name_;
@@ -64,7 +75,11 @@ private:
     std::optional<AesKernel> kernel_; // ecb, ctr; made with the device current
     std::optional<GcmKernel> gcm_;    // gcm
     std::vector<CudaStream> streams_;
+    std::size_t next_stream_ = 0;
     std::vector<Slot> slots_;
+    std::vector<JobEnd> job_ends_; // one per slot; stable while jobs are in flight
+    JobEndListener job_end_listener_;
+    std::shared_ptr<GpuRingPins::Registrations> shared_pins_; // over a ring several GPUs share
 };
 
 } // namespace aesgpu

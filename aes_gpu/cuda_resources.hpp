@@ -109,9 +109,11 @@ using PinnedBuffer = CudaBytes<true>;
 // run as DMA, like pinned memory's. The memory must outlive the registration.
 class HostRegistration : public CudaOwner<void *, cudaHostUnregister, detail::kHostUnregister> {
 public:
-    static HostRegistration create(std::span<std::byte> bytes) {
-        AESGPU_CUDA_ALLOC(cudaHostRegister(bytes.data(), bytes.size(), cudaHostRegisterDefault),
-                          "cannot page-lock " + std::to_string(bytes.size() >> 10) + " KiB of host memory");
+    // `portable`: pinned for every device's context, not only the current one.
+    static HostRegistration create(std::span<std::byte> bytes, bool portable = false) {
+        AESGPU_CUDA_ALLOC(
+            cudaHostRegister(bytes.data(), bytes.size(), portable ? cudaHostRegisterPortable : cudaHostRegisterDefault),
+            "cannot page-lock " + std::to_string(bytes.size() >> 10) + " KiB of host memory");
         return HostRegistration(bytes.data());
     }
     using CudaOwner::CudaOwner;

@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
+#include <vector>
 
 namespace aesgpu {
 
@@ -40,13 +42,42 @@ public:
 [[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                                               const GpuBackendOptions &options = {});
 
+// The page-locking of one host ring that several GPU backends work over (a dispatcher's ring, one
+// lane per GPU). The memory can be registered with CUDA only once, so the first backend to ask
+// registers it, portable to every GPU when `portable` (a portable registration of 45 slots of
+// 8 MiB took 128 ms on the H200 host, a plain one 18 ms), and the registration goes with the
+// last backend that holds it.
+class GpuRingPins {
+public:
+    explicit GpuRingPins(bool portable) : portable_(portable) {}
+    struct Registrations; // CUDA's, in the CUDA build
+    // The registration of `buffers`: made now, or the one the backends still alive hold. Throws
+    // ResourceExhausted or CudaError.
+    [[nodiscard]] std::shared_ptr<Registrations> pin(std::span<const std::span<std::byte>> buffers);
+
+private:
+    bool portable_;
+    std::mutex mutex_;
+    std::weak_ptr<Registrations> current_;
+};
+
 // The same backend with its ring over `host_buffers` (one per slot, each a multiple of 16 bytes,
 // in pages of its own, owned by the caller and alive while the backend lives), page-locked in
-// place instead of allocated pinned: the GPU can take over a ring another backend filled.
+// place instead of allocated pinned: the GPU can take over a ring another backend filled. With
+// `pins`, the page-locking is the one all GPUs share (several GPUs over one ring).
 [[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key,
                                                                    const CipherSpec &spec,
                                                                    const GpuBackendOptions &options,
-                                                                   std::span<const std::span<std::byte>> host_buffers);
+                                                                   std::span<const std::span<std::byte>> host_buffers,
+                                                                   GpuRingPins *pins = nullptr);
+
+// Throws GpuUnavailable unless CUDA device `device` is there ("no CUDA device 2 (found 1)"), or
+// with CUDA's reason why none is.
+void require_gpu_device(int device);
+
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applies), 0 when none or no driver.
+// Cheap once the driver is loaded (gpu_driver_found()): 0.0 ms on the H200 host.
+[[nodiscard]] int gpu_device_count();
 
 // False in a build without the CUDA toolkit, where every GPU backend throws GpuUnavailable.
 [[nodiscard]] bool gpu_support_built_in();

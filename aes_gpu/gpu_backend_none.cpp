@@ -11,8 +11,23 @@ std::unique_ptr<CipherBackend> make_gpu_backend(std::span<const std::uint8_t>, c
 }
 
 std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t>, const CipherSpec &,
-                                                     const GpuBackendOptions &, std::span<const std::span<std::byte>>) {
+                                                     const GpuBackendOptions &, std::span<const std::span<std::byte>>,
+                                                     GpuRingPins *) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+struct GpuRingPins::Registrations {};
+
+std::shared_ptr<GpuRingPins::Registrations> GpuRingPins::pin(std::span<const std::span<std::byte>>) {
+    throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+void require_gpu_device(int) {
+    throw GpuUnavailable("this aesgpu was built without CUDA support");
+}
+
+int gpu_device_count() {
+    return 0;
 }
 
 bool gpu_support_built_in() {
@@ -23,7 +38,7 @@ bool gpu_driver_found() {
     return false;
 }
 
-std::unique_ptr<GpuBench> GpuBench::create(std::size_t) {
+std::unique_ptr<GpuBench> GpuBench::create(std::size_t, int) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 

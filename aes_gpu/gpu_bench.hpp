@@ -31,12 +31,16 @@ public:
     GpuBench(const GpuBench &) = delete;
     GpuBench &operator=(const GpuBench &) = delete;
 
-    // Pinned host and device buffers of `bytes` (a multiple of 16), two of each, on device 0.
+    // Pinned host and device buffers of `bytes` (a multiple of 16), two of each, on `device`.
     // Throws GpuUnavailable (no usable device), ResourceExhausted (the buffers do not fit) or
     // std::runtime_error (any other CUDA failure).
-    static std::unique_ptr<GpuBench> create(std::size_t bytes);
+    static std::unique_ptr<GpuBench> create(std::size_t bytes, int device = 0);
 
     [[nodiscard]] virtual GpuCopyCeilings time_copies(int reps) = 0;
+    // Queues an H2D and a D2H copy of `bytes` at once and returns; wait_for_copies() waits for
+    // them. For timing every GPU's copies together, from the host.
+    virtual void start_two_way_copies() = 0;
+    virtual void wait_for_copies() = 0;
     // The kernel's output for `input` (at most `bytes` long, whole blocks), to check against OpenSSL.
     [[nodiscard]] virtual std::vector<std::byte>
     kernel_output(std::span<const std::uint8_t> key, const CipherSpec &spec, std::span<const std::byte> input) = 0;

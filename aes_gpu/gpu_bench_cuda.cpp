@@ -24,12 +24,11 @@ double median(std::vector<double> values) {
 
 class CudaGpuBench final : public GpuBench {
 public:
-    // Its streams and buffers live on this device; each call makes it current for as long as it runs.
-    static constexpr int kDevice = 0;
-
-    explicit CudaGpuBench(std::size_t bytes)
-        : bytes_(bytes), stream_(CudaStream::create()), other_(CudaStream::create()), host_(bytes), host_out_(bytes),
-          device_(bytes), device_copy_(bytes) {
+    // Its streams and buffers live on `device`, current while it is made; each call makes it
+    // current for as long as it runs.
+    CudaGpuBench(std::size_t bytes, int device)
+        : device_index_(device), bytes_(bytes), stream_(CudaStream::create()), other_(CudaStream::create()),
+          host_(bytes), host_out_(bytes), device_(bytes), device_copy_(bytes) {
         // Any bytes do for copies and kernel timings; these are not all zero.
         std::uint64_t word = 0x9e3779b97f4a7c15u;
         for (std::size_t i = 0; i + 8 <= bytes; i += 8) {
@@ -40,7 +39,7 @@ public:
     }
 
     GpuCopyCeilings time_copies(int reps) override {
-        const DeviceScope scope(kDevice);
+        const DeviceScope scope(device_index_);
         GpuCopyCeilings ceilings;
         ceilings.h2d_seconds = time_on_stream(reps, [&] { h2d(); });
         ceilings.d2h_seconds = time_on_stream(reps, [&] { d2h(); });
@@ -49,9 +48,7 @@ public:
             // The D2H half runs on a second stream, joined back so that the events time both.
             AESGPU_CUDA_TRY(cudaEventRecord(joined.get(), stream_.get()));
             AESGPU_CUDA_TRY(cudaStreamWaitEvent(other_.get(), joined.get()));
-            AESGPU_CUDA_TRY(
-                cudaMemcpyAsync(host_out_.get(), device_copy_.get(), bytes_, cudaMemcpyDeviceToHost, other_.get()));
-            h2d();
+            two_way();
             AESGPU_CUDA_TRY(cudaEventRecord(joined.get(), other_.get()));
             AESGPU_CUDA_TRY(cudaStreamWaitEvent(stream_.get(), joined.get()));
         });
@@ -64,7 +61,7 @@ public:
 
     std::vector<std::byte> kernel_output(std::span<const std::uint8_t> key, const CipherSpec &spec,
                                          std::span<const std::byte> input) override {
-        const DeviceScope scope(kDevice);
+        const DeviceScope scope(device_index_);
         if (input.size() > bytes_ || input.size() % kAesBlockBytes != 0) {
             throw std::invalid_argument("kernel_output needs whole blocks within the bench's buffers");
         }
@@ -80,12 +77,30 @@ public:
     }
 
     double time_kernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int reps) override {
-        const DeviceScope scope(kDevice);
+        const DeviceScope scope(device_index_);
         const auto launch = launcher(key, spec);
         return time_on_stream(reps, [&] { launch(device_.get(), bytes_); });
     }
 
+    void start_two_way_copies() override {
+        const DeviceScope scope(device_index_);
+        two_way();
+    }
+
+    void wait_for_copies() override {
+        const DeviceScope scope(device_index_);
+        AESGPU_CUDA_TRY(cudaStreamSynchronize(stream_.get()));
+        AESGPU_CUDA_TRY(cudaStreamSynchronize(other_.get()));
+    }
+
 private:
+    // H2D on the main stream, D2H on the other, at once.
+    void two_way() {
+        AESGPU_CUDA_TRY(
+            cudaMemcpyAsync(host_out_.get(), device_copy_.get(), bytes_, cudaMemcpyDeviceToHost, other_.get()));
+        h2d();
+    }
+
     // The kernel for `spec` over the first `bytes` of device memory: ECB and CTR over whole
     // blocks from block 0, GCM over whole segments (full_segments_job).
     std::function<void(void *, std::size_t)> launcher(std::span<const std::uint8_t> key, const CipherSpec &spec) {
@@ -131,6 +146,7 @@ private:
         return median(seconds);
     }
 
+    int device_index_;
     std::size_t bytes_;
     CudaStream stream_;
     CudaStream other_;
@@ -142,12 +158,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<GpuBench> GpuBench::create(std::size_t bytes) {
-    require_gpu_device(CudaGpuBench::kDevice);
-    const DeviceScope scope(CudaGpuBench::kDevice);
+std::unique_ptr<GpuBench> GpuBench::create(std::size_t bytes, int device) {
+    require_gpu_device(device);
+    const DeviceScope scope(device);
     // A kernel image for the device, checked before any buffer is allocated.
     (void)AesKernel(std::vector<std::uint8_t>(16), Direction::encrypt);
-    return std::make_unique<CudaGpuBench>(bytes);
+    return std::make_unique<CudaGpuBench>(bytes, device);
 }
 
 } // namespace aesgpu

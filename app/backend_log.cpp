@@ -3,30 +3,83 @@
 
 #include "common/units.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace aesgpu {
 
+namespace {
+
+bool is_cpu(const LaneReport &lane) {
+    return lane.name == "CPU";
+}
+
+// The CPU start: the CPU as the first lane, the GPUs after it.
 void log_cpu_start(BackendChoice choice, const std::vector<LaneReport> &lanes) {
-    if (lanes.size() < 2) return;
-    const LaneReport &cpu = lanes[0];
-    const LaneReport &gpu = lanes[1];
-    if (!gpu.ready) {
-        if (choice == BackendChoice::automatic) spdlog::info("backend auto: using the CPU ({})", gpu.failure);
+    const LaneReport &cpu = lanes.front();
+    std::uint64_t gpu_bytes = 0;
+    double ready_after = 0;
+    std::string failures;
+    const LaneReport *first_ready = nullptr;
+    for (std::size_t i = 1; i < lanes.size(); ++i) {
+        const LaneReport &gpu = lanes[i];
+        gpu_bytes += gpu.bytes;
+        if (!gpu.ready) {
+            failures += (failures.empty() ? "" : "; ") + gpu.failure;
+            continue;
+        }
+        if (!first_ready || gpu.start_seconds < ready_after) {
+            first_ready = &gpu;
+            ready_after = gpu.start_seconds;
+        }
+    }
+    const bool several = lanes.size() > 2;
+    if (!first_ready) {
+        if (choice != BackendChoice::gpu) {
+            spdlog::info("backend {}: using the CPU ({})", backend_choice_name(choice), failures);
+        }
         return;
     }
+    if (!failures.empty()) spdlog::info("backend {}: not every GPU started ({})", backend_choice_name(choice), failures);
     const std::string first = human_bytes(double(cpu.bytes));
-    const std::string rest = human_bytes(double(gpu.bytes));
-    const double seconds = gpu.start_seconds;
-    if (gpu.bytes == 0) {
-        spdlog::info("the CPU ciphered all {} while the GPU started ({:.2f} s): {} got none of it", first, seconds,
-                     gpu.description);
+    const std::string rest = human_bytes(double(gpu_bytes));
+    const std::string gpus = several ? "the GPUs" : first_ready->description;
+    const char *started = several ? "the first GPU started" : "the GPU started";
+    if (gpu_bytes == 0) {
+        spdlog::info("the CPU ciphered all {} while {} ({:.2f} s): {} got none of it", first,
+                     several ? "the GPUs started" : "the GPU started", ready_after, gpus);
     } else if (cpu.bytes == 0) {
-        spdlog::info("the GPU started ({:.2f} s) before the first chunk was read: {} ciphered all {}", seconds,
-                     gpu.description, rest);
+        spdlog::info("{} ({:.2f} s) before the first chunk was read: {} ciphered all {}", started, ready_after, gpus,
+                     rest);
     } else {
-        spdlog::info("the CPU ciphered the first {} while the GPU started ({:.2f} s); {} ciphered the other {}", first,
-                     seconds, gpu.description, rest);
+        spdlog::info("the CPU ciphered the first {} while {} ({:.2f} s); {} ciphered the other {}", first, started,
+                     ready_after, gpus, rest);
+    }
+}
+
+} // namespace
+
+std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes) {
+    const double share = total_bytes ? 100.0 * double(lane.bytes) / double(total_bytes) : 0;
+    return fmt::format("{}: {} ({:.0f}%) in {} job{}, busy {:.2f} s, {:.1f} GB/s; {}", lane.name,
+                       human_bytes(double(lane.bytes)), share, lane.jobs, lane.jobs == 1 ? "" : "s", lane.busy_seconds,
+                       lane.bytes_per_second() / 1e9, lane.description);
+}
+
+void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes) {
+    if (lanes.empty()) return;
+    if (is_cpu(lanes.front()) && lanes.size() > 1 && !cpu_stays_beside_gpus(choice)) log_cpu_start(choice, lanes);
+    std::uint64_t total = 0;
+    std::size_t working = 0;
+    for (const LaneReport &lane : lanes) {
+        total += lane.bytes;
+        working += lane.bytes > 0 ? 1 : 0;
+    }
+    if (working < 2) return;
+    for (const LaneReport &lane : lanes) {
+        if (lane.bytes > 0) spdlog::info("{}", lane_line(lane, total));
     }
 }
 

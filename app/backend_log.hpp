@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What -v says about a run that started on the CPU while the GPU started.
+// What -v says about a run whose jobs a dispatcher spread over several backends ("lanes": the
+// CPU, each GPU).
 #include "backends/backend_selection.hpp"
 #include "cipher/dispatcher.hpp"
 
+#include <string>
 #include <vector>
 
 namespace aesgpu {
 
-// Logs at info level how the work was shared between the CPU and the GPU, or why the GPU never
-// took over.
-void log_cpu_start(BackendChoice choice, const std::vector<LaneReport> &lanes);
+// Logs at info level how the CPU start went (how much the CPU ciphered while the GPUs started,
+// or why a GPU never took over), then one line per lane that did work: its bytes and share, jobs,
+// busy time and pace. Nothing for a single lane that did it all.
+void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes);
+
+// One lane's line: "GPU 1: 4.0 GiB (52%) in 512 jobs, busy 0.80 s, 5.4 GB/s; gpu (NVIDIA H200, 4 streams)".
+[[nodiscard]] std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes);
 
 } // namespace aesgpu

@@ -288,13 +288,17 @@ struct RunSummary {
     std::string output; // empty: standard output, or nothing with -t
     PipelineStats stats;
     std::string backend;
-    std::vector<LaneReport> lanes; // with a CPU start: what each backend ciphered
+    std::vector<LaneReport> lanes; // with several backends (a dispatcher): what each ciphered
     bool input_removed = false;
 };
 
-std::string lowercase(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    return text;
+// "GPU 1" as a name in JSON and on the progress line: "gpu1".
+std::string lane_key(const std::string &name) {
+    std::string key;
+    for (const unsigned char c : name) {
+        if (c != ' ') key += static_cast<char>(std::tolower(c));
+    }
+    return key;
 }
 
 void print_json_summary(const CipherOptions &options, const RunSummary &summary, const std::string &error) {
@@ -315,7 +319,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         object["seconds"] = summary.stats.seconds;
         object["backend"] = summary.backend;
         nlohmann::ordered_json split = nlohmann::ordered_json::object();
-        for (const LaneReport &lane : summary.lanes) split[lowercase(lane.name)] = lane.bytes;
+        for (const LaneReport &lane : summary.lanes) split[lane_key(lane.name)] = lane.bytes;
         if (summary.lanes.empty()) split[summary.backend] = summary.stats.bytes_read;
         object["split"] = std::move(split);
         object["input_removed"] = summary.input_removed;
@@ -461,22 +465,24 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     const bool show_progress = options.progress == ProgressChoice::always ||
                                (options.progress == ProgressChoice::automatic && !options.log.quiet &&
                                 progress_shown_by_default(sink->is_terminal()));
-    // "cpu (OpenSSL ...)" shows as "cpu"; with a CPU start the name changes when the GPU takes over.
+    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "gpu0+gpu1+cpu", which changes as
+    // the GPUs take over from the CPU start.
     const auto backend_name = [&selected] {
+        if (selected.dispatcher) return lane_key(selected.dispatcher->active_lanes());
         const std::string description = selected.backend->describe();
         return description.substr(0, description.find(" ("));
     };
     // Its destructor erases the line if the run throws, before main() reports the error.
     ProgressBar progress(show_progress, source.size(), backend_name());
     job.pipeline.on_progress = [&](std::uint64_t done) {
-        if (selected.cpu_start) progress.set_backend(backend_name());
+        if (selected.dispatcher) progress.set_backend(backend_name());
         progress.update(done);
     };
     // A signal during the commit waits for it; one after the last commit finds every output final.
     job.commit = [&](const PipelineStats &stats) {
         progress.finish();
         spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
-        if (selected.cpu_start) log_cpu_start(options.backend.choice, selected.cpu_start->report());
+        if (selected.dispatcher) log_lanes(options.backend.choice, selected.dispatcher->report());
         if (stats.chunk_bytes != job.pipeline.chunk_bytes) {
             spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
         }
@@ -514,7 +520,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
         throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
     summary.backend = backend_name();
-    if (selected.cpu_start) summary.lanes = selected.cpu_start->report();
+    if (selected.dispatcher) summary.lanes = selected.dispatcher->report();
     const CpuTime cpu = cpu_time_used() - cpu_at_start;
     const double gib = double(summary.stats.bytes_read) / double(1u << 30);
     spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes; CPU {:.2f} s user + {:.2f} s system{}",

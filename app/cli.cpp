@@ -98,6 +98,29 @@ constexpr const char *kKeygenExamples = R"(Examples:
   aesgpu keygen -o my.key                           a new AES-256 key file (32 raw bytes, mode 0600)
   aesgpu keygen --bits 128                          prints 32 hex digits, for -K or a hex key file)";
 
+// --devices: "all" (every visible GPU: an empty list) or CUDA device numbers, "0,2".
+std::vector<int> parse_device_list(const std::string &list) {
+    if (list == "all") return {};
+    const auto wrong = [&list] {
+        return UsageError("--devices takes all or CUDA device numbers separated by commas (e.g. 0,1), not '" +
+                          printable(list) + "'");
+    };
+    std::vector<int> devices;
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        int device = 0;
+        const auto [end, error] = std::from_chars(list.data() + at, list.data() + comma, device);
+        if (error != std::errc{} || end != list.data() + comma || comma == at || device < 0) throw wrong();
+        if (std::find(devices.begin(), devices.end(), device) != devices.end()) {
+            throw UsageError("--devices names GPU " + std::to_string(device) + " twice");
+        }
+        devices.push_back(device);
+        if (comma == list.size()) return devices;
+        at = comma + 1;
+    }
+}
+
 void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
     command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
         ->type_name("");
@@ -210,14 +233,25 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         .add_option_function<std::string>(
             "--backend",
             [&options](const std::string &name) {
-                static const std::map<std::string, BackendChoice> backends{
-                    {"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}};
+                static const std::map<std::string, BackendChoice> backends{{"auto", BackendChoice::automatic},
+                                                                           {"cpu", BackendChoice::cpu},
+                                                                           {"gpu", BackendChoice::gpu},
+                                                                           {"all", BackendChoice::all}};
                 const auto found = backends.find(name);
-                if (found == backends.end()) throw UsageError("--backend must be auto, cpu or gpu");
+                if (found == backends.end()) throw UsageError("--backend must be auto, cpu, gpu or all");
                 options.backend.choice = found->second;
             },
-            "auto (GPU when usable, else CPU; the default), cpu, or gpu")
-        ->option_text("auto|cpu|gpu");
+            "auto (every usable GPU, the CPU while they start; the CPU alone without one; the default), cpu "
+            "(the CPU alone), gpu (every GPU --devices names; an error without one), or all (every GPU and the "
+            "CPU side by side, each taking jobs as fast as it goes; -v says how they split the work)")
+        ->option_text("auto|cpu|gpu|all");
+    command
+        .add_option_function<std::string>(
+            "--devices",
+            [&options](const std::string &list) { options.backend.devices = parse_device_list(list); },
+            "GPUs to use: all (the default: every one CUDA_VISIBLE_DEVICES leaves visible) or a list of CUDA device "
+            "numbers, e.g. 0 or 0,2")
+        ->option_text("all|N,M");
     command.add_flag(
         "--wait-for-gpu", options.backend.wait_for_gpu,
         "GPU backend: wait for the GPU to start (about 0.3 s) before ciphering, so every block goes "
@@ -492,7 +526,7 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         }
     }
     if (options.backend.choice == BackendChoice::cpu) {
-        for (const char *name : {"--streams", "--wait-for-gpu"}) {
+        for (const char *name : {"--streams", "--wait-for-gpu", "--devices"}) {
             if (given(name))
                 throw UsageError(fmt::format("{} applies to the GPU; it has no effect with --backend cpu", name));
         }

@@ -9,15 +9,20 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace aesgpu {
 
 namespace {
 
+// Two slots for the reader (one read ahead) and one for the writer, besides those in the ciphers.
+constexpr std::size_t kPipelineSlots = 3;
+
 std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, const CipherSpec &spec,
-                                                 std::span<const std::uint8_t> key) {
-    return std::make_unique<OpenSslBackend>(key, spec, request.cpu_threads);
+                                                 std::span<const std::uint8_t> key,
+                                                 CpuSubmit submit = CpuSubmit::caller_runs_first_piece) {
+    return std::make_unique<OpenSslBackend>(key, spec, request.cpu_threads, submit);
 }
 
 SelectedBackend cpu_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key) {
@@ -28,11 +33,11 @@ SelectedBackend cpu_backend(const BackendRequest &request, const CipherSpec &spe
     return {std::move(backend), slots, kFileChunkBytes};
 }
 
-GpuBackendOptions gpu_options(const BackendRequest &request) {
-    return {0, request.gpu_streams};
+GpuBackendOptions gpu_options(const BackendRequest &request, int device) {
+    return {device, request.gpu_streams};
 }
 
-// Starts the GPU backend, saying in the error what kept it from starting: no usable device, too
+// Starts a GPU backend, saying in the error what kept it from starting: no usable device, too
 // little memory for its buffers (a device is there; a smaller --chunk-size may fit), or CUDA.
 template <typename Start>
 auto start_gpu(Start &&start) {
@@ -47,72 +52,129 @@ auto start_gpu(Start &&start) {
     }
 }
 
-SelectedBackend gpu_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key) {
+// --devices, or every GPU this process sees. Throws GpuUnavailable: why there is none, or which
+// device asked for is not there.
+std::vector<int> gpu_devices(const BackendRequest &request) {
     return start_gpu([&] {
-        return SelectedBackend{make_gpu_backend(key, spec, gpu_options(request)), gpu_ring_slots(request.gpu_streams),
-                               kGpuFileChunkBytes};
+        if (!request.devices.empty()) {
+            for (const int device : request.devices) require_gpu_device(device);
+            return request.devices;
+        }
+        const int count = gpu_device_count();
+        if (count == 0) require_gpu_device(0); // throws, with CUDA's reason
+        std::vector<int> every(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) every[static_cast<std::size_t>(i)] = i;
+        return every;
     });
 }
 
-SelectedBackend automatic_backend(const BackendRequest &request, const CipherSpec &spec,
-                                  std::span<const std::uint8_t> key) {
-    if (!gpu_driver_found()) {
-        spdlog::info("backend auto: using the CPU ({})",
-                     gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
-        return cpu_backend(request, spec, key);
-    }
-    try {
-        SelectedBackend selected = gpu_backend(request, spec, key);
-        spdlog::info("backend auto: using {}", selected.backend->describe());
-        return selected;
-    } catch (const std::runtime_error &e) {
-        spdlog::info("backend auto: using the CPU ({})", e.what());
-        return cpu_backend(request, spec, key);
-    }
+SelectedBackend one_gpu(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
+                        int device) {
+    return start_gpu([&] {
+        return SelectedBackend{make_gpu_backend(key, spec, gpu_options(request, device)),
+                               gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes};
+    });
 }
 
-// The CPU ciphers the first chunks while CUDA starts on another thread (about 0.3 s on the H200
-// host), then the GPU takes every later chunk, in place in the same host buffers. The ring is
-// sized for the GPU, since the GPU does most of the work of any input big enough for the start to
-// matter.
-SelectedBackend gpu_with_cpu_start(const BackendRequest &request, const CipherSpec &spec,
-                                   std::span<const std::uint8_t> key, LanePolicy policy) {
+// Where the CPU stands beside the GPUs: while they start, all run long, only if every one fails,
+// or not at all.
+std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is_withdrawable) {
+    if (cpu_stays_beside_gpus(request.choice)) return LaneShare::throughout;
+    switch (request.choice) {
+    case BackendChoice::automatic:
+        return request.wait_for_gpu ? LaneShare::fallback : LaneShare::until_another_is_ready;
+    case BackendChoice::gpu:
+        // Bytes that reached a pipe cannot be taken back if a GPU then fails: no start on the CPU.
+        if (request.wait_for_gpu || !output_is_withdrawable) return std::nullopt;
+        return LaneShare::until_another_is_ready;
+    case BackendChoice::all:
+    case BackendChoice::cpu: break;
+    }
+    throw std::logic_error("no CPU lane beside the GPUs for this choice");
+}
+
+// A lane per GPU over the dispatcher's ring, each started on its own thread, and the CPU as
+// `share` says. The ring has room for every GPU's streams and, where the CPU ciphers beside them,
+// for its jobs too; where it only starts the run, the GPUs need the room.
+SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
+                           const std::vector<int> &devices, std::optional<LaneShare> share) {
     auto gpu_key = std::make_shared<SecretBytes>(key);
-    LaneStart start_gpu_lane = [gpu_key, spec, gpu = gpu_options(request)](std::span<const std::span<std::byte>> ring) {
-        return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring); });
-    };
-    std::vector<Lane> later;
-    later.push_back({"GPU", std::move(start_gpu_lane), policy});
-    auto backend = std::make_unique<Dispatcher>("CPU", make_cpu_backend(request, spec, key), std::move(later));
-    Dispatcher *cpu_start = backend.get();
-    return {std::move(backend), gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes, cpu_start};
+    auto pins = std::make_shared<GpuRingPins>(devices.size() > 1);
+    const LanePolicy policy = request.choice == BackendChoice::gpu ? LanePolicy::required : LanePolicy::optional;
+    std::vector<Lane> lanes;
+    std::size_t slots = kPipelineSlots;
+    if (share) {
+        const CpuSubmit submit =
+            *share == LaneShare::throughout ? CpuSubmit::post_every_piece : CpuSubmit::caller_runs_first_piece;
+        auto cpu = make_cpu_backend(request, spec, key, submit);
+        if (*share == LaneShare::throughout) slots += cpu_jobs_at_once(cpu->threads(), kGpuFileChunkBytes);
+        lanes.push_back({.name = "CPU", .start = {}, .ready = std::move(cpu), .share = *share});
+    }
+    for (const int device : devices) {
+        LaneStart start = [gpu_key, pins, spec, gpu = gpu_options(request, device)](
+                              std::span<const std::span<std::byte>> ring) {
+            return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring, pins.get()); });
+        };
+        const std::string name = devices.size() == 1 ? "GPU" : "GPU " + std::to_string(device);
+        lanes.push_back({.name = name, .start = std::move(start), .policy = policy});
+        slots += request.gpu_streams;
+    }
+    auto backend = std::make_unique<Dispatcher>(std::move(lanes));
+    Dispatcher *dispatcher = backend.get();
+    return {std::move(backend), slots, kGpuFileChunkBytes, dispatcher};
 }
 
 } // namespace
 
+const char *backend_choice_name(BackendChoice choice) {
+    switch (choice) {
+    case BackendChoice::automatic: return "auto";
+    case BackendChoice::cpu: return "cpu";
+    case BackendChoice::gpu: return "gpu";
+    case BackendChoice::all: return "all";
+    }
+    return "?";
+}
+
 SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
                                bool output_is_withdrawable) {
-    // No driver: nothing to start behind the CPU (`gpu` then fails at once, `auto` uses the CPU).
-    // Asked only where a GPU may be used: finding the driver loads libcuda, which cost --backend
-    // cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without it).
-    const bool cpu_start = request.choice != BackendChoice::cpu && !request.wait_for_gpu && gpu_driver_found();
-    if (request.choice != BackendChoice::cpu) {
-        spdlog::debug("backend {}: GPU driver {}; {}", request.choice == BackendChoice::gpu ? "gpu" : "auto",
-                      gpu_driver_found() ? "found" : "not found",
-                      cpu_start              ? "the CPU ciphers while the GPU starts"
-                      : request.wait_for_gpu ? "waiting for the GPU (--wait-for-gpu)"
-                                             : "no GPU to start");
+    if (request.choice == BackendChoice::cpu) return cpu_backend(request, spec, key);
+    // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
+    // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
+    // --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without).
+    std::vector<int> devices;
+    try {
+        if (!gpu_driver_found()) {
+            throw GpuUnavailable(std::string("no usable CUDA device: ") +
+                                 (gpu_support_built_in() ? kNoDriverMessage
+                                                         : "this aesgpu was built without CUDA support"));
+        }
+        devices = gpu_devices(request);
+    } catch (const GpuUnavailable &e) {
+        if (request.choice == BackendChoice::gpu) throw;
+        spdlog::info("backend {}: using the CPU ({})", backend_choice_name(request.choice), e.what());
+        return cpu_backend(request, spec, key);
     }
-    switch (request.choice) {
-    case BackendChoice::cpu: return cpu_backend(request, spec, key);
-    case BackendChoice::gpu:
-        return cpu_start && output_is_withdrawable ? gpu_with_cpu_start(request, spec, key, LanePolicy::required)
-                                                   : gpu_backend(request, spec, key);
-    case BackendChoice::automatic:
-        return cpu_start ? gpu_with_cpu_start(request, spec, key, LanePolicy::optional)
-                         : automatic_backend(request, spec, key);
+    const std::optional<LaneShare> share = cpu_share(request, output_is_withdrawable);
+    spdlog::debug("backend {}: {} GPU{}; {}", backend_choice_name(request.choice), devices.size(),
+                  devices.size() == 1 ? "" : "s",
+                  !share                                         ? "no CPU start (waiting for the GPUs)"
+                  : *share == LaneShare::throughout              ? "the CPU ciphers beside them, all run long"
+                  : *share == LaneShare::until_another_is_ready ? "the CPU ciphers while they start"
+                                                                 : "the CPU only if every GPU fails to start");
+    if (devices.size() == 1 && (!share || *share == LaneShare::fallback)) {
+        // One GPU started here and now: its failure is this call's (auto: the CPU takes over).
+        try {
+            SelectedBackend selected = one_gpu(request, spec, key, devices.front());
+            if (share) spdlog::info("backend auto: using {}", selected.backend->describe());
+            return selected;
+        } catch (const std::runtime_error &e) {
+            if (!share) throw;
+            spdlog::info("backend auto: using the CPU ({})", e.what());
+            return cpu_backend(request, spec, key);
+        }
     }
-    throw std::logic_error("unknown backend choice");
+    return dispatched(request, spec, key, devices, share);
 }
 
 void check_required_backend(BackendChoice choice) {

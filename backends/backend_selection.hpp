@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Turns a backend choice (auto, cpu, gpu) into a working cipher backend, with the ring and chunk
-// sizes that suit it: the CPU alone, the GPU alone, or a dispatcher that ciphers on the CPU while
-// the GPU starts. The command line and the bench both choose through here.
+// Turns a backend choice (auto, cpu, gpu, all) into a working cipher backend, with the ring and
+// chunk sizes that suit it: the CPU alone, one GPU alone, or a dispatcher that spreads jobs over
+// every GPU (each its own lane) and the CPU, which ciphers while the GPUs start and, for `all`,
+// beside them all run long. The command line and the bench both choose through here.
 #include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/dispatcher.hpp"
@@ -11,35 +12,58 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace aesgpu {
 
-enum class BackendChoice { automatic, cpu, gpu };
+enum class BackendChoice {
+    automatic, // every GPU, the CPU while they start; the CPU alone without a GPU
+    cpu,       // the CPU alone
+    gpu,       // every GPU (asked for: a GPU that fails fails the run), the CPU while they start
+    all,       // every GPU and the CPU, all run long; the CPU alone without a GPU
+};
+
+// Whether `auto` keeps the CPU ciphering beside the GPUs once they are ready (as `all` does).
+// Decided from `aesgpu bench` on the H200 host (bench/NOTES.md, "Every GPU and the CPU"): false
+// while the CPU beside one GPU does not pay for a file.
+inline constexpr bool kAutoKeepsTheCpuBesideTheGpus = false;
+
+// True where the CPU keeps ciphering beside the GPUs once they are ready, not only while they start.
+[[nodiscard]] constexpr bool cpu_stays_beside_gpus(BackendChoice choice) {
+    return choice == BackendChoice::all || (choice == BackendChoice::automatic && kAutoKeepsTheCpuBesideTheGpus);
+}
 
 struct BackendRequest {
     BackendChoice choice = BackendChoice::automatic;
-    bool wait_for_gpu = false; // no CPU start: every block goes through the GPU
+    bool wait_for_gpu = false; // no CPU start: every block goes through a GPU
     unsigned cpu_threads = 0;  // 0: all hardware threads
     unsigned gpu_streams = kDefaultGpuStreams;
+    std::vector<int> devices; // --devices: empty for every GPU this process sees
 };
 
 struct SelectedBackend {
     std::unique_ptr<CipherBackend> backend;
     std::size_t ring_slots;
-    std::size_t file_chunk_bytes;    // default chunk for regular-file input
-    Dispatcher *cpu_start = nullptr; // `backend` itself when the CPU ciphers while the GPU starts
+    std::size_t file_chunk_bytes; // default chunk for regular-file input
+    // `backend` itself when it spreads jobs over lanes (the CPU start, several GPUs, the CPU beside them).
+    Dispatcher *dispatcher = nullptr;
 };
 
-// `gpu` with no usable GPU fails with GpuUnavailable ("no usable CUDA device: <reason>"); `auto`
-// then uses the CPU and logs why at info level. Unless wait_for_gpu, both start on the CPU while
-// the GPU starts on another thread; `gpu` then fails at the first submit after the GPU failed to
-// start, or at the end of the run. It does so only when `output_is_withdrawable` (a file committed
-// at the end): output sent to a pipe cannot be taken back, so there it waits.
+// `gpu` with no usable GPU, or a --devices entry that is not there, fails with GpuUnavailable
+// ("no usable CUDA device: <reason>"); `auto` and `all` then use the CPU and log why at info
+// level. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
+// fails at the first submit after a GPU failed to start, or at the end of the run. It does so only
+// when `output_is_withdrawable` (a file committed at the end): output sent to a pipe cannot be
+// taken back, so there it waits for every GPU to start.
 [[nodiscard]] SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec,
                                              std::span<const std::uint8_t> key, bool output_is_withdrawable);
 
 // Fails, as select_backend would for `gpu`, when no GPU is there at all; nothing for the other
 // choices. Lets a run that prompts for a passphrase fail before asking.
 void check_required_backend(BackendChoice choice);
+
+// "auto", "cpu", "gpu", "all".
+[[nodiscard]] const char *backend_choice_name(BackendChoice choice);
 
 } // namespace aesgpu

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -134,6 +135,25 @@ public:
     // Called once after a successful run's last job has been waited for, so a backend can report a
     // failure it has not reported yet. Most have none.
     virtual void finish() {}
+
+    // The most jobs worth having in flight at once: what keeps it busy (a GPU's streams, enough
+    // jobs for a CPU's threads). A dispatcher gives a backend no more than this.
+    [[nodiscard]] virtual std::size_t jobs_at_once() const { return 1; }
+
+    // Called with a job's slot as soon as the job has ended (done or failed), once per job, from
+    // any thread, before wait() for it returns; it must not call back into the backend. Lets a
+    // dispatcher see which backend has room without waiting for jobs in order. Set it before
+    // submitting; returns false where the backend cannot tell (wait() is then the only news).
+    using JobEndListener = std::function<void(std::size_t slot)>;
+    virtual bool set_job_end_listener(JobEndListener listener) {
+        (void)listener;
+        return false;
+    }
+
+    // The run is failing: a submit() blocked waiting for room or for a backend to start gives up
+    // and throws Cancelled, now and until the next configure_slots(). Thread-safe. Most
+    // backends never block there.
+    virtual void cancel() {}
 };
 
 // Argument checks every backend's slot_buffer()/submit() makes: the slot exists, and the job is

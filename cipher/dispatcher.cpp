@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cipher/dispatcher.hpp"
 
+#include "common/errors.hpp"
 #include "common/threads.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -21,17 +23,20 @@ std::string error_text(const std::exception_ptr &error) {
     }
 }
 
-constexpr std::size_t kNoLane = static_cast<std::size_t>(-1);
-
 } // namespace
 
-Dispatcher::Dispatcher(std::string first_name, std::unique_ptr<CipherBackend> first, std::vector<Lane> later) {
-    if (!first) throw std::invalid_argument("a dispatcher needs a first backend");
-    lanes_.push_back(LaneState{Lane{std::move(first_name), nullptr}, std::move(first), nullptr, false, 0, 0});
-    for (auto &lane : later) {
-        if (!lane.start) throw std::invalid_argument("every later lane needs a start");
-        lanes_.push_back(LaneState{std::move(lane), nullptr, nullptr, false, 0, 0});
+Dispatcher::Dispatcher(std::vector<Lane> lanes) {
+    if (lanes.empty()) throw std::invalid_argument("a dispatcher needs a lane");
+    for (auto &lane : lanes) {
+        if (!lane.start == !lane.ready) {
+            throw std::invalid_argument("a lane needs either a start or a backend ready from the start");
+        }
+        LaneState state;
+        state.backend = std::move(lane.ready);
+        state.lane = std::move(lane);
+        lanes_.push_back(std::move(state));
     }
+    waits_for_every_start_ = std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &s) { return s.backend != nullptr; });
 }
 
 Dispatcher::~Dispatcher() {
@@ -43,32 +48,84 @@ void Dispatcher::join_starters() noexcept {
     starters_.clear();
 }
 
-std::size_t Dispatcher::lane_for_next_job() const {
-    for (std::size_t i = lanes_.size(); i-- > 1;) {
+bool Dispatcher::any_starting() const {
+    return std::any_of(lanes_.begin(), lanes_.end(), [](const LaneState &state) { return state.starting; });
+}
+
+bool Dispatcher::takes_jobs(std::size_t index) const {
+    const LaneState &state = lanes_[index];
+    if (!state.backend) return false;
+    const auto others = [&](auto &&predicate) {
+        for (std::size_t i = 0; i < lanes_.size(); ++i) {
+            if (i != index && predicate(lanes_[i])) return true;
+        }
+        return false;
+    };
+    switch (state.lane.share) {
+    case LaneShare::throughout: return true;
+    case LaneShare::until_another_is_ready: return !others([](const LaneState &s) { return s.backend != nullptr; });
+    case LaneShare::fallback:
+        return !others([](const LaneState &s) { return s.backend != nullptr || s.starting; });
+    }
+    return false;
+}
+
+// Earliest expected finish. A lane not yet measured counts as finishing at once while it has
+// room (it gets jobs, and so a measurement); ties go to the lane with fewer jobs in flight.
+std::size_t Dispatcher::lane_for(const CipherJob &job) const {
+    std::size_t best = kNoLane;
+    double best_seconds = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (!takes_jobs(i)) continue;
         const LaneState &state = lanes_[i];
-        if (state.backend) return i;
+        const bool has_room = state.pace.in_flight() < state.room;
+        const double seconds = state.pace.seconds_until_done(job.bytes).value_or(
+            has_room ? 0.0 : std::numeric_limits<double>::infinity());
+        if (best == kNoLane || seconds < best_seconds ||
+            (seconds == best_seconds && state.pace.in_flight() < lanes_[best].pace.in_flight())) {
+            best = i;
+            best_seconds = seconds;
+        }
+    }
+    if (best != kNoLane && lanes_[best].pace.in_flight() >= lanes_[best].room) return kNoLane; // wait for room
+    return best;
+}
+
+void Dispatcher::rethrow_required_failure() const {
+    for (const LaneState &state : lanes_) {
         if (state.error && state.lane.policy == LanePolicy::required) std::rethrow_exception(state.error);
     }
-    return 0;
 }
 
 std::string Dispatcher::describe() const {
     std::lock_guard lock(mutex_);
-    std::size_t current = 0;
-    for (std::size_t i = lanes_.size(); i-- > 1;) {
-        if (lanes_[i].backend) {
-            current = i;
-            break;
-        }
+    std::string text;
+    bool all_give_way = true; // every lane taking jobs now stops once another is ready
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (!takes_jobs(i)) continue;
+        if (!text.empty()) text += " + ";
+        text += lanes_[i].backend->describe();
+        all_give_way = all_give_way && lanes_[i].lane.share == LaneShare::until_another_is_ready;
     }
-    std::string text = lanes_[current].backend->describe();
-    for (std::size_t i = current + 1; i < lanes_.size(); ++i) {
-        const LaneState &later = lanes_[i];
-        if (!(later.error && later.lane.policy == LanePolicy::optional)) {
-            return text + " until the " + later.lane.name + " is ready";
-        }
+    for (const LaneState &state : lanes_) {
+        if (state.backend || state.error || !state.lane.start) continue; // only a lane still to come
+
+        if (text.empty()) return "waiting for the " + state.lane.name + " to start";
+        return text + (all_give_way ? " until the " : ", with the ") + state.lane.name +
+               (all_give_way ? " is ready" : " starting");
     }
-    return text;
+    return text.empty() ? "no backend (every one failed to start)" : text;
+}
+
+std::string Dispatcher::active_lanes() const {
+    std::lock_guard lock(mutex_);
+    std::string names;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (!takes_jobs(i)) continue;
+        if (!names.empty()) names += '+';
+        names += lanes_[i].lane.name;
+    }
+    return names;
 }
 
 void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
@@ -76,26 +133,36 @@ void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes)
     join_starters();
     {
         std::lock_guard lock(mutex_);
-        for (std::size_t i = 0; i < lanes_.size(); ++i) {
-            LaneState &state = lanes_[i];
-            if (i > 0) state.backend.reset();
+        for (LaneState &state : lanes_) {
+            if (state.lane.start) state.backend.reset();
             state.error = nullptr;
             state.start_seconds = 0;
             state.bytes = 0;
+            state.jobs = 0;
+            state.pace = {};
         }
-        slot_lane_.assign(slot_count, kNoLane);
+        slot_jobs_.assign(slot_count, SlotJob{kNoLane});
+        submitted_ = false;
+        cancelled_ = false;
     }
-    CipherBackend &first = *lanes_.front().backend;
-    first.adopt_slots({});
+    for (LaneState &state : lanes_) {
+        if (state.backend) state.backend->adopt_slots({});
+    }
     ring_ = {};
     ring_ = HostRing(slot_count, slot_bytes);
-    first.adopt_slots(ring_.buffers());
-    start_began_ = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (!lanes_[i].backend) continue;
+        lanes_[i].backend->adopt_slots(ring_.buffers());
+        std::lock_guard lock(mutex_);
+        listen_to(i);
+    }
+    start_began_ = Clock::now();
 
     // Room for every starter first: a thread that started and then found no room in the vector
     // would be destroyed still joinable, which ends the process.
     starters_.reserve(lanes_.size());
-    for (std::size_t i = 1; i < lanes_.size(); ++i) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (!lanes_[i].lane.start) continue;
         {
             std::lock_guard lock(mutex_);
             lanes_[i].starting = true;
@@ -112,6 +179,12 @@ void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes)
 
 void Dispatcher::adopt_slots(std::span<const std::span<std::byte>>) {
     throw std::logic_error("a dispatcher works over its own ring");
+}
+
+void Dispatcher::listen_to(std::size_t index) {
+    LaneState &state = lanes_[index];
+    state.room = std::max<std::size_t>(1, state.backend->jobs_at_once());
+    state.reports_job_ends = state.backend->set_job_end_listener([this](std::size_t slot) { job_ended(slot); });
 }
 
 // A starter thread.
@@ -131,12 +204,13 @@ void Dispatcher::end_start(std::size_t index, std::unique_ptr<CipherBackend> bac
     {
         std::lock_guard lock(mutex_);
         LaneState &state = lanes_[index];
-        state.start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_began_).count();
+        state.start_seconds = std::chrono::duration<double>(Clock::now() - start_began_).count();
         state.backend = std::move(backend);
         state.error = error;
         state.starting = false;
+        if (state.backend) listen_to(index);
     }
-    start_ended_.notify_all();
+    changed_.notify_all();
 }
 
 std::span<std::byte> Dispatcher::slot_buffer(std::size_t slot) {
@@ -145,33 +219,78 @@ std::span<std::byte> Dispatcher::slot_buffer(std::size_t slot) {
 
 void Dispatcher::submit(const CipherJob &job) {
     CipherBackend *target = nullptr;
-    std::size_t lane = 0;
+    {
+        std::unique_lock lock(mutex_);
+        SlotJob &record = ring_slot(slot_jobs_, job.slot);
+        if (record.in_flight) throw std::logic_error("slot submitted twice");
+        std::size_t lane = kNoLane;
+        for (;;) {
+            if (cancelled_) throw Cancelled();
+            rethrow_required_failure();
+            const bool starting = any_starting();
+            if (!(waits_for_every_start_ && !submitted_ && starting)) {
+                lane = lane_for(job);
+                if (lane != kNoLane) break; // else the best lane is full, or none takes jobs yet
+                bool some_lane_takes_jobs = false;
+                for (std::size_t i = 0; i < lanes_.size(); ++i) some_lane_takes_jobs = some_lane_takes_jobs || takes_jobs(i);
+                if (!starting && !some_lane_takes_jobs) {
+                    // Every lane failed to start: say why the first one did.
+                    for (const LaneState &state : lanes_) {
+                        if (state.error) std::rethrow_exception(state.error);
+                    }
+                    throw std::logic_error("no lane takes jobs");
+                }
+            }
+            changed_.wait(lock);
+        }
+        LaneState &state = lanes_[lane];
+        record = {lane, job.bytes, true};
+        state.pace.job_started(job.bytes, Clock::now());
+        state.bytes += job.bytes;
+        ++state.jobs;
+        submitted_ = true;
+        target = state.backend.get();
+    }
+    try {
+        target->submit(job);
+    } catch (...) {
+        job_ended(job.slot); // it never started: its room is free again
+        throw;
+    }
+}
+
+void Dispatcher::job_ended(std::size_t slot) {
     {
         std::lock_guard lock(mutex_);
-        lane = lane_for_next_job();
-        target = lanes_[lane].backend.get();
+        if (slot >= slot_jobs_.size()) return;
+        SlotJob &record = slot_jobs_[slot];
+        if (!record.in_flight) return; // told already (the listener, then wait())
+        record.in_flight = false;
+        lanes_[record.lane].pace.job_ended(record.bytes, Clock::now());
     }
-    target->submit(job);
-    std::lock_guard lock(mutex_);
-    ring_slot(slot_lane_, job.slot) = lane;
-    lanes_[lane].bytes += job.bytes;
+    changed_.notify_all();
 }
 
 void Dispatcher::wait(std::size_t slot) {
     CipherBackend *owner = nullptr;
     {
         std::lock_guard lock(mutex_);
-        const std::size_t lane = ring_slot(slot_lane_, slot);
-        owner = lanes_[lane == kNoLane ? 0 : lane].backend.get();
+        const std::size_t lane = ring_slot(slot_jobs_, slot).lane;
+        if (lane == kNoLane) return; // never submitted
+        owner = lanes_[lane].backend.get();
     }
-    owner->wait(slot);
+    try {
+        owner->wait(slot);
+    } catch (...) {
+        job_ended(slot);
+        throw;
+    }
+    job_ended(slot);
 }
 
 void Dispatcher::await_lanes() {
     std::unique_lock lock(mutex_);
-    start_ended_.wait(lock, [&] {
-        return std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &state) { return state.starting; });
-    });
+    changed_.wait(lock, [&] { return !any_starting(); });
 }
 
 void Dispatcher::finish() {
@@ -179,21 +298,32 @@ void Dispatcher::finish() {
     std::vector<CipherBackend *> ready;
     {
         std::lock_guard lock(mutex_);
+        rethrow_required_failure();
         for (const auto &state : lanes_) {
-            if (state.error && state.lane.policy == LanePolicy::required) std::rethrow_exception(state.error);
             if (state.backend) ready.push_back(state.backend.get());
         }
     }
     for (CipherBackend *backend : ready) backend->finish();
 }
 
+void Dispatcher::cancel() {
+    {
+        std::lock_guard lock(mutex_);
+        cancelled_ = true;
+    }
+    changed_.notify_all();
+}
+
 std::vector<LaneReport> Dispatcher::report() const {
     std::lock_guard lock(mutex_);
+    const Clock::time_point now = Clock::now();
     std::vector<LaneReport> reports;
     for (const auto &state : lanes_) {
         LaneReport report;
         report.name = state.lane.name;
         report.bytes = state.bytes;
+        report.jobs = state.jobs;
+        report.busy_seconds = state.pace.busy_seconds(now);
         report.ready = state.backend != nullptr;
         report.start_seconds = state.start_seconds;
         if (state.backend) report.description = state.backend->describe();

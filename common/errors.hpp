@@ -52,6 +52,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Thrown by a wait that was called off because the run is failing elsewhere (a read of a pipe, a
+// submit waiting for room); the failure that called it off is the one to report.
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("cancelled") {}
+};
+
 // "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 [[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
 

@@ -14,7 +14,7 @@ __aesgpu_options()
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
-                --segment-size --aad --backend --streams -T --threads --io-threads --chunk-size"
+                --segment-size --aad --backend --devices --streams -T --threads --io-threads --chunk-size"
             ;;
         keygen)
             flags="-h --help"
@@ -141,8 +141,11 @@ __aesgpu_value()
             if [[ $command == bench ]]; then
                 __aesgpu_add "$prefix" cpu gpu all
             else
-                __aesgpu_add "$prefix" auto cpu gpu
+                __aesgpu_add "$prefix" auto cpu gpu all
             fi
+            ;;
+        --devices)
+            __aesgpu_add "$prefix" all
             ;;
         --key-bits)
             if [[ $command == bench ]]; then

@@ -3,17 +3,10 @@
 // A one-way "stop now" for threads blocked reading a pipe or terminal: a read waits in poll() on
 // both its input and this event descriptor, so a failure elsewhere (a full disk, a closed pipe)
 // ends the run at once, even when the producer never writes again and never closes.
+#include "common/errors.hpp" // Cancelled
 #include "common/unique_fd.hpp"
 
-#include <stdexcept>
-
 namespace aesgpu {
-
-// Thrown by a read that a Cancellation ended; the failure that cancelled it is the one to report.
-class Cancelled : public std::runtime_error {
-public:
-    Cancelled() : std::runtime_error("cancelled") {}
-};
 
 class Cancellation {
 public:

@@ -52,7 +52,7 @@ public:
             try {
                 read_all();
             } catch (const Cancelled &) {
-                // The writer failed and stopped the read; its error is the one to report.
+                // The writer failed and stopped the read or the submit; its error is the one to report.
             } catch (...) {
                 reader_error = std::current_exception();
             }
@@ -66,9 +66,13 @@ public:
             writer_error = std::current_exception();
         }
         // A reader waiting for a slot gives up; one waiting for a pipe that may never deliver
-        // again (or close) is woken too.
+        // again (or close), or in the backend for room (a lane whose jobs no longer end), is
+        // woken too.
         free_slots_.close();
-        if (writer_error) cancellation_.cancel();
+        if (writer_error) {
+            cancellation_.cancel();
+            backend_.cancel();
+        }
         reader.join();
         // Jobs the writer never reached must finish before their buffers can be reused or freed.
         while (const auto chunk = filled_.pop()) {

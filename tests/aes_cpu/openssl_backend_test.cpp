@@ -11,11 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
@@ -300,6 +304,75 @@ TEST(OpenSslBackend, DescribesItself) {
     EXPECT_NE(backend.describe().find("OpenSSL"), std::string::npos) << backend.describe();
 }
 
+TEST(OpenSslBackend, PostingEveryPieceMatchesOpenSslAndCiphersNothingOnTheCaller) {
+    // Beside GPUs every piece goes to a worker, so the thread that feeds the GPUs never ciphers:
+    // the listener hears of each job's end on a worker. Alone, a job of one piece runs on the
+    // caller, which then tells the listener itself.
+    const Bytes key = random_bytes(32);
+    for (const CpuSubmit submit : {CpuSubmit::post_every_piece, CpuSubmit::caller_runs_first_piece}) {
+        for (const unsigned threads : {1u, 3u}) {
+            const bool posts = submit == CpuSubmit::post_every_piece;
+            SCOPED_TRACE(std::string(posts ? "post every piece" : "caller runs one") + ", threads " +
+                         std::to_string(threads));
+            OpenSslBackend backend(key, Direction::encrypt, threads, submit);
+            EXPECT_EQ(backend.threads(), threads);
+            std::mutex mutex;
+            std::vector<std::thread::id> told_on;
+            ASSERT_TRUE(backend.set_job_end_listener([&](std::size_t) {
+                std::lock_guard lock(mutex);
+                told_on.push_back(std::this_thread::get_id());
+            }));
+            for (const std::size_t size : {std::size_t{4096}, std::size_t{1} << 20, (std::size_t{3} << 20) + 16}) {
+                const Bytes plain = random_bytes(size);
+                Bytes expected;
+                ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+                EXPECT_TRUE(run_backend(backend, plain) == expected) << size;
+            }
+            std::lock_guard lock(mutex);
+            ASSERT_EQ(told_on.size(), 3u);
+            for (std::size_t job = 0; job < told_on.size(); ++job) {
+                const bool on_caller = told_on[job] == std::this_thread::get_id();
+                if (posts) {
+                    EXPECT_FALSE(on_caller) << "job " << job;
+                } else if (threads == 1 || job < 2) {
+                    // Alone with one thread, or a job of one piece (the first two): the caller ran it.
+                    // (A job of several pieces ends on whichever thread finishes last.)
+                    EXPECT_TRUE(on_caller) << "job " << job;
+                }
+            }
+        }
+    }
+}
+
+TEST(OpenSslBackend, TellsItsListenerOfEachJobEndOnceBeforeWaitReturns) {
+    const Bytes key = random_bytes(16);
+    for (const CpuSubmit submit : {CpuSubmit::post_every_piece, CpuSubmit::caller_runs_first_piece}) {
+        OpenSslBackend backend(key, Direction::encrypt, 3, submit);
+        const std::size_t slots = 5;
+        backend.configure_slots(slots, (2u << 20) + 4096);
+        std::vector<std::atomic<int>> ends(slots);
+        ASSERT_TRUE(backend.set_job_end_listener([&](std::size_t slot) { ++ends.at(slot); }));
+        for (int round = 1; round <= 4; ++round) {
+            for (std::size_t slot = 0; slot < slots; ++slot) backend.submit({slot, (2u << 20) + 4096});
+            for (std::size_t slot = 0; slot < slots; ++slot) {
+                backend.wait(slot);
+                EXPECT_EQ(ends[slot].load(), round) << "slot " << slot;
+            }
+        }
+    }
+}
+
+TEST(OpenSslBackend, HasRoomForJobsThatKeepEveryThreadBusy) {
+    // 8 MiB jobs in 1 MiB pieces: 16 threads take two at once, and one more waits behind them.
+    EXPECT_EQ(cpu_jobs_at_once(16, 8u << 20), 3u);
+    EXPECT_EQ(cpu_jobs_at_once(2, 8u << 20), 2u);  // two 4 MiB pieces: one job, one queued
+    EXPECT_EQ(cpu_jobs_at_once(32, 1u << 20), 33u); // one piece a job
+    const Bytes key = random_bytes(16);
+    OpenSslBackend backend(key, Direction::encrypt, 16, CpuSubmit::post_every_piece);
+    backend.configure_slots(2, 8u << 20);
+    EXPECT_EQ(backend.jobs_at_once(), 3u);
+}
+
 TEST(OpenSslBackend, AJobThatCannotBeHandedOutFailsAtWaitInsteadOfHanging) {
     // Every allocation of submit() and wait() fails in turn: the job then fails with bad_alloc or
     // succeeds, and the backend can always be destroyed (no piece is left unfinished).
@@ -307,9 +380,10 @@ TEST(OpenSslBackend, AJobThatCannotBeHandedOutFailsAtWaitInsteadOfHanging) {
     const Bytes plain = random_bytes(4 << 20); // four 1 MiB pieces over 4 threads
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    for (const CpuSubmit submit : {CpuSubmit::caller_runs_first_piece, CpuSubmit::post_every_piece})
     at_every_allocation([&](int successes) {
         SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
-        auto backend = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 4);
+        auto backend = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 4, submit);
         backend->configure_slots(2, plain.size());
         std::memcpy(backend->slot_buffer(0).data(), plain.data(), plain.size());
         bool failed = false;

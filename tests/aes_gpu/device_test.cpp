@@ -13,7 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
 
 #if defined(AESGPU_HAVE_CUDA)
 #include "aes_gpu/gcm_kernel.hpp"
@@ -164,13 +168,93 @@ TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
 // A dispatcher that starts on 2 CPU threads and takes the GPU on as a required lane: what the
 // CLI's CPU start builds.
 Dispatcher cpu_then_gpu(const Bytes &key, const CipherSpec &spec) {
-    std::vector<Lane> gpu;
-    gpu.push_back({"GPU",
-                   [&key, spec](std::span<const std::span<std::byte>> ring) {
-                       return make_gpu_backend_over(key, spec, {}, ring);
-                   },
-                   LanePolicy::required});
-    return Dispatcher("CPU", std::make_unique<OpenSslBackend>(key, spec, 2), std::move(gpu));
+    std::vector<Lane> lanes;
+    lanes.push_back({.name = "CPU",
+                     .start = {},
+                     .ready = std::make_unique<OpenSslBackend>(key, spec, 2),
+                     .share = LaneShare::until_another_is_ready});
+    lanes.push_back({.name = "GPU", .start = [&key, spec](std::span<const std::span<std::byte>> ring) {
+                         return make_gpu_backend_over(key, spec, {}, ring);
+                     }});
+    return Dispatcher(std::move(lanes));
+}
+
+// What `--backend all` builds: the CPU all run long and two GPU lanes over one ring, page-locked
+// once for both (portable). The second lane is GPU 1 where there is one, else a second backend on
+// GPU 0 (its own streams and device buffers), so this runs on one GPU too.
+struct EveryLane {
+    EveryLane(const Bytes &key, const CipherSpec &spec) : pins(std::make_shared<GpuRingPins>(true)) {
+        std::vector<Lane> lanes;
+        lanes.push_back({.name = "CPU",
+                         .start = {},
+                         .ready = std::make_unique<OpenSslBackend>(key, spec, 2, CpuSubmit::post_every_piece),
+                         .share = LaneShare::throughout});
+        const int second = gpu_device_count() > 1 ? 1 : 0;
+        for (const int device : {0, second}) {
+            lanes.push_back({.name = "GPU " + std::to_string(lanes.size()),
+                             .start = [&key, spec, device, pins = pins](std::span<const std::span<std::byte>> ring) {
+                                 return make_gpu_backend_over(key, spec, {device, 2}, ring, pins.get());
+                             }});
+        }
+        backend.emplace(std::move(lanes));
+    }
+    std::shared_ptr<GpuRingPins> pins;
+    std::optional<Dispatcher> backend;
+};
+
+TEST_F(Gpu, TwoGpuLanesAndTheCpuShareOneRingAndMatchOpenSsl) {
+    const std::size_t chunk = 1u << 20;
+    for (const Mode mode : {Mode::ecb, Mode::ctr}) {
+        for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
+            SCOPED_TRACE(std::string(mode_name(mode)) + (direction == Direction::encrypt ? " encrypt" : " decrypt"));
+            const Bytes key = random_bytes(32);
+            const CounterBlock iv = carrying_ivs().back();
+            const CipherSpec spec(direction, mode, iv);
+            const Bytes plain = random_bytes(40 * chunk + 5);
+            Bytes cipher;
+            if (mode == Mode::ecb) {
+                ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
+            } else {
+                cipher = openssl_ctr(key, iv, plain);
+            }
+            EveryLane every(key, spec);
+            Dispatcher &backend = *every.backend;
+            PipelineOptions options{direction, mode == Mode::ecb ? Framing::pkcs7 : Framing::any_length, chunk, 12};
+            // Every lane ready before the second chunk, so each gets its share.
+            options.on_progress = [&](std::uint64_t done) {
+                if (done == chunk) backend.await_lanes();
+            };
+            const Bytes &input = direction == Direction::encrypt ? plain : cipher;
+            const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
+            EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
+            const std::vector<LaneReport> report = backend.report();
+            ASSERT_EQ(report.size(), 3u);
+            std::uint64_t total = 0;
+            for (const LaneReport &lane : report) {
+                EXPECT_TRUE(lane.ready) << lane.name << ": " << lane.failure;
+                EXPECT_GT(lane.jobs, 0u) << lane.name << " took no job";
+                total += lane.bytes;
+            }
+            EXPECT_EQ(total, cipher.size());
+        }
+    }
+}
+
+TEST_F(Gpu, TellsItsListenerOfEveryJobEndBeforeWaitReturns) {
+    const Bytes key = random_bytes(16);
+    auto backend = make_gpu_backend(key, Direction::encrypt, {0, 3});
+    const std::size_t slots = 6;
+    backend->configure_slots(slots, 1u << 20);
+    EXPECT_EQ(backend->jobs_at_once(), 3u);
+    std::vector<std::atomic<int>> ends(slots);
+    ASSERT_TRUE(backend->set_job_end_listener([&](std::size_t slot) { ++ends.at(slot); }));
+    for (int round = 1; round <= 3; ++round) {
+        for (std::size_t slot = 0; slot < slots; ++slot) backend->submit({slot, 1u << 20});
+        for (std::size_t slot = 0; slot < slots; ++slot) {
+            backend->wait(slot);
+            EXPECT_EQ(ends[slot].load(), round) << "slot " << slot;
+        }
+    }
 }
 
 TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {

@@ -68,17 +68,49 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
     EXPECT_EQ(run("$AESGPU encrypt p --frobnicate").err.find("did you mean"), std::string::npos);
 }
 
+TEST_F(Cli, DevicesTakesAllOrDistinctDeviceNumbers) {
+    write_file(file("p"), random_bytes(100));
+    for (const std::string value : {"foo", "", "0,", ",1", "0,,1", "-1", "1.5", "0 1", "99999999999"}) {
+        Outcome r = run("$AESGPU encrypt p -f --devices '" + value + "'" + kKey);
+        EXPECT_EQ(r.status, 2) << value;
+        EXPECT_EQ(r.err.rfind("aesgpu: --devices takes all or CUDA device numbers separated by commas (e.g. 0,1), "
+                              "not '",
+                              0),
+                  0u)
+            << r.err;
+    }
+    Outcome twice = run("$AESGPU encrypt p -f --devices 1,0,1" + kKey);
+    EXPECT_EQ(twice.status, 2);
+    EXPECT_EQ(twice.err, "aesgpu: --devices names GPU 1 twice\n");
+    Outcome cpu = run("$AESGPU encrypt p -f --backend cpu --devices 0" + kKey);
+    EXPECT_EQ(cpu.status, 2);
+    EXPECT_EQ(cpu.err, "aesgpu: --devices applies to the GPU; it has no effect with --backend cpu\n");
+    // A device that is not there: --backend gpu fails before writing anything; auto uses the CPU.
+    Outcome missing = run("$AESGPU encrypt p -o c --backend gpu --devices 0,63" + kKey);
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_EQ(missing.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << missing.err;
+    EXPECT_EQ(entries(), 1u) << "an output was left behind";
+    Outcome fallback = run("$AESGPU encrypt p -f -v --devices 63" + kKey);
+    EXPECT_EQ(fallback.status, 0) << fallback.err;
+    EXPECT_NE(fallback.err.find("aesgpu: backend auto: using the CPU (no usable CUDA device: "), std::string::npos)
+        << fallback.err;
+}
+
 TEST_F(Cli, BackendTakesItsNamesOnly) {
     write_file(file("p"), random_bytes(100));
     for (const std::string value : {"foo", "0", "1", "2", "GPU2", ""}) {
         Outcome r = run("$AESGPU encrypt p --backend '" + value + "'" + kKey);
         EXPECT_EQ(r.status, 2) << value;
-        EXPECT_EQ(r.err, "aesgpu: --backend must be auto, cpu or gpu\n") << value;
+        EXPECT_EQ(r.err, "aesgpu: --backend must be auto, cpu, gpu or all\n") << value;
     }
+    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+    Outcome all = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt p -o all.aes -v --backend all" + kKey);
+    EXPECT_EQ(all.status, 0) << all.err;
+    EXPECT_NE(all.err.find("aesgpu: backend all: using the CPU (no usable CUDA device: "), std::string::npos)
+        << all.err;
     Outcome bench = run("$AESGPU bench --backend 1");
     EXPECT_EQ(bench.status, 2);
     EXPECT_EQ(bench.err, "aesgpu: --backend must be cpu, gpu or all\n");
-    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
 }
 
 TEST_F(Cli, ThreadsZeroMeansEveryHardwareThread) {

@@ -4,6 +4,7 @@
 #include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include <cstdlib>
@@ -552,6 +553,27 @@ TEST_F(Cli, GpuTakesOverFromTheCpuStartAndTheOutputMatchesOpenSsl) {
          {"until the GPU is ready", "the CPU ciphered the first", "gpu (", "ciphered the other"}) {
         EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
     }
+}
+
+TEST_F(Cli, AllCiphersOnEveryGpuAndTheCpuAndSaysHowTheyShared) {
+    if (!gpu_available()) GTEST_SKIP() << "no usable CUDA device";
+    // 256 MiB: the GPU is ready long before the end, so both work; each lane's line gives its bytes.
+    write_file(file("p"), random_bytes(256u << 20));
+    Outcome r = run("$AESGPU encrypt -v --json --backend all -o c -K " + kKey128 + " p && openssl enc -aes-128-ecb -K " +
+                    kKey128 + " -in p | cmp - c");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char *expected : {"aesgpu: CPU: ", "aesgpu: GPU", " jobs, busy ", "GB/s; cpu (OpenSSL", "GB/s; gpu ("}) {
+        EXPECT_NE(r.err.find(expected), std::string::npos) << expected << " missing in:\n" << r.err;
+    }
+    EXPECT_EQ(r.err.find("while the GPU started"), std::string::npos) << "the CPU does not only start the run";
+    const nlohmann::json summary = nlohmann::json::parse(r.out);
+    std::uint64_t total = 0;
+    for (const auto &[name, bytes] : summary["split"].items()) {
+        EXPECT_GT(bytes.get<std::uint64_t>(), 0u) << name;
+        total += bytes.get<std::uint64_t>();
+    }
+    EXPECT_TRUE(summary["split"].contains("cpu")) << r.out;
+    EXPECT_EQ(total, (256u << 20) + 16);
 }
 
 TEST_F(Cli, AutoFallsBackToTheCpuAndSaysWhy) {

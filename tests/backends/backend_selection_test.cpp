@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The backend choice, in process: what --backend cpu, gpu and auto build, with and without a GPU
-// (this runs in CPU-only builds, in CUDA builds on machines with no GPU, and on GPU machines).
+// The backend choice, in process: what --backend cpu, gpu, auto and all build, with and without a
+// GPU (this runs in CPU-only builds, in CUDA builds on machines with no GPU, and on GPU machines).
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
@@ -31,7 +31,7 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
     for (const bool withdrawable : {true, false}) {
         const SelectedBackend selected =
             select_backend(request(BackendChoice::cpu), Direction::encrypt, key, withdrawable);
-        EXPECT_EQ(selected.cpu_start, nullptr);
+        EXPECT_EQ(selected.dispatcher, nullptr);
         EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr) << selected.backend->describe();
         EXPECT_EQ(selected.file_chunk_bytes, kFileChunkBytes);
         EXPECT_EQ(selected.ring_slots, 5u) << "2 threads: two for the reader, one for the writer, two in the cipher";
@@ -46,8 +46,8 @@ TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
     const Bytes key = random_bytes(32);
     // To a file: the CPU ciphers while the GPU starts, over a ring sized for the GPU.
     const SelectedBackend file = select_backend(request(BackendChoice::gpu), Direction::encrypt, key, true);
-    ASSERT_NE(file.cpu_start, nullptr);
-    EXPECT_EQ(file.cpu_start, file.backend.get());
+    ASSERT_NE(file.dispatcher, nullptr);
+    EXPECT_EQ(file.dispatcher, file.backend.get());
     EXPECT_EQ(file.ring_slots, gpu_ring_slots(kDefaultGpuStreams));
     EXPECT_EQ(file.file_chunk_bytes, kGpuFileChunkBytes);
     EXPECT_EQ(file.backend->describe().rfind("cpu (OpenSSL", 0), 0u) << file.backend->describe();
@@ -57,7 +57,7 @@ TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
         if (gpu_usable()) {
             const SelectedBackend alone =
                 select_backend(request(BackendChoice::gpu, wait), Direction::encrypt, key, withdrawable);
-            EXPECT_EQ(alone.cpu_start, nullptr);
+            EXPECT_EQ(alone.dispatcher, nullptr);
             EXPECT_EQ(alone.backend->describe().rfind("gpu (", 0), 0u) << alone.backend->describe();
         } else {
             try {
@@ -75,18 +75,60 @@ TEST(BackendSelection, AutoStartsOnTheCpuAndMakesTheGpuOptional) {
     const SelectedBackend selected = select_backend(request(BackendChoice::automatic), Direction::decrypt, key, false);
     if (!gpu_driver_found()) {
         // No CUDA build, or no NVIDIA driver: the CPU alone, with no GPU to start for every file.
-        EXPECT_EQ(selected.cpu_start, nullptr);
+        EXPECT_EQ(selected.dispatcher, nullptr);
         EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr);
         return;
     }
     // Even to a pipe: a GPU that fails to start leaves the run to the CPU, so nothing needs taking back.
-    ASSERT_NE(selected.cpu_start, nullptr);
+    ASSERT_NE(selected.dispatcher, nullptr);
     selected.backend->configure_slots(2, 4096);
-    selected.cpu_start->await_lanes();
+    selected.dispatcher->await_lanes();
     selected.backend->finish(); // an optional lane that failed is not the run's failure
-    const std::vector<LaneReport> lanes = selected.cpu_start->report();
+    const std::vector<LaneReport> lanes = selected.dispatcher->report();
     ASSERT_EQ(lanes.size(), 2u);
     EXPECT_EQ(lanes[1].ready, gpu_usable()) << lanes[1].failure;
+}
+
+TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
+    const Bytes key = random_bytes(16);
+    const SelectedBackend selected = select_backend(request(BackendChoice::all), Direction::encrypt, key, false);
+    if (!gpu_usable()) {
+        EXPECT_EQ(selected.dispatcher, nullptr);
+        EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr) << selected.backend->describe();
+        return;
+    }
+    ASSERT_NE(selected.dispatcher, nullptr);
+    const std::size_t gpus = static_cast<std::size_t>(gpu_device_count());
+    // Room for the pipeline's own three slots, the CPU's jobs (2 threads: 8 MiB in 2 pieces, so one
+    // job and one queued) and every GPU's streams.
+    EXPECT_EQ(selected.ring_slots, 3 + 2 + gpus * kDefaultGpuStreams);
+    selected.backend->configure_slots(selected.ring_slots, 1u << 20);
+    selected.dispatcher->await_lanes();
+    const std::vector<LaneReport> lanes = selected.dispatcher->report();
+    ASSERT_EQ(lanes.size(), 1 + gpus);
+    EXPECT_EQ(lanes[0].name, "CPU");
+    EXPECT_EQ(lanes[1].name, gpus == 1 ? "GPU" : "GPU 0");
+    for (const LaneReport &lane : lanes) EXPECT_TRUE(lane.ready) << lane.name << ": " << lane.failure;
+    // Both take jobs: the CPU does not give way once the GPUs are ready.
+    EXPECT_EQ(selected.dispatcher->active_lanes(), gpus == 1 ? "CPU+GPU" : "CPU+GPU 0+GPU 1");
+}
+
+TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
+    if (!gpu_driver_found()) GTEST_SKIP() << "no CUDA build or no driver: no device numbers to check";
+    const Bytes key = random_bytes(16);
+    BackendRequest missing = request(BackendChoice::gpu);
+    missing.devices = {0, 63};
+    try {
+        (void)select_backend(missing, Direction::encrypt, key, true);
+        ADD_FAILURE() << "a GPU backend on a device that is not there";
+    } catch (const GpuUnavailable &e) {
+        EXPECT_EQ(std::string(e.what()).rfind("no usable CUDA device: ", 0), 0u) << e.what();
+        if (gpu_usable()) EXPECT_NE(std::string(e.what()).find("no CUDA device 63 (found "), std::string::npos);
+    }
+    // auto and all go on with the CPU.
+    missing.choice = BackendChoice::all;
+    EXPECT_NE(dynamic_cast<OpenSslBackend *>(select_backend(missing, Direction::encrypt, key, true).backend.get()),
+              nullptr);
 }
 
 TEST(BackendSelection, NoGpuSupportMeansTheCpuOrAClearError) {

@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// The dispatcher in its CPU-start form: jobs go to the first lane until a later lane is ready,
-// then to that lane, over the dispatcher's one ring; output always matches OpenSSL. The later
-// lanes here are OpenSSL too (stand-ins for the GPU, so this runs everywhere), started behind a
-// gate the test opens.
+// The dispatcher: jobs spread over lanes that work over its one ring, each job to the lane expected
+// to finish it first; a lane that only starts the run (the CPU start) gives way once another is
+// ready; output always matches OpenSSL. The other lanes here are OpenSSL too (stand-ins for the
+// GPUs, so this runs everywhere): started behind a gate the test opens, or paced to run at a speed
+// the test sets.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
 #include "cipher/dispatcher.hpp"
 #include "common/errors.hpp"
+#include "io/input_source.hpp"
+#include "io/output_sink.hpp"
 #include "io/pipeline.hpp"
 #include "support/allocation_hooks.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
@@ -90,21 +97,32 @@ private:
 constexpr std::size_t kChunk = 4096;
 constexpr std::size_t kSlots = 3;
 
-// Opens the gate before the backend goes, so a failing test cannot hang in the destructor.
+// The CPU, ready from the start, taking jobs as `share` says.
+Lane cpu_lane(const Bytes &key, Direction direction, LaneShare share = LaneShare::until_another_is_ready,
+              unsigned threads = 2) {
+    return {.name = "CPU", .start = {}, .ready = std::make_unique<OpenSslBackend>(key, direction, threads),
+            .share = share};
+}
+
+std::vector<Lane> lanes_of(Lane first, Lane second) {
+    std::vector<Lane> lanes;
+    lanes.push_back(std::move(first));
+    lanes.push_back(std::move(second));
+    return lanes;
+}
+
+// The CPU start: the CPU until the successor is ready. Opens the gate before the backend goes, so
+// a failing test cannot hang in the destructor.
 struct Handover {
-    Handover(const Bytes &key, Direction direction, GatedStart &gated, LanePolicy policy)
-        : gate(gated), backend("CPU", std::make_unique<OpenSslBackend>(key, direction, 2),
-                               lanes({"successor", gated.start(), policy})) {}
+    Handover(const Bytes &key, Direction direction, GatedStart &gated, LanePolicy policy,
+             LaneShare cpu_share = LaneShare::until_another_is_ready)
+        : gate(gated), backend(lanes_of(cpu_lane(key, direction, cpu_share),
+                                        {.name = "successor", .start = gated.start(), .policy = policy})) {}
     ~Handover() { gate.open(); }
     // Lets the successor start and waits until it is ready (or failed).
     void let_successor_start() {
         gate.open();
         backend.await_lanes();
-    }
-    static std::vector<Lane> lanes(Lane lane) {
-        std::vector<Lane> later;
-        later.push_back(std::move(lane));
-        return later;
     }
     GatedStart &gate;
     Dispatcher backend;
@@ -243,8 +261,8 @@ TEST(Dispatcher, DestructionWaitsForAStartStillUnderWay) {
     std::thread opener;
     const auto begin = std::chrono::steady_clock::now();
     {
-        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
-                           Handover::lanes({"successor", gate.start(), LanePolicy::optional}));
+        Dispatcher backend(lanes_of(cpu_lane(key, Direction::encrypt),
+                                    {.name = "successor", .start = gate.start(), .policy = LanePolicy::optional}));
         backend.configure_slots(2, kChunk);
         opener = std::thread([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -259,25 +277,34 @@ TEST(Dispatcher, DestructionWaitsForAStartStillUnderWay) {
     opener.join();
 }
 
-TEST(Dispatcher, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
-    // Three lanes: the first, then one, then another; each later one takes over once ready. The
-    // output does not depend on which lane ciphered which job.
+TEST(Dispatcher, LanesReadyLaterShareTheJobsAndAnyLaneTakesAnyJob) {
+    // The CPU start, then one lane, then another: once ready, each takes jobs, and the CPU none.
+    // The output does not depend on which lane ciphered which job.
     const Bytes key = random_bytes(16);
     const Bytes plain = random_bytes(60 * kChunk + 9);
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     GatedStart second(key, Direction::encrypt), third(key, Direction::encrypt);
-    std::vector<Lane> later;
-    later.push_back({"second", second.start(), LanePolicy::required});
-    later.push_back({"third", third.start(), LanePolicy::required});
-    Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), std::move(later));
+    std::vector<Lane> lanes;
+    lanes.push_back(cpu_lane(key, Direction::encrypt));
+    lanes.push_back({.name = "second", .start = second.start()});
+    lanes.push_back({.name = "third", .start = third.start()});
+    Dispatcher backend(std::move(lanes));
     const auto open_and_wait = [&](GatedStart &gate, std::size_t lane) {
         gate.open();
         while (!backend.report()[lane].ready) std::this_thread::yield();
     };
+    std::uint64_t cpu_bytes_at_takeover = 0;
     const Bytes output = run(backend, Direction::encrypt, plain, [&](std::uint64_t done) {
-        if (done == 2 * kChunk) open_and_wait(second, 1);
-        if (done == 20 * kChunk) open_and_wait(third, 2);
+        if (done == 2 * kChunk) {
+            open_and_wait(second, 1);
+            cpu_bytes_at_takeover = backend.report()[0].bytes;
+            EXPECT_EQ(backend.active_lanes(), "second");
+        }
+        if (done == 20 * kChunk) {
+            open_and_wait(third, 2);
+            EXPECT_EQ(backend.active_lanes(), "second+third");
+        }
     });
     third.open();
     second.open();
@@ -285,9 +312,230 @@ TEST(Dispatcher, ALaterLaneTakesOverFromAnEarlierOneAndAnyLaneTakesAnyJob) {
     const std::vector<LaneReport> report = backend.report();
     ASSERT_EQ(report.size(), 3u);
     EXPECT_GE(report[0].bytes, 2 * kChunk);
+    EXPECT_EQ(report[0].bytes, cpu_bytes_at_takeover) << "the CPU start took a job after a lane was ready";
     EXPECT_GT(report[1].bytes, 0u);
-    EXPECT_GT(report[2].bytes, 30 * kChunk);
+    EXPECT_GT(report[2].bytes, 0u);
     EXPECT_EQ(report[0].bytes + report[1].bytes + report[2].bytes, expected.size());
+    EXPECT_EQ(report[1].jobs + report[2].jobs + report[0].jobs, 61u);
+}
+
+// Ciphers each job on a thread of its own, one job after another, `per_job` after it came, and
+// tells the listener (if any) when it is done; records the most jobs it ever held at once.
+class PacedBackend final : public CipherBackend {
+public:
+    PacedBackend(const Bytes &key, Direction direction, std::chrono::microseconds per_job, std::size_t room,
+                 bool tells_job_ends = true)
+        : cipher_(key, direction), per_job_(per_job), room_(room), tells_job_ends_(tells_job_ends),
+          worker_([this] { work(); }) {}
+    ~PacedBackend() override {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        worker_.join();
+    }
+    std::string describe() const override { return "paced (test)"; }
+    void configure_slots(std::size_t, std::size_t) override { throw std::logic_error("the ring is adopted"); }
+    void adopt_slots(std::span<const std::span<std::byte>> buffers) override {
+        std::lock_guard lock(mutex_);
+        buffers_.assign(buffers.begin(), buffers.end());
+        done_.assign(buffers.size(), true);
+    }
+    std::span<std::byte> slot_buffer(std::size_t slot) override { return ring_slot(buffers_, slot); }
+    void submit(const CipherJob &job) override {
+        {
+            std::lock_guard lock(mutex_);
+            done_.at(job.slot) = false;
+            queue_.push_back({job, std::chrono::steady_clock::now() + per_job_});
+            held_ = std::max(held_, ++holding_);
+        }
+        changed_.notify_all();
+    }
+    void wait(std::size_t slot) override {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return done_.at(slot); });
+    }
+    std::size_t jobs_at_once() const override { return room_; }
+    bool set_job_end_listener(JobEndListener listener) override {
+        listener_ = std::move(listener);
+        return tells_job_ends_;
+    }
+    // The most jobs submitted and not yet ended at any one time.
+    std::size_t most_held() {
+        std::lock_guard lock(mutex_);
+        return held_;
+    }
+
+private:
+    struct Queued {
+        CipherJob job;
+        std::chrono::steady_clock::time_point due;
+    };
+    void work() {
+        for (;;) {
+            Queued next;
+            {
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+                if (queue_.empty()) return;
+                next = queue_.front();
+                queue_.erase(queue_.begin());
+            }
+            std::this_thread::sleep_until(next.due);
+            const auto data = buffers_[next.job.slot].first(next.job.bytes);
+            cipher_.transform(data, data);
+            {
+                std::lock_guard lock(mutex_);
+                --holding_; // ended, as far as the dispatcher may know: its room is free
+            }
+            if (tells_job_ends_ && listener_) listener_(next.job.slot);
+            {
+                std::lock_guard lock(mutex_);
+                done_[next.job.slot] = true;
+            }
+            changed_.notify_all();
+        }
+    }
+
+    EvpAesCipher cipher_;
+    std::chrono::microseconds per_job_;
+    std::size_t room_;
+    bool tells_job_ends_;
+    JobEndListener listener_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<std::span<std::byte>> buffers_;
+    std::vector<bool> done_;
+    std::vector<Queued> queue_;
+    std::size_t holding_ = 0;
+    std::size_t held_ = 0;
+    bool stopping_ = false;
+    std::thread worker_;
+};
+
+Lane paced_lane(const std::string &name, std::unique_ptr<PacedBackend> backend) {
+    return {.name = name, .start = {}, .ready = std::move(backend), .share = LaneShare::throughout};
+}
+
+TEST(Dispatcher, AFasterLaneTakesMoreJobsAndNoLaneMoreThanItHasRoomFor) {
+    // One lane ten times slower than the other. Handing jobs to whichever lane has room would give
+    // the slow lane about a third of them (its room over both rooms), and the writer, which takes
+    // jobs in order, would wait on each: the fast lane must take almost all of them.
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(300 * kChunk);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    auto fast = std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(200), 2);
+    auto slow = std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(2000), 2);
+    PacedBackend &fast_lane = *fast;
+    PacedBackend &slow_lane = *slow;
+    Dispatcher backend(lanes_of(paced_lane("fast", std::move(fast)), paced_lane("slow", std::move(slow))));
+    EXPECT_EQ(backend.active_lanes(), "fast+slow");
+    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
+    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GT(report[0].jobs, 8 * report[1].jobs) << report[0].jobs << " fast, " << report[1].jobs << " slow";
+    EXPECT_EQ(report[0].jobs + report[1].jobs, 300u);
+    EXPECT_LE(fast_lane.most_held(), 2u);
+    EXPECT_LE(slow_lane.most_held(), 2u);
+    EXPECT_GT(report[0].busy_seconds, 0.0);
+    EXPECT_GT(report[0].bytes_per_second(), report[1].bytes_per_second());
+}
+
+TEST(Dispatcher, LanesOfOnePaceShareTheWork) {
+    // Two lanes all run long at the same pace (the CPU beside a GPU of its speed) both work.
+    const Bytes key = random_bytes(32);
+    const Bytes plain = random_bytes(200 * kChunk);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    Dispatcher backend(lanes_of(
+        paced_lane("one", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2)),
+        paced_lane("two", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2))));
+    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
+    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GT(report[0].jobs, 50u);
+    EXPECT_GT(report[1].jobs, 50u);
+}
+
+TEST(Dispatcher, ASubmitWaitingForRoomGivesUpWhenTheWriterFails) {
+    // The lane cannot say when its jobs end, so a full lane has room again only once the writer
+    // waited for one of its jobs. The writer fails (a full disk, /dev/full) with the reader inside
+    // submit(), waiting for room that will never come: the run must still end, with the writer's
+    // error.
+    const Bytes key = random_bytes(16);
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(20 * kChunk));
+    std::vector<Lane> lanes;
+    lanes.push_back(paced_lane("mute", std::make_unique<PacedBackend>(key, Direction::encrypt,
+                                                                      std::chrono::microseconds(0), 1, false)));
+    Dispatcher backend(std::move(lanes));
+    auto run = std::async(std::launch::async, [&] {
+        InputSource source = InputSource::open(dir.file("in"));
+        OutputSink sink = OutputSink::create("/dev/full", {true});
+        PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 6};
+        run_pipeline(source, sink, backend, options);
+    });
+    if (run.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+        ADD_FAILURE() << "the run hangs: the reader still waits for room";
+        backend.cancel(); // end it here, so the test fails instead of hanging
+        run.wait();
+        return;
+    }
+    try {
+        run.get();
+        ADD_FAILURE() << "writing to /dev/full succeeded";
+    } catch (const IoError &e) {
+        EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Dispatcher, AFallbackLaneWorksOnlyWhenEveryOtherLaneFailed) {
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(20 * kChunk + 3);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    for (const bool fails : {false, true}) {
+        SCOPED_TRACE(fails ? "the other lane fails" : "the other lane starts");
+        GatedStart gate(key, Direction::encrypt, fails);
+        Handover handover(key, Direction::encrypt, gate, LanePolicy::optional, LaneShare::fallback);
+        // The first job waits for the start: the fallback does not take it meanwhile.
+        std::thread opener([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            gate.open();
+        });
+        const Bytes output = run(handover.backend, Direction::encrypt, plain, {});
+        opener.join();
+        EXPECT_TRUE(output == expected);
+        const std::vector<LaneReport> report = handover.backend.report();
+        EXPECT_EQ(report[0].bytes, fails ? expected.size() : 0u);
+        EXPECT_EQ(report[1].bytes, fails ? 0u : expected.size());
+    }
+}
+
+TEST(Dispatcher, WithNoLaneReadyFromTheStartARequiredFailureComesBeforeAnyJob) {
+    // Two lanes that start on threads (GPUs, with output to a pipe): the first ready one does not
+    // take the first job while the other may still fail, so a failure leaves nothing written.
+    const Bytes key = random_bytes(16);
+    GatedStart good(key, Direction::encrypt), bad(key, Direction::encrypt, /*fails=*/true);
+    good.open();
+    Dispatcher backend(lanes_of({.name = "good", .start = good.start()}, {.name = "bad", .start = bad.start()}));
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(10 * kChunk));
+    std::thread opener([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        bad.open();
+    });
+    InputSource source = InputSource::open(dir.file("in"));
+    OutputSink sink = OutputSink::create(dir.file("out"), {});
+    PipelineOptions options{Direction::encrypt, Framing::pkcs7, kChunk, kSlots};
+    EXPECT_THROW(run_pipeline(source, sink, backend, options), std::runtime_error);
+    opener.join();
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_EQ(report[0].jobs, 0u);
+    EXPECT_EQ(report[1].jobs, 0u);
+    EXPECT_EQ(report[1].failure, "no usable CUDA device: injected");
 }
 
 TEST(Dispatcher, ConfiguringWithoutMemoryFailsCleanly) {
@@ -298,8 +546,8 @@ TEST(Dispatcher, ConfiguringWithoutMemoryFailsCleanly) {
         SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
         GatedStart gate(key, Direction::encrypt);
         gate.open();
-        Dispatcher backend("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
-                           Handover::lanes({"successor", gate.start(), LanePolicy::optional}));
+        Dispatcher backend(lanes_of(cpu_lane(key, Direction::encrypt, LaneShare::until_another_is_ready, 1),
+                                    {.name = "successor", .start = gate.start(), .policy = LanePolicy::optional}));
         bool reached = false;
         {
             const FailingAllocation failing(successes);
@@ -314,13 +562,17 @@ TEST(Dispatcher, ConfiguringWithoutMemoryFailsCleanly) {
     });
 }
 
-TEST(Dispatcher, RejectsAMissingBackendOrStart) {
+TEST(Dispatcher, RejectsALaneWithoutOneBackendOrStart) {
     const Bytes key = random_bytes(16);
-    EXPECT_THROW(Dispatcher("CPU", nullptr, {}), std::invalid_argument);
-    EXPECT_THROW(Dispatcher("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
-                            Handover::lanes({"x", LaneStart(), LanePolicy::optional})),
-                 std::invalid_argument);
-    Dispatcher alone("CPU", std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1), {});
+    EXPECT_THROW(Dispatcher({}), std::invalid_argument);
+    EXPECT_THROW(Dispatcher(lanes_of(cpu_lane(key, Direction::encrypt), {.name = "x"})), std::invalid_argument);
+    std::vector<Lane> both;
+    both.push_back(cpu_lane(key, Direction::encrypt));
+    both.back().start = [](std::span<const std::span<std::byte>>) { return std::unique_ptr<CipherBackend>(); };
+    EXPECT_THROW(Dispatcher(std::move(both)), std::invalid_argument);
+    std::vector<Lane> one;
+    one.push_back(cpu_lane(key, Direction::encrypt));
+    Dispatcher alone(std::move(one));
     EXPECT_THROW(alone.adopt_slots({}), std::logic_error);
 }
 
