@@ -285,6 +285,17 @@ public:
         add_ceiling("pinned H2D+D2H at once", 2 * size, copies.both_seconds);
         add_ceiling("device copy (read+write)", 2 * size, copies.device_copy_seconds);
         const double half_two_way_gbps = size / copies.both_seconds / 1e9;
+        const int gpus = gpu_device_count();
+        // Every GPU's copies at once: what the host gives them all (the x2 host: 68.5 GB/s of
+        // plaintext for both, not 2 x 49).
+        double half_every_two_way_gbps = half_two_way_gbps;
+        if (gpus > 1) {
+            step("gpu copy ceilings, every GPU at once");
+            const double seconds = time_every_gpu_two_way(std::move(gpu), gpus);
+            add_ceiling(fmt::format("pinned H2D+D2H at once, {} GPUs", gpus), 2 * size * gpus, seconds);
+            half_every_two_way_gbps = size * gpus / seconds / 1e9;
+            gpu = GpuBench::create(plan_.size_bytes);
+        }
 
         for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
             const std::string name = cipher_name(bits, spec);
@@ -300,10 +311,37 @@ public:
             add(kernel);
 
             step("gpu pipeline " + name);
-            BenchResult pipeline = time_gpu_pipeline(key, spec, name);
+            SelectedBackend one{make_gpu_backend(key, spec, {0, kDefaultGpuStreams}),
+                                gpu_ring_slots(kDefaultGpuStreams), kGpuFileChunkBytes};
+            BenchResult pipeline = time_ring(std::move(one), key, spec, "gpu", name + ", pinned host to host");
             pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
             pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
             add(pipeline);
+            double gpus_gbps = pipeline.gbps();
+            if (gpus > 1) {
+                step("gpu pipeline, every GPU, " + name);
+                BenchResult every = time_ring(chosen(BackendChoice::gpu, key, spec), key, spec, "gpu",
+                                              fmt::format("{}, {} GPUs", name, gpus));
+                every.ratio = every.gbps() / half_every_two_way_gbps;
+                every.ratio_text = fmt::format("{:.0f}% of half the {} GPUs' two-way rate", 100 * every.ratio, gpus);
+                add(every);
+                gpus_gbps = std::max(gpus_gbps, every.gbps());
+            }
+            // The CPU alone and beside the GPUs, through the same ring of 8 MiB chunks: whether
+            // the CPU beside the GPUs pays (the x2 host: about 95 GB/s together, 67-68 alone).
+            step("cpu pipeline " + name);
+            BenchResult cpu = time_ring(chosen(BackendChoice::cpu, key, spec), key, spec, "cpu",
+                                        fmt::format("{}, {} threads, host ring", name, plan_.threads));
+            cpu.threads = plan_.threads;
+            add(cpu);
+            step("all pipeline " + name);
+            BenchResult all = time_ring(chosen(BackendChoice::all, key, spec), key, spec, "all",
+                                        name + (gpus > 1 ? ", every GPU and the CPU" : ", GPU and CPU"));
+            all.threads = plan_.threads;
+            all.ratio = all.gbps() / std::max(cpu.gbps(), gpus_gbps);
+            all.ratio_text = fmt::format("{:.2f}x the better alone (cpu {:.1f}, gpu {:.1f})", all.ratio, cpu.gbps(),
+                                         gpus_gbps);
+            add(all);
         });
         return true;
     }
@@ -339,7 +377,9 @@ public:
         for (const auto &[backend, mode] : file_runs(with_gpu)) {
             // As `aesgpu encrypt|decrypt --mode M --backend cpu|gpu -f FROM -o TO` runs it.
             BackendRequest request;
-            request.choice = backend == "gpu" ? BackendChoice::gpu : BackendChoice::cpu;
+            request.choice = backend == "gpu" ? BackendChoice::gpu
+                             : backend == "all" ? BackendChoice::all
+                                                : BackendChoice::cpu;
             request.cpu_threads = plan_.threads;
             const CipherSpec encrypting = bench_spec(mode, Direction::encrypt, key.size());
             const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
@@ -502,43 +542,74 @@ private:
         }
     }
 
-    // The file stage's runs: each backend asked for (the GPU where it ran), in each mode.
+    // The file stage's runs: each backend asked for (the GPU where it ran; every GPU and the CPU
+    // where both were asked for), in each mode.
     [[nodiscard]] std::vector<std::pair<std::string, Mode>> file_runs(bool with_gpu) const {
         std::vector<std::pair<std::string, Mode>> runs;
-        for (const char *backend : {"cpu", "gpu"}) {
-            if (std::string_view(backend) == "cpu" ? !plan_.cpu : !(plan_.gpu && with_gpu)) continue;
+        for (const std::string_view backend : {"cpu", "gpu", "all"}) {
+            const bool wanted = backend == "cpu"   ? plan_.cpu
+                                : backend == "gpu" ? plan_.gpu && with_gpu
+                                                   : plan_.cpu && plan_.gpu && with_gpu;
+            if (!wanted) continue;
             for (const Mode mode : plan_.modes) {
                 // GCM streams take 128- and 256-bit keys only.
-                if (mode != Mode::gcm || plan_.key_bits.front() != 192) runs.emplace_back(backend, mode);
+                if (mode != Mode::gcm || plan_.key_bits.front() != 192) runs.emplace_back(std::string(backend), mode);
             }
         }
         return runs;
     }
 
-    BenchResult time_gpu_pipeline(std::span<const std::uint8_t> key, const CipherSpec &spec, const std::string &name) {
-        auto backend = make_gpu_backend(key, spec, {0, kDefaultGpuStreams});
+    // The backend `choice` selects for writing to a file, as the encrypt command would.
+    SelectedBackend chosen(BackendChoice choice, std::span<const std::uint8_t> key, const CipherSpec &spec) const {
+        BackendRequest request;
+        request.choice = choice;
+        request.cpu_threads = plan_.threads;
+        request.wait_for_gpu = choice == BackendChoice::gpu; // every GPU, no CPU start
+        return select_backend(request, spec, key, true);
+    }
+
+    // Chunks of up to 8 MiB through `selected`'s ring, submitted and waited for in order as the
+    // pipeline does, from host buffers already filled (no file I/O): with a dispatcher, every lane
+    // ready first. The first chunk's output is checked against OpenSSL.
+    BenchResult time_ring(SelectedBackend selected, std::span<const std::uint8_t> key, const CipherSpec &spec,
+                          const std::string &backend_name, const std::string &what) {
+        CipherBackend &backend = *selected.backend;
         const std::size_t chunk = std::min(kGpuFileChunkBytes, plan_.size_bytes);
-        const std::size_t slots = gpu_ring_slots(kDefaultGpuStreams);
-        backend->configure_slots(slots, chunk);
+        const std::size_t slots = selected.ring_slots;
+        backend.configure_slots(slots, chunk);
+        if (selected.dispatcher) selected.dispatcher->await_lanes();
         const Sample sample = sample_for(key, spec, std::span(verify_input_).first(chunk));
-        std::memcpy(backend->slot_buffer(0).data(), sample.input.data(), chunk);
-        backend->submit(job_for(spec, 0, chunk));
-        backend->wait(0);
-        require_match(sample, backend->slot_buffer(0).first(chunk), "gpu pipeline " + name);
-        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend->slot_buffer(s), sample.input);
+        std::memcpy(backend.slot_buffer(0).data(), sample.input.data(), chunk);
+        backend.submit(job_for(spec, 0, chunk));
+        backend.wait(0);
+        require_match(sample, backend.slot_buffer(0).first(chunk), backend_name + " pipeline " + what);
+        for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend.slot_buffer(s), sample.input);
         // Enough chunks that filling and draining the ring is a small part of the run.
         const std::size_t chunks = std::max(plan_.size_bytes / chunk, 4 * slots);
-        BenchResult r = cipher_result("gpu", "pipeline", name + ", pinned host to host",
-                                      static_cast<unsigned>(key.size() * 8), spec);
+        BenchResult r =
+            cipher_result(backend_name, "pipeline", what, static_cast<unsigned>(key.size() * 8), spec);
         r.bytes = double(chunks * chunk);
         r.seconds = time_runs(plan_.reps, [&] {
             for (std::size_t i = 0; i < chunks; ++i) {
-                if (i >= slots) wait_timed(*backend, i % slots, spec);
-                backend->submit(job_for(spec, i % slots, chunk, i * (chunk / kAesBlockBytes)));
+                if (i >= slots) wait_timed(backend, i % slots, spec);
+                backend.submit(job_for(spec, i % slots, chunk, i * (chunk / kAesBlockBytes)));
             }
-            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) wait_timed(*backend, s, spec);
+            for (std::size_t s = 0; s < std::min(slots, chunks); ++s) wait_timed(backend, s, spec);
         });
+        if (selected.dispatcher) backend.finish(); // a lane that failed to start is this row's failure
         return r;
+    }
+
+    // Seconds for `gpus` GPUs to move --size each way at once, all together (timed from the host):
+    // every GPU's two-way copies queued, then all waited for; median of the runs after a warm-up.
+    double time_every_gpu_two_way(std::unique_ptr<GpuBench> first, int gpus) {
+        std::vector<std::unique_ptr<GpuBench>> all;
+        all.push_back(std::move(first));
+        for (int device = 1; device < gpus; ++device) all.push_back(GpuBench::create(plan_.size_bytes, device));
+        return time_runs(plan_.reps, [&] {
+            for (auto &gpu : all) gpu->start_two_way_copies();
+            for (auto &gpu : all) gpu->wait_for_copies();
+        });
     }
 
     void add_ceiling(const std::string &what, double bytes, double seconds) {

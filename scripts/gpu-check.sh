@@ -5,13 +5,16 @@
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
 # wall time, CPU seconds (user + system) and peak resident memory (scripts/measure.py).
-# Usage: [STEPS="test sanitize kernel bench cli"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
-#        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] scripts/gpu-check.sh [BUILD_DIR]
+# Usage: [STEPS="test sanitize kernel bench cli rss"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
+#        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] [CUDA_ARCHS=90] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json). With BASELINE_SRC (another
 # checkout, e.g. the last commit), that is built too and the variants base-cpu and base-gpu run
 # its binary, interleaved with ours, for a before/after in the same run; the kernel step (not in
 # the default STEPS) runs `aesgpu bench --backend gpu --size 1G` of both, interleaved, 3 times.
+# The rss step (not in the default STEPS) encrypts a 1 GiB and a 16 GiB file with each backend,
+# with and without split I/O, and prints the peak resident memory of both: memory must not grow
+# with the file. CUDA_ARCHS builds for those GPU architectures only (faster), e.g. 90 for Hopper.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # What the GPU host lacks and has no network to fetch (nlohmann-json's headers, scdoc) may travel
@@ -26,16 +29,22 @@ status=0
 steps=${STEPS:-test sanitize bench cli}
 step() { echo; echo "== $*"; }
 wanted() { [[ " $steps " == *" $1 "* ]]; }
+dir=${BENCH_DIR:-/dev/shm}
+key=000102030405060708090a0b0c0d0e0f
+# Random-looking data at memory speed: /dev/urandom gives about 0.5 GB/s, too slow for 16 GiB.
+random_file() { openssl enc -aes-128-ctr -K $key -iv $key -in /dev/zero 2>/dev/null | head -c "$2" > "$1"; }
 
 step "build ($build)"
 baseline=""
 if [ -n "${BASELINE_SRC:-}" ]; then
   # Built alongside ours, without its tests (AESGPU_BUILD_TESTS for trees before BUILD_TESTING).
   baseline="$build-baseline"
-  (cmake -S "$BASELINE_SRC" -B "$baseline" -DCMAKE_BUILD_TYPE=Release -DAESGPU_BUILD_TESTS=OFF -DBUILD_TESTING=OFF >/dev/null &&
+  (cmake -S "$BASELINE_SRC" -B "$baseline" -DCMAKE_BUILD_TYPE=Release -DAESGPU_BUILD_TESTS=OFF -DBUILD_TESTING=OFF \
+    ${CUDA_ARCHS:+-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS"} "${prefix_args[@]}" >/dev/null &&
     cmake --build "$baseline" -j"$(( $(nproc) / 2 ))" --target aesgpu >/dev/null 2>&1) &
   baseline_build=$!
 fi
+[ -n "${CUDA_ARCHS:-}" ] && prefix_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS")
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${prefix_args[@]}" >/dev/null && cmake --build "$build" -j"$(nproc)" 2>&1 |
   grep -E -B4 "warning|error|spill|lmem" ; [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 if [ -n "$baseline" ]; then wait "$baseline_build" || { echo "baseline build failed"; exit 1; }; fi
@@ -79,23 +88,41 @@ fi
 if wanted bench; then
 step "aesgpu bench ${BENCH_ARGS:---size 2G} --reps ${REPS:-3} --file (${FILE_GIB:-8} GiB on /dev/shm)"
 json=${BENCH_JSON:-$build/bench.json}
-head -c "${FILE_GIB:-8}G" /dev/urandom > /dev/shm/aesgpu-bench-in
+random_file /dev/shm/aesgpu-bench-in "${FILE_GIB:-8}G"
 "$build/aesgpu" bench ${BENCH_ARGS:---size 2G} --reps "${REPS:-3}" --file /dev/shm/aesgpu-bench-in --json > "$json" ||
   status=1
 rm -f /dev/shm/aesgpu-bench-in
 python3 scripts/plot-bench.py "$json" || status=1
 fi
 
+
+if wanted rss; then
+step "peak RSS: a 1 GiB and a 16 GiB file, each backend, split I/O (default) and --io-threads 1"
+random_file "$dir/aesgpu-rss-1" 1G
+random_file "$dir/aesgpu-rss-16" 16G
+for options in "--backend cpu" "--backend gpu" "--backend all" "--backend cpu --io-threads 1" \
+  "--backend gpu --io-threads 1" "--backend all --io-threads 1"; do
+  line="$options:"
+  for size in 1 16; do
+    rm -f "$dir/aesgpu-rss-out"
+    line+=" ${size} GiB $(python3 scripts/measure.py "$build/aesgpu" encrypt -q $options -K $key "$dir/aesgpu-rss-$size" \
+      -o "$dir/aesgpu-rss-out" || echo failed)"
+  done
+  echo "$line"
+  grep -q failed <<< "$line" && status=1
+done
+rm -f "$dir"/aesgpu-rss-*
+fi
+
 wanted cli || exit $status
 step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu (wait: --wait-for-gpu; x1: --io-threads 1)"
-dir=${BENCH_DIR:-/dev/shm}
-key=000102030405060708090a0b0c0d0e0f
-variants=${VARIANTS:-cp cpu gpu gpu-wait cpu-x1 gpu-x1}
+variants=${VARIANTS:-cp cpu gpu all gpu-wait cpu-x1 gpu-x1}
 [ -n "$baseline" ] && variants=${VARIANTS:-cp cpu base-cpu gpu base-gpu}
 binary_for() { case $1 in base-*) echo "$baseline/aesgpu" ;; *) echo "$build/aesgpu" ;; esac; }
 options_for() {
   case ${1#base-} in
     cpu) echo "--backend cpu" ;; gpu) echo "--backend gpu" ;; gpu-wait) echo "--backend gpu --wait-for-gpu" ;;
+    all) echo "--backend all" ;; all-x1) echo "--backend all --io-threads 1" ;;
     cpu-x1) echo "--backend cpu --io-threads 1" ;; gpu-x1) echo "--backend gpu --io-threads 1" ;;
     cpu-ctr) echo "--backend cpu --mode ctr --iv $key" ;; gpu-ctr) echo "--backend gpu --mode ctr --iv $key" ;;
     cpu-gcm) echo "--backend cpu --mode gcm" ;; gpu-gcm) echo "--backend gpu --mode gcm" ;;
@@ -110,8 +137,11 @@ for what in cpu gpu gpu-wait; do
     echo -n "$(( ($(date +%s%N) - start) / 1000000 )) "
   done | xargs echo "1-byte file, $what, ms:"
 done
-head -c 8G /dev/urandom > "$dir/aesgpu-check-in" 2>/dev/null || head -c $((8 << 30)) /dev/urandom > "$dir/aesgpu-check-in"
-"$build/aesgpu" encrypt -v --backend gpu -K $key "$dir/aesgpu-check-in" -o "$dir/aesgpu-check-out" 2>&1 | grep -v warning
+random_file "$dir/aesgpu-check-in" 8G
+for what in gpu all; do
+  rm -f "$dir/aesgpu-check-out"
+  "$build/aesgpu" encrypt -v --backend $what -K $key "$dir/aesgpu-check-in" -o "$dir/aesgpu-check-out" 2>&1 | grep -v warning
+done
 for ((rep = 0; rep < ${REPS:-3}; rep++)); do
   for what in $variants; do
     rm -f "$dir/aesgpu-check-out"

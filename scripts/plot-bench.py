@@ -22,7 +22,16 @@ def markdown(report):
              "| backend | stage | what | GB/s | against its ceiling |", "| --- | --- | --- | ---: | --- |"]
     for r in report["results"]:
         lines.append(f'| {r["backend"]} | {r["stage"]} | {r["what"]} | {r["gbps"]:.2f} | {r["ratio_text"]} |')
+    files = [r for r in report["results"] if r.get("user_seconds") is not None]
+    if files:
+        lines += ["", "| backend | file run | wall s | user s | system s | CPU s/GiB |",
+                  "| --- | --- | ---: | ---: | ---: | ---: |"]
+        for r in files:
+            cpu = r["user_seconds"] + r["system_seconds"]
+            lines.append(f'| {r["backend"]} | {r["what"]} | {r["seconds"]:.3f} | {r["user_seconds"]:.2f} | '
+                         f'{r["system_seconds"]:.2f} | {cpu / (r["bytes"] / 2**30):.2f} |')
     lines += [f"\nunavailable: {u}" for u in report["unavailable"]]
+    lines += [f"\nfailed: {u}" for u in report.get("failed", [])]
     return "\n".join(lines)
 
 
