@@ -254,9 +254,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->option_text("all|N,M");
     command.add_flag(
         "--wait-for-gpu", options.backend.wait_for_gpu,
-        "GPU backend: wait for the GPU to start (about 0.3 s) before ciphering, so every block goes "
-        "through it. By default the CPU ciphers the first chunks meanwhile (output is the same), except that "
-        "--backend gpu to standard output always waits");
+        "GPU backend: wait for the GPUs to start (about 0.3 s) before ciphering, so every block goes "
+        "through them (with --backend all, the CPU starts with them). By default the CPU ciphers the first "
+        "chunks meanwhile (output is the same), except that --backend gpu to standard output always waits");
     command
         .add_option(
             "--streams", options.backend.gpu_streams,

@@ -119,7 +119,9 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
         lanes.push_back({.name = name, .start = std::move(start), .policy = policy});
         slots += request.gpu_streams;
     }
-    auto backend = std::make_unique<Dispatcher>(std::move(lanes));
+    // --wait-for-gpu with the CPU all run long (all): the CPU starts with the GPUs, not before them.
+    const bool wait_for_gpus = request.wait_for_gpu && share == LaneShare::throughout;
+    auto backend = std::make_unique<Dispatcher>(std::move(lanes), wait_for_gpus);
     Dispatcher *dispatcher = backend.get();
     return {std::move(backend), slots, kGpuFileChunkBytes, dispatcher};
 }

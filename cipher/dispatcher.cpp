@@ -25,7 +25,7 @@ std::string error_text(const std::exception_ptr &error) {
 
 } // namespace
 
-Dispatcher::Dispatcher(std::vector<Lane> lanes) {
+Dispatcher::Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start) {
     if (lanes.empty()) throw std::invalid_argument("a dispatcher needs a lane");
     for (auto &lane : lanes) {
         if (!lane.start == !lane.ready) {
@@ -36,7 +36,9 @@ Dispatcher::Dispatcher(std::vector<Lane> lanes) {
         state.lane = std::move(lane);
         lanes_.push_back(std::move(state));
     }
-    waits_for_every_start_ = std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &s) { return s.backend != nullptr; });
+    waits_for_every_start_ =
+        first_job_waits_for_every_start ||
+        std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &s) { return s.backend != nullptr; });
 }
 
 Dispatcher::~Dispatcher() {

@@ -73,8 +73,9 @@ struct LaneReport {
 class Dispatcher final : public CipherBackend {
 public:
     // Throws std::invalid_argument without lanes, or for a lane with neither or both of `start`
-    // and `ready`.
-    explicit Dispatcher(std::vector<Lane> lanes);
+    // and `ready`. `first_job_waits_for_every_start`: no lane takes a job before every start has
+    // ended (so it is when no lane is ready from the start).
+    explicit Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start = false);
     ~Dispatcher() override; // waits for lanes still starting
 
     // The lanes that take the next job, and the lane awaited, if any ("... until the GPU is ready").
@@ -139,7 +140,7 @@ private:
     std::condition_variable changed_; // a start ended, a job ended, or cancel()
     std::vector<LaneState> lanes_;
     std::vector<SlotJob> slot_jobs_; // which lane each slot's job went to
-    bool waits_for_every_start_ = false; // no lane is ready from the start
+    bool waits_for_every_start_ = false; // before the first job
     bool submitted_ = false;             // a job went out since configure_slots()
     bool cancelled_ = false;
     Clock::time_point start_began_{};

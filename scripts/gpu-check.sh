@@ -5,7 +5,7 @@
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
 # wall time, CPU seconds (user + system) and peak resident memory (scripts/measure.py).
-# Usage: [STEPS="test sanitize kernel bench cli rss"] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
+# Usage: [STEPS="test sanitize kernel bench cli rss"] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
 #        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] [CUDA_ARCHS=90] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json). With BASELINE_SRC (another
@@ -52,9 +52,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 "$build/aesgpu" info
 
 if wanted test; then
-step "ctest"
-ctest --test-dir "$build" -j4 --output-on-failure 2>&1 | grep -E "tests passed|Failed|\*\*\*|Skipped" || true
-ctest --test-dir "$build" -j4 >/dev/null 2>&1 || status=1
+step "ctest ${TESTS:+-R $TESTS}"
+ctest --test-dir "$build" -j4 ${TESTS:+-R "$TESTS"} --output-on-failure > "$build/ctest.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*|Skipped" "$build/ctest.log"
+# What failed, in full.
+[ $status -eq 0 ] || grep -E -B2 -A12 "Failure$|FAILED  \]" "$build/ctest.log" | head -150
 fi
 
 if wanted sanitize && command -v compute-sanitizer >/dev/null; then

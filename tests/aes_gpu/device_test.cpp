@@ -235,7 +235,8 @@ TEST_F(Gpu, TwoGpuLanesAndTheCpuShareOneRingAndMatchOpenSsl) {
                 EXPECT_GT(lane.jobs, 0u) << lane.name << " took no job";
                 total += lane.bytes;
             }
-            EXPECT_EQ(total, cipher.size());
+            // CTR ciphers whole blocks: the last job is rounded up, and the writer cuts it back.
+            EXPECT_EQ(total, mode == Mode::ctr ? (plain.size() + 15) / 16 * 16 : cipher.size());
         }
     }
 }

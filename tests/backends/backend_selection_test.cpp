@@ -123,7 +123,9 @@ TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
         ADD_FAILURE() << "a GPU backend on a device that is not there";
     } catch (const GpuUnavailable &e) {
         EXPECT_EQ(std::string(e.what()).rfind("no usable CUDA device: ", 0), 0u) << e.what();
-        if (gpu_usable()) EXPECT_NE(std::string(e.what()).find("no CUDA device 63 (found "), std::string::npos);
+        if (gpu_usable()) {
+            EXPECT_NE(std::string(e.what()).find("no CUDA device 63 (found "), std::string::npos) << e.what();
+        }
     }
     // auto and all go on with the CPU.
     missing.choice = BackendChoice::all;

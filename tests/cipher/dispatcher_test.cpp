@@ -514,6 +514,29 @@ TEST(Dispatcher, AFallbackLaneWorksOnlyWhenEveryOtherLaneFailed) {
     }
 }
 
+TEST(Dispatcher, AskedToWaitForEveryStartTheReadyLaneStartsWithTheOthers) {
+    // --backend all --wait-for-gpu: the CPU, ready at once, takes no job before the GPU has
+    // started (it would be through this input long before), then both work.
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(20 * kChunk);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    GatedStart gate(key, Direction::encrypt);
+    Dispatcher backend(lanes_of(cpu_lane(key, Direction::encrypt, LaneShare::throughout),
+                                {.name = "successor", .start = gate.start()}),
+                       /*first_job_waits_for_every_start=*/true);
+    std::thread opener([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        gate.open();
+    });
+    const Bytes output = run(backend, Direction::encrypt, plain, {});
+    opener.join();
+    EXPECT_TRUE(output == expected);
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GT(report[1].jobs, 0u) << "the CPU did it all before the other lane was ready";
+    EXPECT_EQ(report[0].jobs + report[1].jobs, 20u); // the padding rides in the last chunk's spare block
+}
+
 TEST(Dispatcher, WithNoLaneReadyFromTheStartARequiredFailureComesBeforeAnyJob) {
     // Two lanes that start on threads (GPUs, with output to a pipe): the first ready one does not
     // take the first job while the other may still fail, so a failure leaves nothing written.
@@ -565,7 +588,8 @@ TEST(Dispatcher, ConfiguringWithoutMemoryFailsCleanly) {
 TEST(Dispatcher, RejectsALaneWithoutOneBackendOrStart) {
     const Bytes key = random_bytes(16);
     EXPECT_THROW(Dispatcher({}), std::invalid_argument);
-    EXPECT_THROW(Dispatcher(lanes_of(cpu_lane(key, Direction::encrypt), {.name = "x"})), std::invalid_argument);
+    EXPECT_THROW(Dispatcher(lanes_of(cpu_lane(key, Direction::encrypt), {.name = "x", .start = {}})),
+                 std::invalid_argument);
     std::vector<Lane> both;
     both.push_back(cpu_lane(key, Direction::encrypt));
     both.back().start = [](std::span<const std::span<std::byte>>) { return std::unique_ptr<CipherBackend>(); };
