@@ -20,8 +20,8 @@ namespace aesgpu {
 class InputSource {
 public:
     // Opens `path` for reading; "-" means standard input. With io_threads > 1, large reads from a
-    // regular file are split across that many threads. Throws IoError, also when standard input
-    // is closed.
+    // regular file are split across that many threads, kMaxReadThreads at most. Throws IoError,
+    // also when standard input is closed.
     static InputSource open(const std::string &path, unsigned io_threads = 1);
     static InputSource standard_input(unsigned io_threads = 1);
 
