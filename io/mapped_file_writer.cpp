@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -46,9 +47,15 @@ std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string disp
     return writer;
 }
 
+// EXPERIMENT (reverted in the next commit): each lean-path change alone, for bench/probes/lean-ab.sh.
+static bool experiment(const char *name) {
+    return std::getenv(name) != nullptr;
+}
+
 MappedFileWriter::MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size)
     : fd_(fd), display_name_(std::move(display_name)), size_(size), expected_size_(expected_size),
-      reservation_(std::make_unique<Reservation>()), populates_(std::make_unique<std::atomic<bool>>(true)) {}
+      reservation_(std::make_unique<Reservation>()),
+      populates_(std::make_unique<std::atomic<bool>>(!experiment("AESGPU_EXPERIMENT_NO_POPULATE"))) {}
 
 MappedFileWriter::MappedFileWriter(MappedFileWriter &&other) noexcept
     : fd_(other.fd_), display_name_(std::move(other.display_name_)), size_(other.size_),
@@ -106,6 +113,7 @@ bool MappedFileWriter::reserve(std::uint64_t end) {
     if (end <= reserved) return true;
     std::uint64_t target = std::max({end, reserved + reserved / 2, kMinReservationBytes});
     if (expected_size_ > end) target = std::min(target, expected_size_);
+    if (experiment("AESGPU_EXPERIMENT_RESERVE_ALL")) target = std::max(target, expected_size_);
     if (::fallocate(fd_, 0, static_cast<off_t>(reserved), static_cast<off_t>(target - reserved)) != 0) {
         const int error = errno;
         if (reserved == 0 && (error == EOPNOTSUPP || error == ENOSYS)) return false;
