@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 
 namespace aesgpu {
 
@@ -108,10 +107,8 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 // Each thread preads its piece at its offset from `start` (the file offset now). A piece that comes up short marks the
 // end of the file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t start) {
-    // EXPERIMENT (reverted in the next commit): AESGPU_EXPERIMENT_READ_THREADS=N.
-    const char *experiment = std::getenv("AESGPU_EXPERIMENT_READ_THREADS");
-    const unsigned read_threads = experiment ? unsigned(std::atoi(experiment)) : kMaxReadThreads;
-    if (!readers_) readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, read_threads), "parallel file reads");
+    if (!readers_)
+        readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads");
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
         buffer.for_each_in(offset, length, [&](std::span<std::byte> piece, std::size_t at) {

@@ -8,27 +8,15 @@
 // The space is reserved with fallocate() before it is mapped, so a full file system is an error
 // from fallocate and never a SIGBUS from a page fault. Only file systems whose fallocate reserves
 // real blocks qualify (tmpfs, ext4, XFS); copy-on-write ones may still fail at write-back.
-//
-// What it costs (bench/probes/write_paths.cpp, 4 GiB into /dev/shm on the H200 host, CPU seconds
-// per GiB): fallocate 0.10, on one thread (inode lock), 0.4 s of wall time for 4 GiB; the page
-// faults that then map, zero and populate the pages 0.30; the copy 0.15; munmap 0.05. So the
-// reservation runs ahead of the writer on a thread of its own, in steps, instead of all at once
-// before the first byte; each copier populates its piece in one call (MADV_POPULATE_WRITE)
-// before it copies, instead of taking a fault per 4 KiB page. Leaving the space to the faults
-// (a sparse file) cost twice the CPU: allocation inside parallel faults contends.
 #include "io/gathered.hpp"
 #include "io/io_threads.hpp"
 
-#include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 
 namespace aesgpu {
 
@@ -56,46 +44,26 @@ public:
     // Unmaps and cuts the file to the bytes written, releasing the unused reservation.
     void finish();
 
-    // Reserved ahead of the writer in steps of this much, on a thread of its own, up to the size
-    // expected: each step takes the inode lock for about 25 ms on the H200 host.
-    static constexpr std::uint64_t kReserveStepBytes = std::uint64_t{256} << 20;
-
 private:
-    // What the writer and the reserving thread share; in one place, so that the writer can move.
-    struct Reservation {
-        std::mutex mutex;
-        std::condition_variable stop_asked;
-        std::uint64_t reserved = 0; // bytes allocated with fallocate()
-        bool stopping = false;
-    };
-
     MappedFileWriter(int fd, std::string display_name, std::uint64_t size, std::uint64_t expected_size);
-    // Reserves through `end` now, unless the reserving thread got there first. False when the
-    // file system cannot reserve space (only possible on the first call).
+    // False when the file system cannot reserve space (only possible on the first call).
     bool reserve(std::uint64_t end);
-    // The reserving thread: steps towards `goal`; stops quietly at any error, which the writer
-    // then meets (and reports) in reserve(). Shares only `reservation` with the writer.
-    static void reserve_ahead(Reservation &reservation, int fd, std::uint64_t goal) noexcept;
-    void stop_reserving() noexcept;
     // Maps the window that holds file offset `at`; false when the address space is too short.
     bool map_window(std::uint64_t at);
     // pwrite() at the end of what was written, where no window can be mapped.
     void write_at_end(std::span<const std::byte> bytes);
-    void populate(std::byte *at, std::size_t length) const noexcept;
     void unmap() noexcept;
 
     int fd_;
     std::string display_name_;
     std::uint64_t size_;          // bytes written: the file's logical length
     std::uint64_t expected_size_; // the caller's hint, 0 when unknown
-    std::unique_ptr<Reservation> reservation_;
-    std::thread reserver_;        // while the expected size is not yet reserved
+    std::uint64_t reserved_ = 0;  // bytes allocated with fallocate()
     std::byte *window_ = nullptr; // mapping of [window_start_, window_start_ + window_bytes_)
     std::uint64_t window_start_ = 0;
     std::uint64_t window_bytes_ = 0;
-    bool mapping_failed_ = false;                  // short of address space: pwrite() from then on
-    std::unique_ptr<std::atomic<bool>> populates_; // MADV_POPULATE_WRITE works here
-    std::unique_ptr<WorkerPool> copiers_;          // a pointer, so that the writer can move
+    bool mapping_failed_ = false;         // short of address space: pwrite() from then on
+    std::unique_ptr<WorkerPool> copiers_; // a pointer, so that the writer can move
 };
 
 } // namespace aesgpu

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Probe: each lean-file-path change alone (the EXPERIMENT switches of commit "EXPERIMENT: ..."),
-# 8 GiB file to new file on /dev/shm, interleaved, REPS runs each; medians of wall and CPU seconds.
+# Probe: each lean-file-path change alone, 8 GiB file to new file on /dev/shm, interleaved, REPS
+# runs each; medians of wall and CPU seconds. The AESGPU_EXPERIMENT_* switches it sets exist only
+# in commit ce70263 ("EXPERIMENT: ..."): run it in a checkout of that commit. bench/NOTES.md has
+# what it found (the reserving thread and the populating were taken out again).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 STEPS=none scripts/gpu-check.sh /tmp/lean-ab >/dev/null 2>&1 || { echo "build failed"; exit 1; }

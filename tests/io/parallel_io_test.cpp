@@ -137,39 +137,6 @@ TEST(MappedFileWriter, AppendsAcrossGrowthAndCutsTheReservationAtFinish) {
     if (!tried_any) GTEST_SKIP() << "no file system here qualifies for mapped writes";
 }
 
-TEST(MappedFileWriter, ReservesTheExpectedSizeAheadOnAThreadAndCutsItBack) {
-    // The first write reserves a little; a thread reserves the rest of the expected size (more
-    // than two of its steps) while nothing more is written, and finish() stops it and cuts the
-    // file to what was written.
-    const std::uint64_t expected_size = 2 * MappedFileWriter::kReserveStepBytes + 3 * kMiB;
-    bool tried_any = false;
-    for (const auto &parent : directories_to_try()) {
-        SCOPED_TRACE(parent.string());
-        TempDir dir(parent);
-        UniqueFd fd(open(dir.file("out").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-        ASSERT_TRUE(fd.valid());
-        auto writer = MappedFileWriter::start(fd.get(), "'out'", 0, expected_size, 2);
-        if (!writer) continue;
-        tried_any = true;
-        const Bytes part = random_bytes(kMiB + 7);
-        const std::span<const std::byte> whole[] = {std::as_bytes(std::span(part))};
-        writer->append(Gathered<const std::byte>(whole));
-        struct stat st {};
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        do {
-            ASSERT_EQ(fstat(fd.get(), &st), 0);
-            if (static_cast<std::uint64_t>(st.st_size) >= expected_size) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        } while (std::chrono::steady_clock::now() < deadline);
-        EXPECT_EQ(static_cast<std::uint64_t>(st.st_size), expected_size) << "not reserved ahead";
-        writer->finish();
-        ASSERT_EQ(fstat(fd.get(), &st), 0);
-        EXPECT_EQ(static_cast<std::size_t>(st.st_size), part.size());
-        EXPECT_EQ(read_file(dir.file("out")), part);
-    }
-    if (!tried_any) GTEST_SKIP() << "no file system here qualifies for mapped writes";
-}
-
 // Lowers the file-size limit (ulimit -f) for one scope, with SIGXFSZ ignored as aesgpu does.
 class FileSizeLimit {
 public:
@@ -194,8 +161,7 @@ private:
 
 TEST(MappedFileWriter, NoRoomIsAnErrorNotACrash) {
     // Through the mapped writer on file systems that qualify, through write() elsewhere; with an
-    // expected size, the thread that reserves ahead meets the limit first and stops, and the
-    // write that needs the space says why.
+    // expected size too, whose reservation meets the limit before any byte is written.
     for (const auto &parent : directories_to_try()) {
         for (const std::uint64_t expected : {std::uint64_t{0}, std::uint64_t{64 * kMiB}}) {
             SCOPED_TRACE(parent.string() + ", expected size " + std::to_string(expected));
