@@ -241,9 +241,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                 if (found == backends.end()) throw UsageError("--backend must be auto, cpu, gpu or all");
                 options.backend.choice = found->second;
             },
-            "auto (every usable GPU, the CPU while they start; the CPU alone without one; the default), cpu "
-            "(the CPU alone), gpu (every GPU --devices names; an error without one), or all (every GPU and the "
-            "CPU side by side, each taking jobs as fast as it goes; -v says how they split the work)")
+            "auto (the default: every usable GPU and the CPU side by side, each taking chunks as fast as it goes; "
+            "the CPU alone without a GPU), cpu (the CPU alone), gpu (the GPUs --devices names, the CPU only while "
+            "they start; an error without one), or all (as auto; -v says how the work was split)")
         ->option_text("auto|cpu|gpu|all");
     command
         .add_option_function<std::string>(

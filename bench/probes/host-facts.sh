@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Probe: the facts about a GPU host that the file path and the multi-GPU start depend on.
 set -u
 uname -r; nproc; free -g | head -2
