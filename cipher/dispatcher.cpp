@@ -27,15 +27,19 @@ std::string error_text(const std::exception_ptr &error) {
 
 Dispatcher::Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start) {
     if (lanes.empty()) throw std::invalid_argument("a dispatcher needs a lane");
+    bool takes_jobs_throughout = false;
     for (auto &lane : lanes) {
         if (!lane.start == !lane.ready) {
             throw std::invalid_argument("a lane needs either a start or a backend ready from the start");
         }
         LaneState state;
         state.backend = std::move(lane.ready);
+        takes_jobs_throughout = takes_jobs_throughout || lane.share == LaneShare::throughout;
         state.lane = std::move(lane);
         lanes_.push_back(std::move(state));
     }
+    // Lanes that give way, or stand by, to others need another that takes jobs all run long.
+    if (!takes_jobs_throughout) throw std::invalid_argument("a dispatcher needs a lane that takes jobs throughout");
     waits_for_every_start_ =
         first_job_waits_for_every_start ||
         std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &s) { return s.backend != nullptr; });
@@ -43,6 +47,9 @@ Dispatcher::Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_s
 
 Dispatcher::~Dispatcher() {
     join_starters();
+    // The backends first, while the rest is whole: they wait for their jobs in flight, whose ends
+    // they report here (job_ended) as they go.
+    for (LaneState &state : lanes_) state.backend.reset();
 }
 
 void Dispatcher::join_starters() noexcept {
@@ -73,7 +80,8 @@ bool Dispatcher::takes_jobs(std::size_t index) const {
 }
 
 // Earliest expected finish. A lane not yet measured counts as finishing at once while it has
-// room (it gets jobs, and so a measurement); ties go to the lane with fewer jobs in flight.
+// room (it gets jobs, and so a measurement); ties go to the lane with fewer jobs in flight. kNoLane:
+// wait for the best lane's room.
 std::size_t Dispatcher::lane_for(const CipherJob &job) const {
     std::size_t best = kNoLane;
     double best_seconds = std::numeric_limits<double>::infinity();
@@ -89,8 +97,13 @@ std::size_t Dispatcher::lane_for(const CipherJob &job) const {
             best_seconds = seconds;
         }
     }
-    if (best != kNoLane && lanes_[best].pace.in_flight() >= lanes_[best].room) return kNoLane; // wait for room
-    return best;
+    if (best == kNoLane || lanes_[best].pace.in_flight() < lanes_[best].room) return best;
+    // The best lane is full: wait for its room, unless an idle lane is due another look.
+    const Clock::time_point now = Clock::now();
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        if (takes_jobs(i) && lanes_[i].room > 0 && lanes_[i].pace.due_another_look(job.bytes, now)) return i;
+    }
+    return kNoLane;
 }
 
 void Dispatcher::rethrow_required_failure() const {
@@ -131,12 +144,15 @@ std::string Dispatcher::active_lanes() const {
 }
 
 void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
-    // Lanes starting over the old buffers must be done with them before they go.
+    // Lanes starting over the old buffers must be done with them before they go; the started
+    // backends go outside the lock, since a GPU's report of a job end (a host function) takes it.
     join_starters();
+    for (LaneState &state : lanes_) {
+        if (state.lane.start) state.backend.reset();
+    }
     {
         std::lock_guard lock(mutex_);
         for (LaneState &state : lanes_) {
-            if (state.lane.start) state.backend.reset();
             state.error = nullptr;
             state.start_seconds = 0;
             state.bytes = 0;
@@ -256,7 +272,17 @@ void Dispatcher::submit(const CipherJob &job) {
     try {
         target->submit(job);
     } catch (...) {
-        job_ended(job.slot); // it never started: its room is free again
+        // It never started: its room is free again, and it says nothing of the lane's pace.
+        {
+            std::lock_guard lock(mutex_);
+            SlotJob &record = slot_jobs_[job.slot];
+            LaneState &state = lanes_[record.lane];
+            state.pace.job_abandoned(record.bytes);
+            state.bytes -= record.bytes;
+            --state.jobs;
+            record.in_flight = false;
+        }
+        changed_.notify_all();
         throw;
     }
 }

@@ -72,5 +72,25 @@ TEST(LanePace, FollowsAChangeOfPaceWithinAFewJobs) {
     EXPECT_LT(*pace.seconds_per_byte(), 0.0041 / 1000);
 }
 
+TEST(LanePace, AnIdleLaneIsDueAnotherLookAndItsNextJobReplacesTheStalePace) {
+    LanePace pace;
+    auto t = LanePace::Clock::time_point{} + milliseconds(1000);
+    pace.job_started(1000, t);
+    pace.job_ended(1000, t += milliseconds(1));
+    pace.job_started(1000, t);
+    pace.job_ended(1000, t += milliseconds(10)); // one slow moment: 10 ms a job
+    EXPECT_FALSE(pace.due_another_look(1000, t + milliseconds(39)));
+    EXPECT_TRUE(pace.due_another_look(1000, t + milliseconds(41))); // idle for four of its jobs
+    EXPECT_FALSE(pace.due_another_look(4000, t + milliseconds(41))) << "four jobs of this size take longer";
+    t += milliseconds(41);
+    pace.job_started(1000, t);
+    EXPECT_FALSE(pace.due_another_look(1000, t + milliseconds(100))) << "busy: measured as it goes";
+    pace.job_ended(1000, t += milliseconds(1));
+    EXPECT_NEAR(*pace.seconds_per_byte(), 0.001 / 1000, 1e-12) << "the fresh job replaced the stale pace";
+    pace.job_started(1000, t);
+    pace.job_ended(1000, t += milliseconds(5));
+    EXPECT_NEAR(*pace.seconds_per_byte(), 0.002 / 1000, 1e-12) << "and later ones average again";
+}
+
 } // namespace
 } // namespace aesgpu::test
