@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace aesgpu {
 
@@ -92,9 +94,9 @@ void CudaBackend::adopt_slots_pinned_by(std::span<const std::span<std::byte>> bu
     std::size_t largest = 0;
     for (const auto &buffer : buffers) largest = std::max(largest, buffer.size());
     const DeviceScope scope(device_);
-    std::shared_ptr<GpuRingPins::Registrations> registrations = pins.pin(buffers);
+    std::shared_ptr<void> pinned = pins.pin(buffers);
     build_slots(buffers.size(), largest, [&](Slot &slot, std::size_t index) { slot.host = buffers[index]; });
-    shared_pins_ = std::move(registrations);
+    shared_pins_ = std::move(pinned);
 }
 
 void CudaBackend::build_slots(std::size_t slot_count, std::size_t slot_bytes,
@@ -234,29 +236,52 @@ std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_
     return backend;
 }
 
-struct GpuRingPins::Registrations {
-    std::vector<HostRegistration> buffers;
-    const std::byte *first = nullptr; // which ring
+struct GpuRingPins::State {
+    std::mutex mutex;
+    std::vector<HostRegistration> registrations;
+    std::vector<std::span<std::byte>> ring; // which buffers, while registered
+    std::size_t holders = 0;
 };
 
-std::shared_ptr<GpuRingPins::Registrations> GpuRingPins::pin(std::span<const std::span<std::byte>> buffers) {
-    std::lock_guard lock(mutex_);
-    std::shared_ptr<Registrations> registrations = current_.lock();
-    const std::byte *first = buffers.empty() ? nullptr : buffers.front().data();
-    if (registrations && registrations->first == first) return registrations;
-    // A new ring: the backends over the old one are gone (a dispatcher drops them first), or
-    // going, and the registration goes with them.
-    registrations = std::make_shared<Registrations>();
-    registrations->first = first;
-    registrations->buffers.reserve(buffers.size());
-    for (const auto &buffer : buffers) {
-        if (buffer.empty() || buffer.size() % kAesBlockBytes != 0) {
-            throw std::invalid_argument("adopted host buffers must be whole 16-byte blocks");
-        }
-        registrations->buffers.push_back(HostRegistration::create(buffer, portable_));
+GpuRingPins::GpuRingPins(bool portable) : portable_(portable), state_(std::make_shared<State>()) {}
+
+GpuRingPins::~GpuRingPins() = default;
+
+namespace {
+
+bool same_ring(std::span<const std::span<std::byte>> a, std::span<const std::span<std::byte>> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](std::span<std::byte> x, std::span<std::byte> y) { return x.data() == y.data() && x.size() == y.size(); });
+}
+
+} // namespace
+
+std::shared_ptr<void> GpuRingPins::pin(std::span<const std::span<std::byte>> buffers) {
+    std::lock_guard lock(state_->mutex);
+    State &state = *state_;
+    if (state.holders > 0 && !same_ring(state.ring, buffers)) {
+        throw std::logic_error("a ring is still page-locked for the GPUs");
     }
-    current_ = registrations;
-    return registrations;
+    if (state.holders == 0) {
+        for (const auto &buffer : buffers) {
+            if (buffer.empty() || buffer.size() % kAesBlockBytes != 0) {
+                throw std::invalid_argument("adopted host buffers must be whole 16-byte blocks");
+            }
+        }
+        std::vector<HostRegistration> registrations;
+        registrations.reserve(buffers.size());
+        for (const auto &buffer : buffers) registrations.push_back(HostRegistration::create(buffer, portable_));
+        state.registrations = std::move(registrations);
+        state.ring.assign(buffers.begin(), buffers.end());
+    }
+    ++state.holders;
+    // The last hold to go unregisters, under the lock that a registration takes too.
+    return std::shared_ptr<void>(nullptr, [held = state_](void *) {
+        std::lock_guard lock(held->mutex);
+        if (--held->holders > 0) return;
+        held->registrations.clear();
+        held->ring.clear();
+    });
 }
 
 int gpu_device_count() {

@@ -79,7 +79,7 @@ private:
     std::vector<Slot> slots_;
     std::vector<JobEnd> job_ends_; // one per slot; stable while jobs are in flight
     JobEndListener job_end_listener_;
-    std::shared_ptr<GpuRingPins::Registrations> shared_pins_; // over a ring several GPUs share
+    std::shared_ptr<void> shared_pins_; // over a ring several GPUs share: their page-locking
 };
 
 } // namespace aesgpu

@@ -7,10 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <stdexcept>
-#include <vector>
 
 namespace aesgpu {
 
@@ -49,16 +47,22 @@ public:
 // last backend that holds it.
 class GpuRingPins {
 public:
-    explicit GpuRingPins(bool portable) : portable_(portable) {}
-    struct Registrations; // CUDA's, in the CUDA build
-    // The registration of `buffers`: made now, or the one the backends still alive hold. Throws
-    // ResourceExhausted or CudaError.
-    [[nodiscard]] std::shared_ptr<Registrations> pin(std::span<const std::span<std::byte>> buffers);
+    explicit GpuRingPins(bool portable);
+    ~GpuRingPins();
+    GpuRingPins(const GpuRingPins &) = delete;
+    GpuRingPins &operator=(const GpuRingPins &) = delete;
+
+    // Keeps `buffers` registered while any copy of it lives: the registration is made by the
+    // first call for a ring and undone when the last hold goes, both under one lock, so that a
+    // GPU starting over the next ring never meets the old registration. Throws ResourceExhausted
+    // or CudaError; std::logic_error for another ring while this one is held.
+    [[nodiscard]] std::shared_ptr<void> pin(std::span<const std::span<std::byte>> buffers);
+
+    struct State; // in the CUDA build: the registrations, their holders and the lock
 
 private:
     bool portable_;
-    std::mutex mutex_;
-    std::weak_ptr<Registrations> current_;
+    std::shared_ptr<State> state_; // shared with the holds, which may outlive this object
 };
 
 // The same backend with its ring over `host_buffers` (one per slot, each a multiple of 16 bytes,

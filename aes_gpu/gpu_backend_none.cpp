@@ -16,9 +16,13 @@ std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 
-struct GpuRingPins::Registrations {};
+struct GpuRingPins::State {};
 
-std::shared_ptr<GpuRingPins::Registrations> GpuRingPins::pin(std::span<const std::span<std::byte>>) {
+GpuRingPins::GpuRingPins(bool portable) : portable_(portable) {}
+
+GpuRingPins::~GpuRingPins() = default;
+
+std::shared_ptr<void> GpuRingPins::pin(std::span<const std::span<std::byte>>) {
     throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 
