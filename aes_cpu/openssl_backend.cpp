@@ -209,7 +209,13 @@ void OpenSslBackend::finish_piece(std::size_t slot, std::exception_ptr error) {
         }
         if (job_end_listener_) listener = &job_end_listener_;
     }
-    if (listener) (*listener)(slot);
+    if (listener) {
+        try {
+            (*listener)(slot);
+        } catch (...) {
+            // A listener must not throw; were it to, wait() must still see the job end.
+        }
+    }
     std::lock_guard lock(mutex_);
     slots_[slot].pieces_left = 0;
     piece_done_.notify_all();

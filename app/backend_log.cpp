@@ -16,33 +16,34 @@ bool is_cpu(const LaneReport &lane) {
     return lane.name == "CPU";
 }
 
-// The CPU start: the CPU as the first lane, the GPUs after it.
-void log_cpu_start(BackendChoice choice, const std::vector<LaneReport> &lanes) {
+// GPUs that failed to start: the run went on without them (a required one fails the run, and
+// its error says why).
+void log_failed_starts(BackendChoice choice, const std::vector<LaneReport> &lanes) {
+    std::string failures;
+    bool any_gpu_ready = false;
+    for (const LaneReport &lane : lanes) {
+        if (is_cpu(lane)) continue;
+        any_gpu_ready = any_gpu_ready || lane.ready;
+        if (!lane.ready && !lane.failure.empty()) failures += (failures.empty() ? "" : "; ") + lane.failure;
+    }
+    if (failures.empty() || choice == BackendChoice::gpu) return;
+    spdlog::info("backend {}: {} ({})", backend_choice_name(choice),
+                 any_gpu_ready ? "not every GPU started" : "using the CPU", failures);
+}
+
+// The CPU start: the CPU as the first lane, the GPUs after it, which take over once ready.
+void log_cpu_start(const std::vector<LaneReport> &lanes) {
     const LaneReport &cpu = lanes.front();
     std::uint64_t gpu_bytes = 0;
-    double ready_after = 0;
-    std::string failures;
     const LaneReport *first_ready = nullptr;
     for (std::size_t i = 1; i < lanes.size(); ++i) {
         const LaneReport &gpu = lanes[i];
         gpu_bytes += gpu.bytes;
-        if (!gpu.ready) {
-            failures += (failures.empty() ? "" : "; ") + gpu.failure;
-            continue;
-        }
-        if (!first_ready || gpu.start_seconds < ready_after) {
-            first_ready = &gpu;
-            ready_after = gpu.start_seconds;
-        }
+        if (gpu.ready && (!first_ready || gpu.start_seconds < first_ready->start_seconds)) first_ready = &gpu;
     }
+    if (!first_ready) return;
     const bool several = lanes.size() > 2;
-    if (!first_ready) {
-        if (choice != BackendChoice::gpu) {
-            spdlog::info("backend {}: using the CPU ({})", backend_choice_name(choice), failures);
-        }
-        return;
-    }
-    if (!failures.empty()) spdlog::info("backend {}: not every GPU started ({})", backend_choice_name(choice), failures);
+    const double ready_after = first_ready->start_seconds;
     const std::string first = human_bytes(double(cpu.bytes));
     const std::string rest = human_bytes(double(gpu_bytes));
     const std::string gpus = several ? "the GPUs" : first_ready->description;
@@ -70,7 +71,8 @@ std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes) {
 
 void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes) {
     if (lanes.empty()) return;
-    if (is_cpu(lanes.front()) && lanes.size() > 1 && !cpu_stays_beside_gpus(choice)) log_cpu_start(choice, lanes);
+    log_failed_starts(choice, lanes);
+    if (is_cpu(lanes.front()) && lanes.size() > 1 && choice == BackendChoice::gpu) log_cpu_start(lanes);
     std::uint64_t total = 0;
     std::size_t working = 0;
     for (const LaneReport &lane : lanes) {

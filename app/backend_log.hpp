@@ -10,9 +10,9 @@
 
 namespace aesgpu {
 
-// Logs at info level how the CPU start went (how much the CPU ciphered while the GPUs started,
-// or why a GPU never took over), then one line per lane that did work: its bytes and share, jobs,
-// busy time and pace. Nothing for a single lane that did it all.
+// Logs at info level which GPUs failed to start and why (the run went on without them), how the
+// CPU start of --backend gpu went (how much the CPU ciphered while the GPUs started), then one
+// line per lane that did work: its bytes and share, jobs, busy time and pace.
 void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes);
 
 // One lane's line: "GPU 1: 4.0 GiB (52%) in 512 jobs, busy 0.80 s, 5.4 GB/s; gpu (NVIDIA H200, 4 streams)".

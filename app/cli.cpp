@@ -110,8 +110,9 @@ std::vector<int> parse_device_list(const std::string &list) {
     for (;;) {
         const std::size_t comma = std::min(list.find(',', at), list.size());
         int device = 0;
+        // Digits only: from_chars would take "-0".
         const auto [end, error] = std::from_chars(list.data() + at, list.data() + comma, device);
-        if (error != std::errc{} || end != list.data() + comma || comma == at || device < 0) throw wrong();
+        if (error != std::errc{} || end != list.data() + comma || comma == at || list[at] == '-') throw wrong();
         if (std::find(devices.begin(), devices.end(), device) != devices.end()) {
             throw UsageError("--devices names GPU " + std::to_string(device) + " twice");
         }
@@ -270,8 +271,9 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->option_text("N");
     command
         .add_option("--io-threads", options.io_threads,
-                    "Threads that read and write one large file (default: half the hardware threads, at most 8; "
-                    "1 below 8 hardware threads). 1 means plain read() and write()")
+                    "Threads that write one large file, and read it (two at most: more cost CPU time and gain "
+                    "nothing) (default: half the hardware threads, at most 8; 1 below 8 hardware threads). 1 means "
+                    "plain read() and write()")
         ->check(CLI::Range(1u, 64u))
         ->option_text("N");
     command

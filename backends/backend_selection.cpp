@@ -79,10 +79,11 @@ SelectedBackend one_gpu(const BackendRequest &request, const CipherSpec &spec, s
 // Where the CPU stands beside the GPUs: while they start, all run long, only if every one fails,
 // or not at all.
 std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is_withdrawable) {
+    // auto --wait-for-gpu: every block through the GPUs, the CPU left free unless they all fail.
+    if (request.choice == BackendChoice::automatic && request.wait_for_gpu) return LaneShare::fallback;
     if (cpu_stays_beside_gpus(request.choice)) return LaneShare::throughout;
     switch (request.choice) {
-    case BackendChoice::automatic:
-        return request.wait_for_gpu ? LaneShare::fallback : LaneShare::until_another_is_ready;
+    case BackendChoice::automatic: return LaneShare::until_another_is_ready;
     case BackendChoice::gpu:
         // Bytes that reached a pipe cannot be taken back if a GPU then fails: no start on the CPU.
         if (request.wait_for_gpu || !output_is_withdrawable) return std::nullopt;
@@ -126,6 +127,13 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
     return {std::move(backend), slots, kGpuFileChunkBytes, dispatcher};
 }
 
+// `auto` and `all` without a GPU: a device named with --devices that is not there is a mistake to
+// point out (a warning); no GPU at all is what `auto` is for (said with -v).
+void log_cpu_instead(const BackendRequest &request, const char *reason) {
+    const auto level = request.devices.empty() ? spdlog::level::info : spdlog::level::warn;
+    spdlog::log(level, "backend {}: using the CPU ({})", backend_choice_name(request.choice), reason);
+}
+
 } // namespace
 
 const char *backend_choice_name(BackendChoice choice) {
@@ -144,17 +152,18 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
     // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
     // --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without).
+    if (!gpu_driver_found()) {
+        const char *reason = gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support";
+        if (request.choice == BackendChoice::gpu) throw GpuUnavailable(std::string("no usable CUDA device: ") + reason);
+        log_cpu_instead(request, reason);
+        return cpu_backend(request, spec, key);
+    }
     std::vector<int> devices;
     try {
-        if (!gpu_driver_found()) {
-            throw GpuUnavailable(std::string("no usable CUDA device: ") +
-                                 (gpu_support_built_in() ? kNoDriverMessage
-                                                         : "this aesgpu was built without CUDA support"));
-        }
         devices = gpu_devices(request);
     } catch (const GpuUnavailable &e) {
         if (request.choice == BackendChoice::gpu) throw;
-        spdlog::info("backend {}: using the CPU ({})", backend_choice_name(request.choice), e.what());
+        log_cpu_instead(request, e.what());
         return cpu_backend(request, spec, key);
     }
     const std::optional<LaneShare> share = cpu_share(request, output_is_withdrawable);

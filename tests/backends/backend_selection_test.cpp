@@ -26,6 +26,12 @@ bool gpu_usable() {
     return usable;
 }
 
+// The lanes' names, as the selection gives them: "GPU" when there is one, "GPU 0", "GPU 1"... when
+// there are several.
+std::string gpu_lane(std::size_t index, std::size_t gpus) {
+    return gpus == 1 ? "GPU" : "GPU " + std::to_string(index);
+}
+
 TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
     const Bytes key = random_bytes(16);
     for (const bool withdrawable : {true, false}) {
@@ -44,21 +50,35 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
 TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
     if (!gpu_driver_found()) GTEST_SKIP() << "no CUDA build or no driver: see NoGpuSupportMeansTheCpuOrAClearError";
     const Bytes key = random_bytes(32);
-    // To a file: the CPU ciphers while the GPU starts, over a ring sized for the GPU.
+    // To a file: the CPU ciphers while the GPUs start, over a ring sized for the GPUs' streams.
+    const std::size_t gpus = static_cast<std::size_t>(gpu_device_count());
     const SelectedBackend file = select_backend(request(BackendChoice::gpu), Direction::encrypt, key, true);
     ASSERT_NE(file.dispatcher, nullptr);
     EXPECT_EQ(file.dispatcher, file.backend.get());
-    EXPECT_EQ(file.ring_slots, gpu_ring_slots(kDefaultGpuStreams));
+    if (gpus == 1) {
+        EXPECT_EQ(file.ring_slots, gpu_ring_slots(kDefaultGpuStreams));
+    }
+    EXPECT_EQ(file.ring_slots, 3 + gpus * kDefaultGpuStreams);
     EXPECT_EQ(file.file_chunk_bytes, kGpuFileChunkBytes);
     EXPECT_EQ(file.backend->describe().rfind("cpu (OpenSSL", 0), 0u) << file.backend->describe();
-    EXPECT_NE(file.backend->describe().find(" until the GPU is ready"), std::string::npos);
-    // To a pipe, or asked to wait: the GPU alone, or a clear failure where there is none.
+    if (gpus > 0) {
+        EXPECT_NE(file.backend->describe().find(" until the " + gpu_lane(0, gpus) + " is ready"), std::string::npos)
+            << file.backend->describe();
+    }
+    // To a pipe, or asked to wait: the GPUs alone (one GPU as it is, several through a
+    // dispatcher with no CPU lane), or a clear failure where there is none.
     for (const auto &[withdrawable, wait] : {std::pair{false, false}, std::pair{true, true}}) {
         if (gpu_usable()) {
             const SelectedBackend alone =
                 select_backend(request(BackendChoice::gpu, wait), Direction::encrypt, key, withdrawable);
-            EXPECT_EQ(alone.dispatcher, nullptr);
-            EXPECT_EQ(alone.backend->describe().rfind("gpu (", 0), 0u) << alone.backend->describe();
+            if (gpus == 1) {
+                EXPECT_EQ(alone.dispatcher, nullptr);
+                EXPECT_EQ(alone.backend->describe().rfind("gpu (", 0), 0u) << alone.backend->describe();
+            } else {
+                ASSERT_NE(alone.dispatcher, nullptr);
+                EXPECT_EQ(alone.dispatcher->report().size(), gpus) << "a CPU lane where the output cannot wait";
+                EXPECT_EQ(alone.dispatcher->report().front().name, "GPU 0");
+            }
         } else {
             try {
                 (void)select_backend(request(BackendChoice::gpu, wait), Direction::encrypt, key, withdrawable);
@@ -85,8 +105,9 @@ TEST(BackendSelection, AutoStartsOnTheCpuAndMakesTheGpuOptional) {
     selected.dispatcher->await_lanes();
     selected.backend->finish(); // an optional lane that failed is not the run's failure
     const std::vector<LaneReport> lanes = selected.dispatcher->report();
-    ASSERT_EQ(lanes.size(), 2u);
-    EXPECT_EQ(lanes[1].ready, gpu_usable()) << lanes[1].failure;
+    ASSERT_EQ(lanes.size(), 1 + static_cast<std::size_t>(gpu_device_count()));
+    EXPECT_EQ(lanes[0].name, "CPU");
+    for (std::size_t i = 1; i < lanes.size(); ++i) EXPECT_EQ(lanes[i].ready, gpu_usable()) << lanes[i].failure;
 }
 
 TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
@@ -107,10 +128,14 @@ TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
     const std::vector<LaneReport> lanes = selected.dispatcher->report();
     ASSERT_EQ(lanes.size(), 1 + gpus);
     EXPECT_EQ(lanes[0].name, "CPU");
-    EXPECT_EQ(lanes[1].name, gpus == 1 ? "GPU" : "GPU 0");
+    std::string every = "CPU";
+    for (std::size_t i = 0; i < gpus; ++i) {
+        EXPECT_EQ(lanes[1 + i].name, gpu_lane(i, gpus));
+        every += "+" + gpu_lane(i, gpus);
+    }
     for (const LaneReport &lane : lanes) EXPECT_TRUE(lane.ready) << lane.name << ": " << lane.failure;
-    // Both take jobs: the CPU does not give way once the GPUs are ready.
-    EXPECT_EQ(selected.dispatcher->active_lanes(), gpus == 1 ? "CPU+GPU" : "CPU+GPU 0+GPU 1");
+    // All take jobs: the CPU does not give way once the GPUs are ready.
+    EXPECT_EQ(selected.dispatcher->active_lanes(), every);
 }
 
 TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
