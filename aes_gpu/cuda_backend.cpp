@@ -277,7 +277,7 @@ std::shared_ptr<void> GpuRingPins::pin(std::span<const std::span<std::byte>> buf
     ++state.holders;
     // The last hold to go unregisters, under the lock that a registration takes too.
     return std::shared_ptr<void>(nullptr, [held = state_](void *) {
-        std::lock_guard lock(held->mutex);
+        std::lock_guard held_lock(held->mutex);
         if (--held->holders > 0) return;
         held->registrations.clear();
         held->ring.clear();
