@@ -202,6 +202,19 @@ struct EveryLane {
     std::optional<Dispatcher> backend;
 };
 
+// Runs the pipeline one way, holding the writer after the first chunk until every lane is ready
+// (so that each gets its share of the rest), and checks the output against OpenSSL's.
+void expect_openssl_bytes_once_every_lane_is_up(Dispatcher &backend, PipelineOptions options, Direction direction,
+                                                const Bytes &plain, const Bytes &cipher) {
+    const std::size_t chunk = options.chunk_bytes;
+    options.on_progress = [&](std::uint64_t done) {
+        if (done == chunk) backend.await_lanes();
+    };
+    const Bytes &input = direction == Direction::encrypt ? plain : cipher;
+    const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
+    EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
+}
+
 TEST_F(Gpu, TwoGpuLanesAndTheCpuShareOneRingAndMatchOpenSsl) {
     const std::size_t chunk = 1u << 20;
     for (const Mode mode : {Mode::ecb, Mode::ctr}) {
@@ -220,13 +233,7 @@ TEST_F(Gpu, TwoGpuLanesAndTheCpuShareOneRingAndMatchOpenSsl) {
             EveryLane every(key, spec);
             Dispatcher &backend = *every.backend;
             PipelineOptions options{direction, mode == Mode::ecb ? Framing::pkcs7 : Framing::any_length, chunk, 12};
-            // Every lane ready before the second chunk, so each gets its share.
-            options.on_progress = [&](std::uint64_t done) {
-                if (done == chunk) backend.await_lanes();
-            };
-            const Bytes &input = direction == Direction::encrypt ? plain : cipher;
-            const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
-            EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
+            expect_openssl_bytes_once_every_lane_is_up(backend, options, direction, plain, cipher);
             const std::vector<LaneReport> report = backend.report();
             ASSERT_EQ(report.size(), 3u);
             std::uint64_t total = 0;
@@ -267,14 +274,9 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         Bytes cipher;
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
         Dispatcher backend = cpu_then_gpu(key, direction);
-        PipelineOptions options{direction, Framing::pkcs7, chunk, slots};
-        // Hold the writer after the first chunk until the GPU is up: later chunks all go to it.
-        options.on_progress = [&](std::uint64_t done) {
-            if (done == chunk) backend.await_lanes();
-        };
-        const Bytes &input = direction == Direction::encrypt ? plain : cipher;
-        const Bytes &expected = direction == Direction::encrypt ? cipher : plain;
-        EXPECT_TRUE(run_pipeline_on_files(backend, input, options) == expected);
+        // The GPU is up after the first chunk: later chunks all go to it.
+        expect_openssl_bytes_once_every_lane_is_up(backend, {direction, Framing::pkcs7, chunk, slots}, direction,
+                                                   plain, cipher);
         const std::vector<LaneReport> report = backend.report();
         EXPECT_TRUE(report[1].ready) << report[1].failure;
         EXPECT_NE(report[1].description.find("gpu ("), std::string::npos);
@@ -325,11 +327,9 @@ TEST_F(Gpu, CtrTakeOverFromTheCpuKeepsTheCounterRunning) {
     const CipherSpec spec(Direction::encrypt, Mode::ctr, iv);
     const Bytes plain = random_bytes(24 * chunk + 9);
     Dispatcher backend = cpu_then_gpu(key, spec);
-    PipelineOptions options{Direction::encrypt, Framing::any_length, chunk, gpu_ring_slots(kDefaultGpuStreams)};
-    options.on_progress = [&](std::uint64_t done) {
-        if (done == chunk) backend.await_lanes();
-    };
-    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == openssl_ctr(key, iv, plain));
+    expect_openssl_bytes_once_every_lane_is_up(
+        backend, {Direction::encrypt, Framing::any_length, chunk, gpu_ring_slots(kDefaultGpuStreams)},
+        Direction::encrypt, plain, openssl_ctr(key, iv, plain));
     const std::vector<LaneReport> report = backend.report();
     EXPECT_GE(report[0].bytes, chunk);
     EXPECT_GE(report[1].bytes, 16 * chunk);
