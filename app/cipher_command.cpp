@@ -320,7 +320,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         object["backend"] = summary.backend;
         nlohmann::ordered_json split = nlohmann::ordered_json::object();
         for (const LaneReport &lane : summary.lanes) split[lane_key(lane.name)] = lane.bytes;
-        if (summary.lanes.empty()) split[summary.backend] = summary.stats.bytes_read;
+        if (summary.lanes.empty()) split[summary.backend] = summary.stats.bytes_ciphered;
         object["split"] = std::move(split);
         object["input_removed"] = summary.input_removed;
     }

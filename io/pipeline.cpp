@@ -138,6 +138,7 @@ private:
                 blocks_submitted_ += job.bytes / kAesBlockBytes;
             }
             backend_.submit(job);
+            stats_.bytes_ciphered += job.bytes;
             filled_.push({*slot, job.bytes, final, length, job});
             if (final) return;
             slot = next;
@@ -217,7 +218,7 @@ private:
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
     Cancellation cancellation_;          // ends a read waiting on a pipe when the writer has failed
-    PipelineStats stats_;                // bytes_read: reader thread; bytes_written: calling thread
+    PipelineStats stats_;                // bytes_read, bytes_ciphered: reader thread; bytes_written: calling thread
     std::uint64_t blocks_submitted_ = 0; // reader thread: the stream position of the next job
     std::uint64_t input_done_ = 0;       // calling thread, for on_progress
 };

@@ -50,6 +50,9 @@ struct PipelineOptions {
 struct PipelineStats {
     std::uint64_t bytes_read = 0;
     std::uint64_t bytes_written = 0;
+    // Handed to the backend: padding and a partial last block's fill included, a header not (GCM:
+    // the segments' ciphertext). What a dispatcher's lanes report together.
+    std::uint64_t bytes_ciphered = 0;
     double seconds = 0;
     std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
 };
