@@ -70,7 +70,7 @@ std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> tot
         // A fixed width, so the bar does not jump as the numbers change length.
         const auto bar = [fraction](std::size_t bar_width) {
             const auto filled = static_cast<std::size_t>(fraction * double(bar_width));
-            return "[" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "] ";
+            return fmt::format("[{}{}] ", std::string(filled, '#'), std::string(bar_width - filled, '.'));
         };
         candidates = {
             bar(24) + numbers,
