@@ -292,15 +292,6 @@ struct RunSummary {
     bool input_removed = false;
 };
 
-// "GPU 1" as a name in JSON and on the progress line: "gpu1".
-std::string lane_key(const std::string &name) {
-    std::string key;
-    for (const unsigned char c : name) {
-        if (c != ' ') key += static_cast<char>(std::tolower(c));
-    }
-    return key;
-}
-
 void print_json_summary(const CipherOptions &options, const RunSummary &summary, const std::string &error) {
     nlohmann::ordered_json object{
         {"input", summary.input == "-" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary.input)},

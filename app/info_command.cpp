@@ -5,14 +5,27 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "app/json_text.hpp"
+#include "backends/backend_selection.hpp"
 
 #include <fmt/format.h>
+
+#include <string>
+#include <vector>
 
 namespace aesgpu {
 
 namespace {
 const char *yes_no(bool value) {
     return value ? "yes" : "no";
+}
+
+// What `--backend auto` runs on here, named as the --json summaries name lanes.
+std::string auto_lanes(const GpuProbe &gpu) {
+    std::vector<int> devices;
+    if (gpu.usable()) {
+        for (const GpuDeviceInfo &device : gpu.devices) devices.push_back(device.index);
+    }
+    return auto_lane_names(devices);
 }
 
 void print_info_json(std::ostream &out, const CpuAesFeatures &cpu, const GpuProbe &gpu) {
@@ -39,7 +52,7 @@ void print_info_json(std::ostream &out, const CpuAesFeatures &cpu, const GpuProb
         {"gpus", std::move(devices)},
         {"gpu_unavailable_reason",
          gpu.usable() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.unavailable_reason)},
-        {"backend_auto", gpu.usable() ? "gpu" : "cpu"}};
+        {"backend_auto", auto_lanes(gpu)}};
     out << json_text(document, 2) << "\n";
 }
 
@@ -70,7 +83,7 @@ void print_info(std::ostream &out, bool json) {
                            device.compute_major, device.compute_minor);
     }
     if (!gpu.usable()) out << fmt::format("GPU:            unavailable ({})\n", gpu.unavailable_reason);
-    out << fmt::format("Backend auto:   {}\n", gpu.usable() ? "gpu" : "cpu");
+    out << fmt::format("Backend auto:   {}\n", auto_lanes(gpu));
 }
 
 } // namespace aesgpu

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <stdexcept>
 
@@ -116,8 +117,7 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
                               std::span<const std::span<std::byte>> ring) {
             return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring, pins.get()); });
         };
-        const std::string name = devices.size() == 1 ? "GPU" : "GPU " + std::to_string(device);
-        lanes.push_back({.name = name, .start = std::move(start), .policy = policy});
+        lanes.push_back({.name = gpu_lane_name(device, devices.size()), .start = std::move(start), .policy = policy});
         slots += request.gpu_streams;
     }
     // --wait-for-gpu with the CPU all run long (all): the CPU starts with the GPUs, not before them.
@@ -135,6 +135,30 @@ void log_cpu_instead(const BackendRequest &request, const char *reason) {
 }
 
 } // namespace
+
+std::string gpu_lane_name(int device, std::size_t gpu_count) {
+    return gpu_count == 1 ? "GPU" : "GPU " + std::to_string(device);
+}
+
+std::string auto_lane_names(const std::vector<int> &devices) {
+    std::vector<std::string> lanes;
+    for (const int device : devices) lanes.push_back(lane_key(gpu_lane_name(device, devices.size())));
+    if (devices.empty() || cpu_stays_beside_gpus(BackendChoice::automatic)) lanes.emplace_back("cpu");
+    std::string names;
+    for (const std::string &lane : lanes) {
+        if (!names.empty()) names += '+';
+        names += lane;
+    }
+    return names;
+}
+
+std::string lane_key(const std::string &name) {
+    std::string key;
+    for (const unsigned char c : name) {
+        if (c != ' ') key += static_cast<char>(std::tolower(c));
+    }
+    return key;
+}
 
 const char *backend_choice_name(BackendChoice choice) {
     switch (choice) {

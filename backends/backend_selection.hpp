@@ -37,6 +37,17 @@ inline constexpr bool kAutoKeepsTheCpuBesideTheGpus = true;
     return choice == BackendChoice::all || (choice == BackendChoice::automatic && kAutoKeepsTheCpuBesideTheGpus);
 }
 
+// A GPU's lane name in logs and in the --json split: "GPU" where it is the only one, "GPU 1"
+// where there are several (CUDA's device number).
+[[nodiscard]] std::string gpu_lane_name(int device, std::size_t gpu_count);
+
+// The lanes `auto` runs on these GPUs, as --json names them: "gpu+cpu", "gpu0+gpu1+cpu", or "cpu"
+// with none.
+[[nodiscard]] std::string auto_lane_names(const std::vector<int> &devices);
+
+// A lane's name as --json and the progress line give it: "GPU 1" is "gpu1".
+[[nodiscard]] std::string lane_key(const std::string &name);
+
 struct BackendRequest {
     BackendChoice choice = BackendChoice::automatic;
     bool wait_for_gpu = false; // no CPU start: every block goes through a GPU

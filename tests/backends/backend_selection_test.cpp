@@ -138,6 +138,16 @@ TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
     EXPECT_EQ(selected.dispatcher->active_lanes(), every);
 }
 
+TEST(BackendSelection, AutoIsNamedByItsLanesAsTheJsonSummariesNameThem) {
+    // `aesgpu info` says what auto runs on; a run's --json says what it ran on: the same names.
+    EXPECT_EQ(auto_lane_names({}), "cpu");
+    EXPECT_EQ(auto_lane_names({0}), "gpu+cpu");
+    EXPECT_EQ(auto_lane_names({0, 1}), "gpu0+gpu1+cpu");
+    EXPECT_EQ(auto_lane_names({1, 3}), "gpu1+gpu3+cpu");
+    EXPECT_EQ(lane_key(gpu_lane_name(12, 16)), "gpu12");
+    EXPECT_EQ(lane_key("CPU"), "cpu");
+}
+
 TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
     if (!gpu_driver_found()) GTEST_SKIP() << "no CUDA build or no driver: no device numbers to check";
     const Bytes key = random_bytes(16);
