@@ -486,7 +486,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
             }
             if (settle_status) settle_interrupts(*settle_status);
         });
-        spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
+        if (!options.test_only) spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
     };
 
     try {
@@ -514,13 +514,16 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     if (selected.dispatcher) summary.lanes = selected.dispatcher->report();
     const CpuTime cpu = cpu_time_used() - cpu_at_start;
     const double gib = double(summary.stats.bytes_read) / double(1u << 30);
-    spdlog::info("{} {} bytes in {:.3f} s ({}), wrote {} bytes; CPU {:.2f} s user + {:.2f} s system{}",
+    const std::string output = options.test_only
+                                   ? fmt::format("{} bytes of plaintext, not written", summary.stats.bytes_written)
+                                   : fmt::format("wrote {} bytes", summary.stats.bytes_written);
+    spdlog::info("{} {} bytes in {:.3f} s ({}), {}; CPU {:.2f} s user + {:.2f} s system{}",
                  options.test_only ? "tested"
                  : encrypting      ? "encrypted"
                                    : "decrypted",
                  summary.stats.bytes_read, summary.stats.seconds,
-                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), summary.stats.bytes_written,
-                 cpu.user_seconds, cpu.system_seconds,
+                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), output, cpu.user_seconds,
+                 cpu.system_seconds,
                  gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
     return summary;
 }

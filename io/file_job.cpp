@@ -17,12 +17,14 @@ PipelineStats run_file_job(const FileJob &job, CipherBackend &backend) {
     }
     if (!job.header.empty()) job.sink.write_all(job.header);
 
-    const PipelineStats stats = run_pipeline(job.source, job.sink, backend, job.pipeline);
+    PipelineStats stats = run_pipeline(job.source, job.sink, backend, job.pipeline);
+    // The whole files' sizes, headers included, as `stat` gives them.
+    stats.bytes_read += job.header_bytes_read;
+    stats.bytes_written += job.header.size();
     // A file that shrank or grew while it was read gave an output that matches no one version of it.
-    const std::uint64_t read = stats.bytes_read + job.header_bytes_read;
-    if (input_size && read != *input_size) {
+    if (input_size && stats.bytes_read != *input_size) {
         throw IoError(job.source.display_name() + " changed size while it was read (" + std::to_string(*input_size) +
-                      " bytes at the start, " + std::to_string(read) + " read); nothing was written");
+                      " bytes at the start, " + std::to_string(stats.bytes_read) + " read); nothing was written");
     }
     if (job.commit) {
         job.commit(stats);

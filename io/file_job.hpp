@@ -29,8 +29,9 @@ struct FileJob {
     std::function<void(const PipelineStats &)> commit = {};
 };
 
-// Runs the job; the output is committed only when everything succeeded. Throws IoError (also when
-// a regular input changed size while it was read), FormatError, or what the backend throws.
+// Runs the job; the output is committed only when everything succeeded. Its bytes read and written
+// count the headers too (the sizes of the input and output files). Throws IoError (also when a
+// regular input changed size while it was read), FormatError, or what the backend throws.
 PipelineStats run_file_job(const FileJob &job, CipherBackend &backend);
 
 } // namespace aesgpu

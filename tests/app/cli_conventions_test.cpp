@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -384,6 +385,34 @@ TEST_F(Cli, JsonSummariesOnePerInput) {
     EXPECT_EQ(tested.status, 0) << tested.err;
     EXPECT_NE(tested.out.find(R"("operation":"test","mode":"ecb","ok":true,"output":null)"), std::string::npos)
         << tested.out;
+}
+
+TEST_F(Cli, JsonCountsTheBytesOfTheFilesAsTheyAreOnDisk) {
+    // Headers included (Salted__, GCM's), so that a script can hold bytes_in and bytes_out against
+    // `stat`; -t says what it checked and that it wrote nothing.
+    write_file(file("p"), random_bytes(1000));
+    for (const std::string &how : std::vector<std::string>{" -p pass:secret", " --mode ctr -p pass:secret", " --mode gcm" + kKey,
+                                  " --mode gcm -p pass:secret", kKey}) {
+        Outcome encrypted = run("$AESGPU encrypt -f -q --json -o c p" + how);
+        ASSERT_EQ(encrypted.status, 0) << how << ": " << encrypted.err;
+        const nlohmann::json in = nlohmann::json::parse(encrypted.out);
+        EXPECT_EQ(in["bytes_in"], 1000) << how;
+        EXPECT_EQ(in["bytes_out"], std::filesystem::file_size(file("c"))) << how;
+        Outcome decrypted = run("$AESGPU decrypt -f -q --json -o back c" + how);
+        ASSERT_EQ(decrypted.status, 0) << how << ": " << decrypted.err;
+        const nlohmann::json out = nlohmann::json::parse(decrypted.out);
+        EXPECT_EQ(out["bytes_in"], std::filesystem::file_size(file("c"))) << how;
+        EXPECT_EQ(out["bytes_out"], 1000) << how;
+        if (how.find("ctr") != std::string::npos) continue; // -t has nothing to check in CTR
+        Outcome tested = run("$AESGPU decrypt -t -vv c" + how);
+        ASSERT_EQ(tested.status, 0) << how << ": " << tested.err;
+        EXPECT_NE(tested.err.find(fmt::format("tested {} bytes in ", std::filesystem::file_size(file("c")))),
+                  std::string::npos)
+            << tested.err;
+        EXPECT_NE(tested.err.find("1000 bytes of plaintext, not written"), std::string::npos) << tested.err;
+        EXPECT_EQ(tested.err.find("wrote"), std::string::npos) << tested.err;
+        EXPECT_EQ(tested.err.find("committed"), std::string::npos) << tested.err;
+    }
 }
 
 TEST_F(Cli, InfoJsonIsOneObject) {
