@@ -26,11 +26,17 @@ std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, 
     return std::make_unique<OpenSslBackend>(key, spec, request.cpu_threads, submit);
 }
 
+// The CPU's threads that cipher at the same moment: more than the hardware threads share the cores,
+// and ring slots for them would only take memory (-T 4096 on 2 cores asked for an 8 GiB ring).
+unsigned threads_at_work(const OpenSslBackend &cpu) {
+    return std::min(cpu.threads(), default_cpu_threads());
+}
+
 SelectedBackend cpu_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key) {
     auto backend = make_cpu_backend(request, spec, key);
     // Two slots for the reader (one read ahead), one for the writer, and enough in the cipher to
     // keep every thread busy while pieces of a chunk finish unevenly.
-    const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, backend->threads() / 2 + 4);
+    const std::size_t slots = std::max<std::size_t>(kMinRingSlots + 2, threads_at_work(*backend) / 2 + 4);
     return {std::move(backend), slots, kFileChunkBytes};
 }
 
@@ -109,7 +115,7 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
         const CpuSubmit submit =
             *share == LaneShare::throughout ? CpuSubmit::post_every_piece : CpuSubmit::caller_runs_first_piece;
         auto cpu = make_cpu_backend(request, spec, key, submit);
-        if (*share == LaneShare::throughout) slots += cpu_jobs_at_once(cpu->threads(), kGpuFileChunkBytes);
+        if (*share == LaneShare::throughout) slots += cpu_jobs_at_once(threads_at_work(*cpu), kGpuFileChunkBytes);
         lanes.push_back({.name = "CPU", .start = {}, .ready = std::move(cpu), .share = *share});
     }
     for (const int device : devices) {

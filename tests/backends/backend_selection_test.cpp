@@ -44,7 +44,27 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
     }
     BackendRequest many = request(BackendChoice::cpu);
     many.cpu_threads = 16;
-    EXPECT_EQ(select_backend(many, Direction::decrypt, key, true).ring_slots, 12u);
+    if (default_cpu_threads() >= 16) {
+        EXPECT_EQ(select_backend(many, Direction::decrypt, key, true).ring_slots, 12u);
+    }
+    // Threads beyond the cores share them: they get no more ring (memory) than one thread a core.
+    BackendRequest every = request(BackendChoice::cpu);
+    every.cpu_threads = default_cpu_threads();
+    BackendRequest too_many = request(BackendChoice::cpu);
+    too_many.cpu_threads = 4 * default_cpu_threads();
+    const std::size_t ring = select_backend(every, Direction::encrypt, key, true).ring_slots;
+    EXPECT_EQ(select_backend(too_many, Direction::encrypt, key, true).ring_slots, ring);
+    // And beside the GPUs, where the CPU's room adds to theirs.
+    for (const BackendRequest &asked : {every, too_many}) {
+        BackendRequest all = asked;
+        all.choice = BackendChoice::all;
+        const SelectedBackend selected = select_backend(all, Direction::encrypt, key, true);
+        if (selected.dispatcher) {
+            EXPECT_EQ(selected.ring_slots,
+                      3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes) +
+                          std::size_t(gpu_device_count()) * kDefaultGpuStreams);
+        }
+    }
 }
 
 TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
