@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <optional>
 #include <stdexcept>
@@ -134,9 +135,13 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
 }
 
 // `auto` and `all` without a GPU: a device named with --devices that is not there is a mistake to
-// point out (a warning); no GPU at all is what `auto` is for (said with -v).
+// point out (a warning); no GPU at all is what `auto` is for (said with -v). Once a process: a run
+// over many files selects a backend for each, and the reason is the same for all.
 void log_cpu_instead(const BackendRequest &request, const char *reason) {
-    const auto level = request.devices.empty() ? spdlog::level::info : spdlog::level::warn;
+    static std::atomic<bool> said{false};
+    const auto level = said.exchange(true)        ? spdlog::level::debug
+                       : request.devices.empty() ? spdlog::level::info
+                                                 : spdlog::level::warn;
     spdlog::log(level, "backend {}: using the CPU ({})", backend_choice_name(request.choice), reason);
 }
 

@@ -96,9 +96,13 @@ TEST_F(Cli, DevicesTakesAllOrDistinctDeviceNumbers) {
     EXPECT_EQ(missing.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << missing.err;
     EXPECT_EQ(entries(), 1u) << "an output was left behind";
     // Named but not there: a warning, without -v (no GPU at all is what auto is for, and says so only with -v).
-    Outcome fallback = run("$AESGPU encrypt p -f --devices 63" + kKey);
+    // Once, however many files.
+    write_file(file("q"), random_bytes(100));
+    Outcome fallback = run("$AESGPU encrypt p q -f --devices 63" + kKey);
     EXPECT_EQ(fallback.status, 0) << fallback.err;
     EXPECT_EQ(fallback.err.rfind("aesgpu: warning: backend auto: using the CPU (", 0), 0u)
+        << fallback.err;
+    EXPECT_EQ(fallback.err.find("using the CPU", fallback.err.find("using the CPU") + 1), std::string::npos)
         << fallback.err;
 }
 
