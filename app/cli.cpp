@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <regex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -624,6 +625,13 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
     }
     auto &inputs = parsed.cipher().inputs;
     inputs.insert(inputs.end(), argv + options_end + 1, argv + argc);
+}
+
+std::string plain_parse_error(std::string message) {
+    static const std::regex repeated(R"(At Most 1 required but received (\d+))");
+    static const std::regex out_of_range(R"(Value (.*) not in range (\S+) to (\S+))");
+    message = std::regex_replace(message, repeated, "given $1 times; give it once");
+    return std::regex_replace(message, out_of_range, "'$1' is not a number from $2 to $3");
 }
 
 std::string without_secret_arguments(std::string message, int argc, char **argv) {

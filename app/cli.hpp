@@ -62,6 +62,11 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 // quotes arguments it did not expect, and those may be secrets (`aesgpu info -K HEX`).
 [[nodiscard]] std::string without_secret_arguments(std::string message, int argc, char **argv);
 
+// `message` (a parse error) in plain words where CLI11's own are terse: "--devices: given 2 times;
+// give it once" for "At Most 1 required but received 2", "'abc' is not a number from 1 to 64" for
+// "Value abc not in range 1 to 64". Other messages are left as they are.
+[[nodiscard]] std::string plain_parse_error(std::string message);
+
 // "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
 [[nodiscard]] std::string version_text();
 

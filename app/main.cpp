@@ -71,7 +71,8 @@ int main(int argc, char **argv) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            report(without_secret_arguments(e.what(), argc, argv) + " (" + help_hint(app, argc, argv) + ")");
+            report(plain_parse_error(without_secret_arguments(e.what(), argc, argv)) + " (" +
+                   help_hint(app, argc, argv) + ")");
         }
         return kExitUsage;
     } catch (const UsageError &e) {

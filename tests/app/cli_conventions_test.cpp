@@ -71,6 +71,17 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
     EXPECT_NE(typo.err.find("(did you mean --key-file? see `aesgpu encrypt --help`)"), std::string::npos) << typo.err;
     EXPECT_NE(run("$AESGPU bench --drection both").err.find("did you mean --direction?"), std::string::npos);
     EXPECT_EQ(run("$AESGPU encrypt p --frobnicate").err.find("did you mean"), std::string::npos);
+    // CLI11's terse phrasing in plain words; a repeated key is not echoed either.
+    EXPECT_EQ(run("$AESGPU encrypt p --devices 0 --devices 1").err,
+              "aesgpu: --devices: given 2 times; give it once (see `aesgpu encrypt --help`)\n");
+    Outcome keys = run("$AESGPU encrypt p -K " + kKey128 + " -K " + kKey128);
+    EXPECT_EQ(keys.status, 2);
+    EXPECT_EQ(keys.err, "aesgpu: --key: given 2 times; give it once (see `aesgpu encrypt --help`)\n");
+    for (const char *value : {"abc", "0", "65"}) {
+        EXPECT_EQ(run(std::string("$AESGPU encrypt p --io-threads ") + value).err,
+                  std::string("aesgpu: --io-threads: '") + value +
+                      "' is not a number from 1 to 64 (see `aesgpu encrypt --help`)\n");
+    }
 }
 
 TEST_F(Cli, DevicesTakesAllOrDistinctDeviceNumbers) {
