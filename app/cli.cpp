@@ -556,7 +556,8 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         }
     }
     if (options.print_key) {
-        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--no-pad"}) {
+        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--no-pad", "--backend", "--devices",
+                                 "--streams", "--wait-for-gpu", "--threads", "--io-threads", "--chunk-size"}) {
             if (given(name))
                 throw UsageError(fmt::format("-P/--print-key prints the key and writes no data: drop {}", name));
         }

@@ -203,6 +203,8 @@ TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
         {"-S ''" + kKey, "needs a suffix, e.g. .enc"},
         {"-S .x -o out" + kKey, "-S/--suffix names outputs that -o/-c would replace"},
         {"-P -o out" + kKey, "-P/--print-key prints the key and writes no data: drop --output"},
+        {"-P --backend gpu" + kKey, "-P/--print-key prints the key and writes no data: drop --backend"},
+        {"-P -T 2" + kKey, "-P/--print-key prints the key and writes no data: drop --threads"},
         {"-S a/b" + kKey, "needs a suffix without '/'"},
     };
     for (const auto &[options, message] : cases) {
