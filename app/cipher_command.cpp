@@ -456,7 +456,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     const bool show_progress = options.progress == ProgressChoice::always ||
                                (options.progress == ProgressChoice::automatic && !options.log.quiet &&
                                 progress_shown_by_default(sink->is_terminal()));
-    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "gpu0+gpu1+cpu", which changes as
+    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
     // the GPUs take over from the CPU start.
     const auto backend_name = [&selected] {
         if (selected.dispatcher) return lane_key(selected.dispatcher->active_lanes());

@@ -630,7 +630,8 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
 
 std::string plain_parse_error(std::string message) {
     static const std::regex repeated(R"(At Most 1 required but received (\d+))");
-    static const std::regex out_of_range(R"(Value (.*) not in range (\S+) to (\S+))");
+    // CLI11 2.3 says "not in range 1 to 64", 2.4 "not in range [1 - 64]".
+    static const std::regex out_of_range(R"(Value (.*) not in range \[?([^ \]]+)(?: to | - )([^ \]]+)\]?)");
     message = std::regex_replace(message, repeated, "given $1 times; give it once");
     return std::regex_replace(message, out_of_range, "'$1' is not a number from $2 to $3");
 }

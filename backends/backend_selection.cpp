@@ -152,9 +152,10 @@ std::string gpu_lane_name(int device, std::size_t gpu_count) {
 }
 
 std::string auto_lane_names(const std::vector<int> &devices) {
+    // In the dispatcher's order: the CPU's lane first (dispatched() below).
     std::vector<std::string> lanes;
-    for (const int device : devices) lanes.push_back(lane_key(gpu_lane_name(device, devices.size())));
     if (devices.empty() || cpu_stays_beside_gpus(BackendChoice::automatic)) lanes.emplace_back("cpu");
+    for (const int device : devices) lanes.push_back(lane_key(gpu_lane_name(device, devices.size())));
     std::string names;
     for (const std::string &lane : lanes) {
         if (!names.empty()) names += '+';

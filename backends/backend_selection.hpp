@@ -41,7 +41,7 @@ inline constexpr bool kAutoKeepsTheCpuBesideTheGpus = true;
 // where there are several (CUDA's device number).
 [[nodiscard]] std::string gpu_lane_name(int device, std::size_t gpu_count);
 
-// The lanes `auto` runs on these GPUs, as --json names them: "gpu+cpu", "gpu0+gpu1+cpu", or "cpu"
+// The lanes `auto` runs on these GPUs, as --json names them: "cpu+gpu", "cpu+gpu0+gpu1", or "cpu"
 // with none.
 [[nodiscard]] std::string auto_lane_names(const std::vector<int> &devices);
 

@@ -98,7 +98,7 @@ public:
     // Blocks until every lane's start-up has ended (ready or failed).
     void await_lanes();
     [[nodiscard]] std::vector<LaneReport> report() const;
-    // The names of the lanes that take the next job, joined by '+' ("GPU+CPU"); the progress line's label.
+    // The names of the lanes that take the next job, joined by '+' ("CPU+GPU"); the progress line's label.
     [[nodiscard]] std::string active_lanes() const;
 
 private:

@@ -360,7 +360,7 @@ std::vector<nlohmann::json> json_lines(const std::string &text) {
     return rows;
 }
 
-// The lanes named in "backend" ("cpu", "gpu", "gpu+cpu", "gpu0+gpu1+cpu").
+// The lanes named in "backend" ("cpu", "gpu", "cpu+gpu", "cpu+gpu0+gpu1").
 bool names_lanes(const std::string &backend) {
     return std::regex_match(backend, std::regex(R"((cpu|gpu[0-9]*)(\+(cpu|gpu[0-9]*))*)"));
 }
@@ -446,13 +446,13 @@ TEST_F(Cli, InfoJsonIsOneObject) {
     // CPU alone where no GPU is usable (and then the reason why).
     const std::string lanes = info["backend_auto"];
     EXPECT_TRUE(names_lanes(lanes)) << lanes;
-    std::string expected;
+    std::string expected = "cpu";
     if (info["gpu_unavailable_reason"].is_null()) {
         for (const nlohmann::json &gpu : info["gpus"]) {
-            expected += info["gpus"].size() == 1 ? "gpu+" : "gpu" + std::to_string(gpu["index"].get<int>()) + "+";
+            expected += info["gpus"].size() == 1 ? "+gpu" : "+gpu" + std::to_string(gpu["index"].get<int>());
         }
     }
-    EXPECT_EQ(lanes, expected + "cpu") << info;
+    EXPECT_EQ(lanes, expected) << info;
 }
 
 TEST_F(Cli, VerbosityLevelsSayWhatTheHelpSays) {

@@ -161,9 +161,9 @@ TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
 TEST(BackendSelection, AutoIsNamedByItsLanesAsTheJsonSummariesNameThem) {
     // `aesgpu info` says what auto runs on; a run's --json says what it ran on: the same names.
     EXPECT_EQ(auto_lane_names({}), "cpu");
-    EXPECT_EQ(auto_lane_names({0}), "gpu+cpu");
-    EXPECT_EQ(auto_lane_names({0, 1}), "gpu0+gpu1+cpu");
-    EXPECT_EQ(auto_lane_names({1, 3}), "gpu1+gpu3+cpu");
+    EXPECT_EQ(auto_lane_names({0}), "cpu+gpu");
+    EXPECT_EQ(auto_lane_names({0, 1}), "cpu+gpu0+gpu1");
+    EXPECT_EQ(auto_lane_names({1, 3}), "cpu+gpu1+gpu3");
     EXPECT_EQ(lane_key(gpu_lane_name(12, 16)), "gpu12");
     EXPECT_EQ(lane_key("CPU"), "cpu");
 }
