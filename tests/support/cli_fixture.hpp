@@ -66,10 +66,10 @@ protected:
     TempDir capture;
 };
 
-// True where `aesgpu info` says --backend auto would pick the GPU.
+// True where `aesgpu info` says --backend auto would use a GPU ("Backend auto:   cpu+gpu").
 inline bool gpu_available() {
     static const bool available = [] {
-        const std::string command = binary_under_test() + " info | grep -q '^Backend auto: *gpu'";
+        const std::string command = binary_under_test() + " info | grep -Eq '^Backend auto:.*\\bgpu'";
         return std::system(command.c_str()) == 0;
     }();
     return available;
