@@ -73,8 +73,8 @@ struct LaneReport {
 class Dispatcher final : public CipherBackend {
 public:
     // Throws std::invalid_argument without a lane that takes jobs throughout, or for a lane with
-    // neither or both of `start` and `ready`. `first_job_waits_for_every_start`: no lane takes a job before every start has
-    // ended (so it is when no lane is ready from the start).
+    // neither or both of `start` and `ready`. `first_job_waits_for_every_start`: no lane takes a
+    // job before every start has ended (so it is when no lane is ready from the start).
     explicit Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start = false);
     ~Dispatcher() override; // waits for lanes still starting
 

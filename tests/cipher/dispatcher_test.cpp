@@ -427,23 +427,34 @@ Lane paced_lane(const std::string &name, std::unique_ptr<PacedBackend> backend) 
     return {.name = name, .start = {}, .ready = std::move(backend), .share = LaneShare::throughout};
 }
 
+// An ECB encryptor with room for two jobs, each taking `per_job`.
+std::unique_ptr<PacedBackend> paced(const Bytes &key, std::chrono::microseconds per_job) {
+    return std::make_unique<PacedBackend>(key, Direction::encrypt, per_job, 2);
+}
+
+// Encrypts `chunks` chunks of random data through `backend` as a file run would, checks the bytes
+// against OpenSSL's, and gives the lanes' report.
+std::vector<LaneReport> encrypt_chunks_through(Dispatcher &backend, const Bytes &key, std::size_t chunks) {
+    const Bytes plain = random_bytes(chunks * kChunk);
+    Bytes expected;
+    EXPECT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
+    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
+    return backend.report();
+}
+
 TEST(Dispatcher, AFasterLaneTakesMoreJobsAndNoLaneMoreThanItHasRoomFor) {
     // One lane ten times slower than the other. Handing jobs to whichever lane has room would give
     // the slow lane about a third of them (its room over both rooms), and the writer, which takes
     // jobs in order, would wait on each: the fast lane must take almost all of them.
     const Bytes key = random_bytes(16);
-    const Bytes plain = random_bytes(300 * kChunk);
-    Bytes expected;
-    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
-    auto fast = std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(200), 2);
-    auto slow = std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(2000), 2);
+    auto fast = paced(key, std::chrono::microseconds(200));
+    auto slow = paced(key, std::chrono::microseconds(2000));
     PacedBackend &fast_lane = *fast;
     PacedBackend &slow_lane = *slow;
     Dispatcher backend(lanes_of(paced_lane("fast", std::move(fast)), paced_lane("slow", std::move(slow))));
     EXPECT_EQ(backend.active_lanes(), "fast+slow");
-    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
-    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
-    const std::vector<LaneReport> report = backend.report();
+    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 300);
     EXPECT_GT(report[0].jobs, 8 * report[1].jobs) << report[0].jobs << " fast, " << report[1].jobs << " slow";
     EXPECT_EQ(report[0].jobs + report[1].jobs, 300u);
     EXPECT_LE(fast_lane.most_held(), 2u);
@@ -497,15 +508,9 @@ TEST(Dispatcher, ASubmitThatFailsFreesItsRoomAndCountsForNothing) {
 TEST(Dispatcher, LanesOfOnePaceShareTheWork) {
     // Two lanes all run long at the same pace (the CPU beside a GPU of its speed) both work.
     const Bytes key = random_bytes(32);
-    const Bytes plain = random_bytes(200 * kChunk);
-    Bytes expected;
-    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
-    Dispatcher backend(lanes_of(
-        paced_lane("one", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2)),
-        paced_lane("two", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2))));
-    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
-    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
-    const std::vector<LaneReport> report = backend.report();
+    Dispatcher backend(lanes_of(paced_lane("one", paced(key, std::chrono::microseconds(300))),
+                                paced_lane("two", paced(key, std::chrono::microseconds(300)))));
+    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 200);
     // Not half each: on a loaded machine one lane's threads wait for a core now and then.
     EXPECT_GT(report[0].jobs, 30u) << report[0].jobs << " one, " << report[1].jobs << " two";
     EXPECT_GT(report[1].jobs, 30u) << report[0].jobs << " one, " << report[1].jobs << " two";
@@ -516,17 +521,11 @@ TEST(Dispatcher, ALaneSlowForAMomentGetsItsShareBack) {
     // a descheduled thread does that), then it runs at lane two's pace. Measured slow, it would
     // wait behind lane two's full room for the rest of the run: it gets another look once idle.
     const Bytes key = random_bytes(32);
-    const Bytes plain = random_bytes(400 * kChunk);
-    Bytes expected;
-    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
-    auto one = std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2);
+    auto one = paced(key, std::chrono::microseconds(300));
     one->slow_at_first(3, std::chrono::microseconds(6000));
-    Dispatcher backend(lanes_of(
-        paced_lane("one", std::move(one)),
-        paced_lane("two", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(300), 2))));
-    PipelineOptions options{Direction::encrypt, Framing::whole_blocks, kChunk, 7};
-    EXPECT_TRUE(run_pipeline_on_files(backend, plain, options) == expected);
-    const std::vector<LaneReport> report = backend.report();
+    Dispatcher backend(
+        lanes_of(paced_lane("one", std::move(one)), paced_lane("two", paced(key, std::chrono::microseconds(300)))));
+    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 400);
     EXPECT_GT(report[0].jobs, 40u) << report[0].jobs << " one, " << report[1].jobs << " two";
 }
 
