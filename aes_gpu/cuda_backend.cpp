@@ -28,16 +28,24 @@ CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &sp
 }
 
 CudaBackend::~CudaBackend() {
-    // Jobs still in flight use the buffers; let them finish before anything is freed. (A stream
-    // synchronises whichever device is current.)
-    for (const auto &stream : streams_)
-        cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    // Everything here lives on device_, and a backend may go from a thread where another GPU is
+    // current (the last lane of a run), where clearing its memory would fail.
     try {
         const DeviceScope scope(device_);
-        release_slots();
+        release_device_state();
     } catch (const std::exception &) {
-        release_slots(); // the device could not be made current: free what can be freed
+        release_device_state(); // the device could not be made current: free what can be freed
     }
+}
+
+void CudaBackend::release_device_state() noexcept {
+    // Jobs still in flight use the buffers; let them finish before anything is freed.
+    for (const auto &stream : streams_)
+        cuda_check_noexcept(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    release_slots();
+    gcm_.reset();
+    kernel_.reset();
+    streams_.clear();
 }
 
 std::string CudaBackend::describe() const {

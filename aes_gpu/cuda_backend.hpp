@@ -57,6 +57,7 @@ private:
     // down to kMinDevicePieceBytes. Throws ResourceExhausted below that.
     void allocate_device_buffers(std::size_t slot_bytes);
     void release_slots() noexcept;
+    void release_device_state() noexcept; // with the device current: slots, kernels, streams
     void submit_blocks(Slot &slot, const CipherJob &job, cudaStream_t stream); // ecb, ctr
     void submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream);
     // What a host function needs to tell the listener that a slot's job ended.

@@ -31,7 +31,12 @@ void throw_cuda_alloc_error(cudaError_t code, const char *call, const char *file
 }
 
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept {
-    if (status == cudaSuccess || status == cudaErrorCudartUnloading) return;
+    if (status == cudaSuccess) return;
+    // As the throwing checks do: the failure is this call's, and must not be reported again by
+    // the next kernel launch on the thread (bench on two GPUs: a clean-up's cudaErrorInvalidValue
+    // came back out of the next GCM launch).
+    (void)cudaGetLastError();
+    if (status == cudaErrorCudartUnloading) return;
     try {
         spdlog::warn("{} failed during clean-up: {}", call, cudaGetErrorName(status));
     } catch (...) {

@@ -5,7 +5,7 @@
 // throws ResourceExhausted when memory ran out (smaller buffers may fit, or the CPU can go on
 // alone). Both clear this thread's last error first: errors that are not sticky (a failed
 // allocation or registration) would otherwise be reported again by the next kernel launch on the
-// thread, as its own. Destructors use cuda_check_noexcept, which logs instead.
+// thread, as its own. Destructors use cuda_check_noexcept, which logs instead of throwing.
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
@@ -27,7 +27,8 @@ private:
 [[noreturn]] void throw_cuda_alloc_error(cudaError_t code, const char *call, const char *file, int line,
                                          const std::string &what);
 
-// For destructors: logs a failure (except cudaErrorCudartUnloading at process exit), never throws.
+// For destructors: logs a failure (except cudaErrorCudartUnloading at process exit) and clears
+// this thread's last error, never throws.
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept;
 
 } // namespace aesgpu

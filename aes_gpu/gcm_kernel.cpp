@@ -41,6 +41,7 @@ block::State encrypt_on_host(const RoundKeys &keys, block::State s) {
 GcmKernel::GcmKernel(std::span<const std::uint8_t> key, const CipherSpec &spec, int widest_table_bits) {
     if (spec.mode != Mode::gcm) throw std::invalid_argument("GcmKernel needs a GCM spec");
     if (widest_table_bits != 4 && widest_table_bits != 8) throw std::invalid_argument("GHASH tables are 4 or 8 bits");
+    AESGPU_CUDA_TRY(cudaGetDevice(&device_));
     const RoundKeys keys = expand_encryption_key(key);
     params_->rounds = keys->rounds;
     std::copy(std::begin(keys->words), std::end(keys->words), params_->round_keys);
@@ -91,7 +92,15 @@ void GcmKernel::clear_hash_data() noexcept {
 }
 
 GcmKernel::~GcmKernel() {
-    clear_hash_data();
+    // A backend may go from a thread where another GPU is current, and there cudaMemset of this
+    // device's memory fails (cudaErrorInvalidValue): H's multiples would stay on the device.
+    try {
+        const DeviceScope scope(device_);
+        clear_hash_data();
+        hash_data_ = DeviceBuffer();
+    } catch (const std::exception &) {
+        clear_hash_data(); // the device could not be made current: try where we are
+    }
 }
 
 std::size_t GcmKernel::sum_bytes(std::size_t segments) const {

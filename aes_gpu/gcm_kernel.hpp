@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One stream's GCM segment kernels on the current device: the parameters (round keys, tables,
-// the nonce prefix, wiped when it goes), the device copy of H's table and of the run weights
-// (cleared before it is freed), and the launch. Plain C++ over
+// One stream's GCM segment kernels on the device current when it is made: the parameters (round
+// keys, tables, the nonce prefix, wiped when it goes), the device copy of H's table and of the
+// run weights (cleared on that device before it is freed, whichever device is current then), and
+// the launch. Plain C++ over
 // gcm_kernels.hpp, so host files need no nvcc.
 #include "aes_gpu/cuda_resources.hpp"
 #include "aes_gpu/gcm_block.cuh"
@@ -41,6 +42,7 @@ private:
     void upload_table(const gcm::Block128 &h);
     void clear_hash_data() noexcept;
 
+    int device_ = 0; // where hash_data_ lives
     Secret<GcmKernelParams> params_;
     DeviceBuffer hash_data_; // gcm_kernels.hpp's hash_data
 };

@@ -20,7 +20,15 @@
 #include <vector>
 
 #if defined(AESGPU_HAVE_CUDA)
+#include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/cuda_resources.hpp"
 #include "aes_gpu/gcm_kernel.hpp"
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <string>
 #endif
 
 namespace aesgpu::test {
@@ -344,8 +352,8 @@ CipherSpec gcm_spec(Direction direction, std::size_t key_bytes, std::size_t segm
 }
 
 Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, std::size_t chunk,
-                 unsigned streams = 2) {
-    auto backend = make_gpu_backend(key, spec, {0, streams});
+                 unsigned streams = 2, int device = 0) {
+    auto backend = make_gpu_backend(key, spec, {device, streams});
     PipelineOptions options{spec.direction, Framing::any_length, chunk, 3};
     options.segments = spec.gcm.geometry;
     return run_pipeline_on_files(*backend, input, options);
@@ -436,6 +444,52 @@ TEST_F(Gpu, GcmKernelWithEitherTableWidth) {
             EXPECT_EQ(failed, 3u);
         }
     }
+}
+
+// A clean-up call that fails is logged and leaves nothing behind: CUDA keeps the last error per
+// thread, and the next launch's check would report it as its own.
+TEST_F(Gpu, AFailedCleanUpLeavesNoErrorForTheNextCheck) {
+    const cudaError_t failed = cudaSetDevice(gpu_device_count()); // one past the last device
+    ASSERT_NE(failed, cudaSuccess);
+    cuda_check_noexcept(failed, "cudaSetDevice");
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// The warnings logged while `work` runs.
+std::vector<std::string> warnings_during(const std::function<void()> &work) {
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+    sink->set_pattern("%v");
+    const auto previous = spdlog::default_logger();
+    auto capture = std::make_shared<spdlog::logger>("capture", sink);
+    capture->set_level(spdlog::level::warn);
+    spdlog::set_default_logger(capture);
+    work();
+    spdlog::set_default_logger(previous);
+    return sink->last_formatted();
+}
+
+// A GCM backend on GPU 1 that goes while GPU 0 is current (a run's last lane, from the main
+// thread) clears H's multiples and its buffers on its own device, and leaves no error for the
+// next launch: on the two-GPU host the bench's next GCM row failed with cudaErrorInvalidValue.
+TEST_F(Gpu, AGcmBackendOnAnotherGpuGoesCleanly) {
+    if (gpu_device_count() < 2) GTEST_SKIP() << "needs two GPUs";
+    const Bytes key = random_bytes(32);
+    const CipherSpec spec = gcm_spec(Direction::encrypt, 32, 4096);
+    const Bytes plain = random_bytes(5 * 4096);
+    const Bytes expected = reference_gcm_segments(key, spec.gcm.nonce_prefix, spec.gcm.geometry, plain);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const std::vector<std::string> warnings = warnings_during([&] {
+        std::optional<GcmKernel> kernel;
+        {
+            const DeviceScope second(1);
+            kernel.emplace(key, spec);
+        }
+        kernel.reset();
+        EXPECT_TRUE(gcm_on_gpu(key, spec, plain, 3 * 4096, 2, 1) == expected) << "on GPU 1";
+        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    });
+    for (const std::string &warning : warnings) ADD_FAILURE() << warning;
+    EXPECT_TRUE(gcm_on_gpu(key, spec, plain, 3 * 4096) == expected) << "GPU 0 after GPU 1's backend went";
 }
 #endif
 
