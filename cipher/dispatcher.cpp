@@ -122,14 +122,19 @@ std::string Dispatcher::describe() const {
         text += lanes_[i].backend->describe();
         all_give_way = all_give_way && lanes_[i].lane.share == LaneShare::until_another_is_ready;
     }
+    // The lanes still to come: "the GPU", or "GPU 0 and GPU 1" (the first ready takes over).
+    std::vector<std::string> coming;
     for (const LaneState &state : lanes_) {
-        if (state.backend || state.error || !state.lane.start) continue; // only a lane still to come
-
-        if (text.empty()) return "waiting for the " + state.lane.name + " to start";
-        return text + (all_give_way ? " until the " : ", with the ") + state.lane.name +
-               (all_give_way ? " is ready" : " starting");
+        if (!state.backend && !state.error && state.lane.start) coming.push_back(state.lane.name);
     }
-    return text.empty() ? "no backend (every one failed to start)" : text;
+    if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
+    std::string names = coming.size() == 1 ? "the " + coming.front() : "";
+    for (std::size_t i = 0; coming.size() > 1 && i < coming.size(); ++i) {
+        names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
+    }
+    if (text.empty()) return "waiting for " + names + " to start";
+    if (!all_give_way) return text + ", with " + names + " starting";
+    return text + " until " + (coming.size() == 1 ? names : "the first of " + names) + " is ready";
 }
 
 std::string Dispatcher::active_lanes() const {

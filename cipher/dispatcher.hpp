@@ -78,7 +78,8 @@ public:
     explicit Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start = false);
     ~Dispatcher() override; // waits for lanes still starting
 
-    // The lanes that take the next job, and the lane awaited, if any ("... until the GPU is ready").
+    // The lanes that take the next job, and the lanes awaited, if any ("... until the GPU is
+    // ready", "... until the first of GPU 0 and GPU 1 is ready").
     [[nodiscard]] std::string describe() const override;
     // Allocates the ring, hands it to the lanes ready from the start, then starts every other lane
     // over it, each on its own thread.

@@ -136,6 +136,26 @@ Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
     return run_pipeline_on_files(backend, input, options);
 }
 
+// With two GPUs starting, the CPU start names both: the first ready takes over (the x2 host said
+// "until the GPU 0 is ready" while GPU 1 was the first).
+TEST(Dispatcher, TheCpuStartNamesEveryLaneItWaitsFor) {
+    const Bytes key = random_bytes(16);
+    GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
+    std::vector<Lane> lanes;
+    lanes.push_back(cpu_lane(key, Direction::encrypt));
+    lanes.push_back({.name = "GPU 0", .start = first.start()});
+    lanes.push_back({.name = "GPU 1", .start = second.start()});
+    Dispatcher backend(std::move(lanes));
+    const std::string starting = backend.describe();
+    EXPECT_EQ(starting.rfind("cpu (OpenSSL", 0), 0u) << starting;
+    EXPECT_NE(starting.find(" until the first of GPU 0 and GPU 1 is ready"), std::string::npos) << starting;
+    backend.configure_slots(kSlots, kChunk);
+    first.open();
+    second.open();
+    backend.await_lanes();
+    EXPECT_EQ(backend.describe(), "successor (test) + successor (test)");
+}
+
 TEST(Dispatcher, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
     for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
         SCOPED_TRACE(direction == Direction::encrypt ? "encrypt" : "decrypt");
