@@ -2,6 +2,7 @@
 #include "app/bench_report.hpp"
 
 #include "app/json_text.hpp"
+#include "common/units.hpp"
 
 #include <fmt/format.h>
 
@@ -19,8 +20,8 @@ const char *direction_name(Direction direction) {
 } // namespace
 
 void print_bench_table(const BenchReport &report, std::ostream &out) {
-    out << fmt::format("aesgpu bench: {} MiB per in-memory measurement, median of {} after a warm-up\n",
-                       report.size_bytes >> 20, report.reps);
+    out << fmt::format("aesgpu bench: {} per in-memory measurement, median of {} after a warm-up\n",
+                       human_bytes(double(report.size_bytes)), report.reps);
     out << report.machine << "\n";
     if (!report.file.empty()) out << "file: " << report.file << "\n";
     out << fmt::format("\n{:<8} {:<9} {:<32} {:>9}  {}\n", "backend", "stage", "what", "GB/s", "against its ceiling");

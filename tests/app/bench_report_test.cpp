@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
@@ -18,6 +21,21 @@ TEST(JsonText, StringsThatAreNotUtf8GetReplacementCharacters) {
         << "UTF-8 passes through";
     EXPECT_EQ(json_text(ordered_json("a\xff\xc3(")), "\"a\xef\xbf\xbd\xef\xbf\xbd(\"")
         << "Latin-1 and cut sequences become U+FFFD instead of failing the document";
+}
+
+// The table's first line gives the size as given: a --size under 1 MiB is not "0 MiB".
+TEST(BenchReport, TheTableSaysHowMuchEachMeasurementTakes) {
+    for (const auto &[bytes, expected] : std::vector<std::pair<std::size_t, std::string>>{
+             {16, "aesgpu bench: 16 B per in-memory measurement"},
+             {std::size_t{256} << 10, "aesgpu bench: 256.0 KiB per"},
+             {std::size_t{1} << 30, "aesgpu bench: 1.0 GiB per"}}) {
+        BenchReport report;
+        report.size_bytes = bytes;
+        report.reps = 3;
+        std::ostringstream table;
+        print_bench_table(report, table);
+        EXPECT_EQ(table.str().rfind(expected, 0), 0u) << table.str();
+    }
 }
 
 TEST(BenchReport, JsonUsesNullForWhatDoesNotApply) {
