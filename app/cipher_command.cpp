@@ -319,6 +319,14 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
     if (!std::cout) throw IoError("error writing the --json summary to standard output");
 }
 
+// With --json, the object of an input that failed before any summary of it existed.
+void print_json_failure(const CipherOptions &options, const std::string &input, const std::string &error) {
+    if (!options.json) return;
+    RunSummary failed;
+    failed.input = input;
+    print_json_summary(options, failed, error);
+}
+
 bool same_time(const timespec &a, const timespec &b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
@@ -542,11 +550,7 @@ int run_cipher_command(const CipherOptions &options) {
             const RunSummary summary = run_one(options, input, keys, ecb_warning, settle_status);
             if (options.json) print_json_summary(options, summary, {});
         } catch (const std::exception &e) {
-            if (options.json) {
-                RunSummary failed;
-                failed.input = input;
-                print_json_summary(options, failed, printable(e.what()));
-            }
+            print_json_failure(options, input, printable(e.what()));
             throw;
         }
     };
@@ -555,13 +559,26 @@ int run_cipher_command(const CipherOptions &options) {
         run(inputs.front(), 0);
         return 0;
     }
-    // Several files: each on its own; one failure does not stop the others.
+    // Several files: each on its own; one failure does not stop the others. But a GPU that could
+    // not be had for one file cannot be had for the next: that is said once, and the other files
+    // fail with it, untouched.
     int status = 0;
     std::size_t failed = 0;
+    std::optional<std::string> no_gpu;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const bool last = i + 1 == inputs.size();
         try {
+            if (no_gpu) {
+                print_json_failure(options, inputs[i], *no_gpu);
+                ++failed;
+                continue;
+            }
             run(inputs[i], last ? std::optional(status) : std::nullopt);
+        } catch (const GpuUnavailable &e) {
+            no_gpu = printable(e.what());
+            spdlog::error("{}", *no_gpu);
+            status = std::max(status, 1);
+            ++failed;
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));

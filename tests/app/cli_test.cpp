@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 namespace aesgpu::test {
 namespace {
@@ -544,6 +545,30 @@ TEST_F(Cli, GpuBackendWithoutGpuFailsClearly) {
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.out, "0\n");
     EXPECT_EQ(r.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << r.err;
+}
+
+// Several files and no GPU for --backend gpu: said once, not once per file; every file fails
+// (one JSON object each), none is written.
+TEST_F(Cli, GpuBackendWithoutGpuSaysSoOnceForSeveralFiles) {
+    for (const char *name : {"a", "b", "c"}) write_file(file(name), random_bytes(1000));
+    Outcome r = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt --json --backend gpu -K " + kKey128 + " a b c");
+    EXPECT_EQ(r.status, 1);
+    std::size_t said = 0;
+    for (std::size_t at = r.err.find("no usable CUDA device"); at != std::string::npos;
+         at = r.err.find("no usable CUDA device", at + 1)) {
+        ++said;
+    }
+    EXPECT_EQ(said, 1u) << r.err;
+    EXPECT_NE(r.err.find("aesgpu: encrypted 0 of 3 files, 3 failed\n"), std::string::npos) << r.err;
+    std::istringstream lines(r.out);
+    std::size_t objects = 0;
+    for (std::string line; std::getline(lines, line); ++objects) {
+        const nlohmann::json summary = nlohmann::json::parse(line);
+        EXPECT_FALSE(summary["ok"].get<bool>()) << line;
+        EXPECT_EQ(summary["error"].get<std::string>().rfind("no usable CUDA device: ", 0), 0u) << line;
+    }
+    EXPECT_EQ(objects, 3u) << r.out;
+    EXPECT_EQ(entries(), 3u) << "an output or temporary file was left behind";
 }
 
 TEST_F(Cli, GpuTakesOverFromTheCpuStartAndTheOutputMatchesOpenSsl) {
