@@ -282,6 +282,12 @@ private:
     bool pending_;
 };
 
+// --json could not write a summary: standard output is gone, and the next summary would fail too.
+class SummaryUnwritable : public IoError {
+public:
+    SummaryUnwritable() : IoError("error writing the --json summary to standard output") {}
+};
+
 // What --json prints for one input.
 struct RunSummary {
     std::string input;
@@ -316,7 +322,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         object["input_removed"] = summary.input_removed;
     }
     std::cout << json_text(object) << std::endl;
-    if (!std::cout) throw IoError("error writing the --json summary to standard output");
+    if (!std::cout) throw SummaryUnwritable();
 }
 
 // With --json, the object of an input that failed before any summary of it existed.
@@ -545,14 +551,23 @@ int run_cipher_command(const CipherOptions &options) {
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
     KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
     EcbWarning ecb_warning(options);
+    bool summaries_unwritable = false;
+    // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
+    // could not be printed.
     const auto run = [&](const std::string &input, std::optional<int> settle_status) {
+        RunSummary summary;
         try {
-            const RunSummary summary = run_one(options, input, keys, ecb_warning, settle_status);
-            if (options.json) print_json_summary(options, summary, {});
+            summary = run_one(options, input, keys, ecb_warning, settle_status);
         } catch (const std::exception &e) {
-            print_json_failure(options, input, printable(e.what()));
+            try {
+                print_json_failure(options, input, printable(e.what()));
+            } catch (const SummaryUnwritable &unwritable) {
+                summaries_unwritable = true;
+                spdlog::error("{}", unwritable.what());
+            }
             throw;
         }
+        if (options.json) print_json_summary(options, summary, {});
     };
     if (inputs.size() == 1) {
         // Failures reach main() as they are.
@@ -561,11 +576,13 @@ int run_cipher_command(const CipherOptions &options) {
     }
     // Several files: each on its own; one failure does not stop the others. But a GPU that could
     // not be had for one file cannot be had for the next: that is said once, and the other files
-    // fail with it, untouched.
+    // fail with it, untouched. And once a --json summary cannot be written, the files after it
+    // are left as they are: a script would not learn what became of them.
     int status = 0;
     std::size_t failed = 0;
+    std::size_t not_started = 0;
     std::optional<std::string> no_gpu;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
         const bool last = i + 1 == inputs.size();
         try {
             if (no_gpu) {
@@ -574,6 +591,11 @@ int run_cipher_command(const CipherOptions &options) {
                 continue;
             }
             run(inputs[i], last ? std::optional(status) : std::nullopt);
+        } catch (const SummaryUnwritable &e) {
+            // The input itself is done, its output in place.
+            summaries_unwritable = true;
+            spdlog::error("{}", e.what());
+            status = std::max(status, 1);
         } catch (const GpuUnavailable &e) {
             no_gpu = printable(e.what());
             spdlog::error("{}", *no_gpu);
@@ -590,13 +612,15 @@ int run_cipher_command(const CipherOptions &options) {
             status = std::max(status, 1);
             ++failed;
         }
+        if (summaries_unwritable) not_started = inputs.size() - i - 1;
     }
     if (!options.log.quiet) {
         const char *done = options.test_only                         ? "tested"
                            : options.direction == Direction::encrypt ? "encrypted"
                                                                      : "decrypted";
-        std::cerr << fmt::format("aesgpu: {} {} of {} files{}\n", done, inputs.size() - failed, inputs.size(),
-                                 failed ? fmt::format(", {} failed", failed) : "");
+        std::cerr << fmt::format("aesgpu: {} {} of {} files{}{}\n", done, inputs.size() - failed - not_started,
+                                 inputs.size(), failed ? fmt::format(", {} failed", failed) : "",
+                                 not_started ? fmt::format(", {} not started", not_started) : "");
     }
     return status;
 }

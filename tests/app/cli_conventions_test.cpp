@@ -608,6 +608,30 @@ TEST_F(Cli, JsonNeverMixesWithTheDataAndItsFailuresCount) {
     EXPECT_NE(full.err.find("error writing the --json summary"), std::string::npos) << full.err;
 }
 
+// Several files with --json --rm into a full standard output: the first file is done (output in
+// place, input removed) though its summary is lost, and is not reported as failed; the others are
+// left as they are, since a script could not learn what became of them.
+TEST_F(Cli, JsonThatCannotBeWrittenStopsBeforeTheNextFile) {
+    for (const char *name : {"a", "b", "c"}) write_file(file(name), random_bytes(1000));
+    Outcome r = run("$AESGPU encrypt --json --rm a b c" + kKey + " > /dev/full");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("aesgpu: error writing the --json summary to standard output\n"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("aesgpu: encrypted 1 of 3 files, 2 not started\n"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(file("a.aes")));
+    EXPECT_FALSE(std::filesystem::exists(file("a")));
+    for (const char *untouched : {"b", "c"}) {
+        EXPECT_TRUE(std::filesystem::exists(file(untouched))) << untouched;
+        EXPECT_FALSE(std::filesystem::exists(file(std::string(untouched) + ".aes"))) << untouched;
+    }
+    // A file that fails, and then its summary too: counted as failed, its own error still said.
+    Outcome failing = run("$AESGPU encrypt --json missing b" + kKey + " > /dev/full");
+    EXPECT_EQ(failing.status, 1);
+    EXPECT_NE(failing.err.find("cannot open 'missing'"), std::string::npos) << failing.err;
+    EXPECT_NE(failing.err.find("encrypted 0 of 2 files, 1 failed, 1 not started\n"), std::string::npos)
+        << failing.err;
+    EXPECT_FALSE(std::filesystem::exists(file("b.aes")));
+}
+
 TEST_F(Cli, HexKeyFilesAreNeverMistakenForRawKeys) {
     write_file(file("p"), random_bytes(100));
     // 31 digits and a newline are 32 bytes: once read as a raw AES-256 key of ASCII.
