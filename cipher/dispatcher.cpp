@@ -5,6 +5,7 @@
 #include "common/threads.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -74,7 +75,8 @@ bool Dispatcher::takes_jobs(std::size_t index) const {
     case LaneShare::throughout: return true;
     case LaneShare::until_another_is_ready: return !others([](const LaneState &s) { return s.backend != nullptr; });
     case LaneShare::fallback:
-        return !others([](const LaneState &s) { return s.backend != nullptr || s.starting; });
+        // Lanes not started yet count as coming: --wait-for-gpu logs describe() before they start.
+        return !others([](const LaneState &s) { return s.backend != nullptr || (s.lane.start && !s.error); });
     }
     return false;
 }
@@ -122,13 +124,14 @@ std::string Dispatcher::describe() const {
         text += lanes_[i].backend->describe();
         all_give_way = all_give_way && lanes_[i].lane.share == LaneShare::until_another_is_ready;
     }
-    // The lanes still to come: "the GPU", or "GPU 0 and GPU 1" (the first ready takes over).
+    // The lanes still to come: "the GPU", "GPU 1", or "GPU 0 and GPU 1" (the first ready takes over).
     std::vector<std::string> coming;
     for (const LaneState &state : lanes_) {
         if (!state.backend && !state.error && state.lane.start) coming.push_back(state.lane.name);
     }
     if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
-    std::string names = coming.size() == 1 ? "the " + coming.front() : "";
+    const std::string &first = coming.front();
+    std::string names = coming.size() > 1 ? "" : std::isdigit(static_cast<unsigned char>(first.back())) ? first : "the " + first;
     for (std::size_t i = 0; coming.size() > 1 && i < coming.size(); ++i) {
         names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
     }

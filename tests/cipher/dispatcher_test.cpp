@@ -156,6 +156,37 @@ TEST(Dispatcher, TheCpuStartNamesEveryLaneItWaitsFor) {
     EXPECT_EQ(backend.describe(), "successor (test) + successor (test)");
 }
 
+// One numbered GPU left to come is named as such ("GPU 1", not "the GPU 1"); a CPU that takes
+// jobs only if every GPU fails is no lane at work while they are still to start.
+TEST(Dispatcher, TheLanesToComeAreNamedAsTheyAre) {
+    const Bytes key = random_bytes(16);
+    {
+        GatedStart failing(key, Direction::encrypt, true), second(key, Direction::encrypt);
+        std::vector<Lane> lanes;
+        lanes.push_back(cpu_lane(key, Direction::encrypt));
+        lanes.push_back({.name = "GPU 0", .start = failing.start(), .policy = LanePolicy::optional});
+        lanes.push_back({.name = "GPU 1", .start = second.start(), .policy = LanePolicy::optional});
+        Dispatcher backend(std::move(lanes));
+        backend.configure_slots(kSlots, kChunk);
+        failing.open();
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (backend.report()[1].failure.empty() && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+        }
+        const std::string one_left = backend.describe();
+        second.open();
+        EXPECT_NE(one_left.find(" until GPU 1 is ready"), std::string::npos) << one_left;
+        backend.await_lanes();
+    }
+    GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
+    std::vector<Lane> lanes;
+    lanes.push_back(cpu_lane(key, Direction::encrypt, LaneShare::fallback));
+    lanes.push_back({.name = "GPU 0", .start = first.start(), .policy = LanePolicy::optional});
+    lanes.push_back({.name = "GPU 1", .start = second.start(), .policy = LanePolicy::optional});
+    Dispatcher backend(std::move(lanes));
+    EXPECT_EQ(backend.describe(), "waiting for GPU 0 and GPU 1 to start");
+}
+
 TEST(Dispatcher, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
     for (const auto direction : {Direction::encrypt, Direction::decrypt}) {
         SCOPED_TRACE(direction == Direction::encrypt ? "encrypt" : "decrypt");
