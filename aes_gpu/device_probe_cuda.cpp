@@ -12,7 +12,10 @@ GpuProbe probe_gpus() {
     GpuProbe probe;
     probe.cuda_compiled_in = true;
     (void)cudaRuntimeGetVersion(&probe.runtime_version);
-    if (cudaDriverGetVersion(&probe.driver_version) != cudaSuccess) probe.driver_version = 0;
+    if (cudaDriverGetVersion(&probe.driver_version) != cudaSuccess) {
+        (void)cudaGetLastError();
+        probe.driver_version = 0;
+    }
     if (probe.driver_version == 0) {
         probe.unavailable_reason = kNoDriverMessage;
         return probe;
@@ -27,7 +30,10 @@ GpuProbe probe_gpus() {
     }
     for (int index = 0; index < count; ++index) {
         cudaDeviceProp properties{};
-        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;
+        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) {
+            (void)cudaGetLastError(); // this device is left out; its error must not meet a later call
+            continue;
+        }
         probe.devices.push_back({index, properties.name, properties.multiProcessorCount, properties.totalGlobalMem,
                                  properties.major, properties.minor});
     }

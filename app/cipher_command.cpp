@@ -574,33 +574,35 @@ int run_cipher_command(const CipherOptions &options) {
         run(inputs.front(), 0);
         return 0;
     }
-    // Several files: each on its own; one failure does not stop the others. But a GPU that could
-    // not be had for one file cannot be had for the next: that is said once, and the other files
-    // fail with it, untouched. And once a --json summary cannot be written, the files after it
-    // are left as they are: a script would not learn what became of them.
+    // Several files: each on its own; one failure does not stop the others. But --backend gpu on a
+    // machine without a usable GPU (no driver, no device) is said once, and every file fails with
+    // it, untouched. And once a --json summary cannot be written, the files after it are left as
+    // they are: a script would not learn what became of them.
     int status = 0;
     std::size_t failed = 0;
     std::size_t not_started = 0;
     std::optional<std::string> no_gpu;
+    try {
+        check_required_backend(options.backend.choice);
+    } catch (const GpuUnavailable &e) {
+        no_gpu = printable(e.what());
+        spdlog::error("{}", *no_gpu);
+        status = 1;
+    }
     for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
         const bool last = i + 1 == inputs.size();
         try {
             if (no_gpu) {
-                print_json_failure(options, inputs[i], *no_gpu);
                 ++failed;
+                print_json_failure(options, inputs[i], *no_gpu);
                 continue;
             }
             run(inputs[i], last ? std::optional(status) : std::nullopt);
         } catch (const SummaryUnwritable &e) {
-            // The input itself is done, its output in place.
+            // What became of the input is counted (done, or failed with no GPU); its summary is lost.
             summaries_unwritable = true;
             spdlog::error("{}", e.what());
             status = std::max(status, 1);
-        } catch (const GpuUnavailable &e) {
-            no_gpu = printable(e.what());
-            spdlog::error("{}", *no_gpu);
-            status = std::max(status, 1);
-            ++failed;
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));

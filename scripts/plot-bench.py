@@ -12,12 +12,22 @@ STAGE_COLOURS = {"ceiling": "#9e9e9e", "memory": "#1f77b4", "kernel": "#d62728",
                  "pipeline": "#ff7f0e", "file": "#2ca02c"}
 
 
+def human_bytes(count):
+    """As aesgpu prints sizes (common/units.cpp): "16 B", "256.0 KiB", "1.0 GiB"."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    unit = 0
+    while count >= 1024 and unit < 4:
+        count /= 1024
+        unit += 1
+    return f"{count:.0f} B" if unit == 0 else f"{count:.1f} {units[unit]}"
+
+
 def label(result):
     return f'{result["backend"]} {result["stage"]}: {result["what"]}'
 
 
 def markdown(report):
-    lines = [f'{report["machine"]}; {report["size_bytes"] >> 20} MiB per in-memory measurement, '
+    lines = [f'{report["machine"]}; {human_bytes(report["size_bytes"])} per in-memory measurement, '
              f'median of {report["reps"]}' + (f'; file {report["file"]}' if report["file"] else ""), "",
              "| backend | stage | what | GB/s | against its ceiling |", "| --- | --- | --- | ---: | --- |"]
     for r in report["results"]:

@@ -459,12 +459,15 @@ TEST_F(Gpu, AFailedCleanUpLeavesNoErrorForTheNextCheck) {
 std::vector<std::string> warnings_during(const std::function<void()> &work) {
     auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
     sink->set_pattern("%v");
-    const auto previous = spdlog::default_logger();
     auto capture = std::make_shared<spdlog::logger>("capture", sink);
     capture->set_level(spdlog::level::warn);
+    // The default logger comes back even when `work` throws.
+    struct Restore {
+        std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+        ~Restore() { spdlog::set_default_logger(previous); }
+    } restore;
     spdlog::set_default_logger(capture);
     work();
-    spdlog::set_default_logger(previous);
     return sink->last_formatted();
 }
 
