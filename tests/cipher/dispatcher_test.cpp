@@ -22,9 +22,11 @@
 #include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <initializer_list>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace aesgpu::test {
@@ -111,6 +113,15 @@ std::vector<Lane> lanes_of(Lane first, Lane second) {
     return lanes;
 }
 
+// The CPU lane first, then one lane per gate, named as given.
+std::vector<Lane> cpu_then_gated(Lane cpu, std::initializer_list<std::pair<const char *, GatedStart *>> gated,
+                                 LanePolicy policy = LanePolicy::required) {
+    std::vector<Lane> lanes;
+    lanes.push_back(std::move(cpu));
+    for (const auto &[name, gate] : gated) lanes.push_back({.name = name, .start = gate->start(), .policy = policy});
+    return lanes;
+}
+
 // The CPU start: the CPU until the successor is ready. Opens the gate before the backend goes, so
 // a failing test cannot hang in the destructor.
 struct Handover {
@@ -141,11 +152,7 @@ Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
 TEST(Dispatcher, TheCpuStartNamesEveryLaneItWaitsFor) {
     const Bytes key = random_bytes(16);
     GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
-    std::vector<Lane> lanes;
-    lanes.push_back(cpu_lane(key, Direction::encrypt));
-    lanes.push_back({.name = "GPU 0", .start = first.start()});
-    lanes.push_back({.name = "GPU 1", .start = second.start()});
-    Dispatcher backend(std::move(lanes));
+    Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt), {{"GPU 0", &first}, {"GPU 1", &second}}));
     const std::string starting = backend.describe();
     EXPECT_EQ(starting.rfind("cpu (OpenSSL", 0), 0u) << starting;
     EXPECT_NE(starting.find(" until the first of GPU 0 and GPU 1 is ready"), std::string::npos) << starting;
@@ -162,11 +169,8 @@ TEST(Dispatcher, TheLanesToComeAreNamedAsTheyAre) {
     const Bytes key = random_bytes(16);
     {
         GatedStart failing(key, Direction::encrypt, true), second(key, Direction::encrypt);
-        std::vector<Lane> lanes;
-        lanes.push_back(cpu_lane(key, Direction::encrypt));
-        lanes.push_back({.name = "GPU 0", .start = failing.start(), .policy = LanePolicy::optional});
-        lanes.push_back({.name = "GPU 1", .start = second.start(), .policy = LanePolicy::optional});
-        Dispatcher backend(std::move(lanes));
+        Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt), {{"GPU 0", &failing}, {"GPU 1", &second}},
+                                          LanePolicy::optional));
         backend.configure_slots(kSlots, kChunk);
         failing.open();
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -179,11 +183,8 @@ TEST(Dispatcher, TheLanesToComeAreNamedAsTheyAre) {
         backend.await_lanes();
     }
     GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
-    std::vector<Lane> lanes;
-    lanes.push_back(cpu_lane(key, Direction::encrypt, LaneShare::fallback));
-    lanes.push_back({.name = "GPU 0", .start = first.start(), .policy = LanePolicy::optional});
-    lanes.push_back({.name = "GPU 1", .start = second.start(), .policy = LanePolicy::optional});
-    Dispatcher backend(std::move(lanes));
+    Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt, LaneShare::fallback),
+                                      {{"GPU 0", &first}, {"GPU 1", &second}}, LanePolicy::optional));
     EXPECT_EQ(backend.describe(), "waiting for GPU 0 and GPU 1 to start");
 }
 
@@ -336,11 +337,7 @@ TEST(Dispatcher, LanesReadyLaterShareTheJobsAndAnyLaneTakesAnyJob) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
     GatedStart second(key, Direction::encrypt), third(key, Direction::encrypt);
-    std::vector<Lane> lanes;
-    lanes.push_back(cpu_lane(key, Direction::encrypt));
-    lanes.push_back({.name = "second", .start = second.start()});
-    lanes.push_back({.name = "third", .start = third.start()});
-    Dispatcher backend(std::move(lanes));
+    Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt), {{"second", &second}, {"third", &third}}));
     const auto open_and_wait = [&](GatedStart &gate, std::size_t lane) {
         gate.open();
         while (!backend.report()[lane].ready) std::this_thread::yield();
