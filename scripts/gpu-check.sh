@@ -118,7 +118,7 @@ rm -f "$dir"/aesgpu-rss-*
 fi
 
 wanted cli || exit $status
-step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu (wait: --wait-for-gpu; x1: --io-threads 1)"
+step "CLI, 8 GiB file on /dev/shm: cp vs --backend cpu vs --backend gpu (wait: --wait-for-gpu; x1: --io-threads 1; ioN: --io-threads N)"
 variants=${VARIANTS:-cp cpu gpu all gpu-wait cpu-x1 gpu-x1}
 [ -n "$baseline" ] && variants=${VARIANTS:-cp cpu base-cpu gpu base-gpu}
 binary_for() { case $1 in base-*) echo "$baseline/aesgpu" ;; *) echo "$build/aesgpu" ;; esac; }
@@ -129,6 +129,7 @@ options_for() {
     cpu-x1) echo "--backend cpu --io-threads 1" ;; gpu-x1) echo "--backend gpu --io-threads 1" ;;
     cpu-ctr) echo "--backend cpu --mode ctr --iv $key" ;; gpu-ctr) echo "--backend gpu --mode ctr --iv $key" ;;
     cpu-gcm) echo "--backend cpu --mode gcm" ;; gpu-gcm) echo "--backend gpu --mode gcm" ;;
+    *-io[0-9]*) echo "--backend ${1%%-io*} --io-threads ${1##*-io}" ;; # e.g. gpu-io4
   esac
 }
 rm -f "$dir"/aesgpu-check-*
