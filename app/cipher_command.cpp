@@ -384,7 +384,6 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
 
     // Everything that can fail without the key comes first: the input, its header, the output.
     auto step = std::chrono::steady_clock::now();
-    const CpuTime cpu_at_start = cpu_time_used();
     InputSource source = InputSource::open(input, io_threads);
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
@@ -446,6 +445,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
     step = std::chrono::steady_clock::now();
+    // The run's CPU seconds from here: the key derivation (scrypt, PBKDF2) is a cost of the
+    // passphrase, not of the data, and the wall time beside them is the pipeline's.
+    const CpuTime cpu_at_start = cpu_time_used();
     const CipherSpec spec = gcm_file ? gcm_file->spec(options.direction)
                                      : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
     SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());

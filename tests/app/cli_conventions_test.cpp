@@ -158,6 +158,19 @@ TEST_F(Cli, VerboseSaysWhatEachFileCostTheCpu) {
     EXPECT_TRUE(std::regex_search(r.err, small_line)) << r.err;
 }
 
+// The CPU seconds beside the wall time are the data's: a passphrase's key derivation (here PBKDF2
+// with 2,000,000 iterations, about half a second) is not among them.
+TEST_F(Cli, VerboseCpuSecondsLeaveOutTheKeyDerivation) {
+    write_file(file("small"), random_bytes(100));
+    Outcome r = run("$AESGPU encrypt small -vv --backend cpu -p pass:hello --iter 2000000");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::smatch kdf, cpu;
+    ASSERT_TRUE(std::regex_search(r.err, kdf, std::regex(R"(PBKDF2-HMAC-SHA256, 2000000 iterations: ([0-9.]+) s)")))
+        << r.err;
+    ASSERT_TRUE(std::regex_search(r.err, cpu, std::regex(R"(CPU ([0-9.]+) s user \+ ([0-9.]+) s system)"))) << r.err;
+    EXPECT_LT(std::stod(cpu[1]) + std::stod(cpu[2]), std::stod(kdf[1]) / 2) << r.err;
+}
+
 // Standard input that a script read partway before aesgpu: aesgpu ciphers the rest, from where the
 // offset stands, with plain and split reads (its size is what is left, not the whole file's),
 // and looks for a Salted__ header there, not at the file's start.
