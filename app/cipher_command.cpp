@@ -425,7 +425,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                          "the output; send standard error elsewhere");
     }
     check_input_length(options, source, header_bytes);
-    if (keys.will_prompt()) check_required_backend(options.backend.choice);
+    if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
@@ -445,8 +445,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
     step = std::chrono::steady_clock::now();
-    // The run's CPU seconds from here: the key derivation (scrypt, PBKDF2) is a cost of the
-    // passphrase, not of the data, and the wall time beside them is the pipeline's.
+    // The run's CPU seconds from the backend's start: the key derivation (scrypt, PBKDF2) is a
+    // cost of the passphrase, not of the data.
     const CpuTime cpu_at_start = cpu_time_used();
     const CipherSpec spec = gcm_file ? gcm_file->spec(options.direction)
                                      : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
@@ -577,20 +577,13 @@ int run_cipher_command(const CipherOptions &options) {
         return 0;
     }
     // Several files: each on its own; one failure does not stop the others. But --backend gpu on a
-    // machine without a usable GPU (no driver, no device) is said once, and every file fails with
-    // it, untouched. And once a --json summary cannot be written, the files after it are left as
-    // they are: a script would not learn what became of them.
+    // machine without a usable GPU (no driver, no device, a --devices entry not there) is said
+    // once, and the files after it fail with it, untouched. And once a --json summary cannot be
+    // written, the files after it are left as they are: a script would not learn what became of them.
     int status = 0;
     std::size_t failed = 0;
     std::size_t not_started = 0;
     std::optional<std::string> no_gpu;
-    try {
-        check_required_backend(options.backend.choice);
-    } catch (const GpuUnavailable &e) {
-        no_gpu = printable(e.what());
-        spdlog::error("{}", *no_gpu);
-        status = 1;
-    }
     for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
         const bool last = i + 1 == inputs.size();
         try {
@@ -605,6 +598,16 @@ int run_cipher_command(const CipherOptions &options) {
             summaries_unwritable = true;
             spdlog::error("{}", e.what());
             status = std::max(status, 1);
+        } catch (const GpuUnavailable &e) {
+            spdlog::error("{}", printable(e.what()));
+            status = std::max(status, 1);
+            ++failed;
+            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
+            try {
+                check_required_backend(options.backend);
+            } catch (const GpuUnavailable &) {
+                no_gpu = printable(e.what());
+            }
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));

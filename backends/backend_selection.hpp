@@ -73,9 +73,10 @@ struct SelectedBackend {
 [[nodiscard]] SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec,
                                              std::span<const std::uint8_t> key, bool output_is_withdrawable);
 
-// Fails, as select_backend would for `gpu`, when no GPU is there at all; nothing for the other
-// choices. Lets a run that prompts for a passphrase fail before asking.
-void check_required_backend(BackendChoice choice);
+// Fails, as select_backend would for `gpu`, when no GPU is there at all or a --devices entry is
+// not there; nothing for the other choices. Lets a run that prompts for a passphrase fail before
+// asking, and tells a failure that will come again (no GPU) from one that may pass.
+void check_required_backend(const BackendRequest &request);
 
 // "auto", "cpu", "gpu", "all".
 [[nodiscard]] const char *backend_choice_name(BackendChoice choice);

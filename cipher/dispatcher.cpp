@@ -131,7 +131,8 @@ std::string Dispatcher::describe() const {
     }
     if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
     const std::string &first = coming.front();
-    std::string names = coming.size() > 1 ? "" : std::isdigit(static_cast<unsigned char>(first.back())) ? first : "the " + first;
+    const bool numbered = !first.empty() && std::isdigit(static_cast<unsigned char>(first.back()));
+    std::string names = coming.size() > 1 ? "" : numbered ? first : "the " + first;
     for (std::size_t i = 0; coming.size() > 1 && i < coming.size(); ++i) {
         names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
     }

@@ -569,6 +569,12 @@ TEST_F(Cli, GpuBackendWithoutGpuSaysSoOnceForSeveralFiles) {
     }
     EXPECT_EQ(objects, 3u) << r.out;
     EXPECT_EQ(entries(), 3u) << "an output or temporary file was left behind";
+    // A mistake in the options is still a usage error (exit 2), however many files.
+    const std::string aes192 = " -K " + kKey128 + kKey128.substr(0, 16);
+    for (const char *files : {" a", " a b"}) {
+        Outcome usage = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt -q --backend gpu --mode gcm" + aes192 + files);
+        EXPECT_EQ(usage.status, 2) << files << ": " << usage.err;
+    }
 }
 
 TEST_F(Cli, GpuTakesOverFromTheCpuStartAndTheOutputMatchesOpenSsl) {

@@ -173,13 +173,20 @@ TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
     const Bytes key = random_bytes(16);
     BackendRequest missing = request(BackendChoice::gpu);
     missing.devices = {0, 63};
-    try {
-        (void)select_backend(missing, Direction::encrypt, key, true);
-        ADD_FAILURE() << "a GPU backend on a device that is not there";
-    } catch (const GpuUnavailable &e) {
-        EXPECT_EQ(std::string(e.what()).rfind("no usable CUDA device: ", 0), 0u) << e.what();
-        if (gpu_usable()) {
-            EXPECT_NE(std::string(e.what()).find("no CUDA device 63 (found "), std::string::npos) << e.what();
+    // select_backend, and the check before a run (which says the same).
+    for (const bool check_only : {false, true}) {
+        try {
+            if (check_only) {
+                check_required_backend(missing);
+            } else {
+                (void)select_backend(missing, Direction::encrypt, key, true);
+            }
+            ADD_FAILURE() << "a GPU backend on a device that is not there";
+        } catch (const GpuUnavailable &e) {
+            EXPECT_EQ(std::string(e.what()).rfind("no usable CUDA device: ", 0), 0u) << e.what();
+            if (gpu_usable()) {
+                EXPECT_NE(std::string(e.what()).find("no CUDA device 63 (found "), std::string::npos) << e.what();
+            }
         }
     }
     // auto and all go on with the CPU.
@@ -190,9 +197,9 @@ TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
 
 TEST(BackendSelection, NoGpuSupportMeansTheCpuOrAClearError) {
     if (gpu_usable()) GTEST_SKIP() << "a GPU is usable here";
-    EXPECT_THROW(check_required_backend(BackendChoice::gpu), GpuUnavailable);
-    EXPECT_NO_THROW(check_required_backend(BackendChoice::cpu));
-    EXPECT_NO_THROW(check_required_backend(BackendChoice::automatic));
+    EXPECT_THROW(check_required_backend(request(BackendChoice::gpu)), GpuUnavailable);
+    EXPECT_NO_THROW(check_required_backend(request(BackendChoice::cpu)));
+    EXPECT_NO_THROW(check_required_backend(request(BackendChoice::automatic)));
     if (gpu_driver_found()) return; // a driver but no usable device: the CPU start, covered above
     const Bytes key = random_bytes(16);
     try {
