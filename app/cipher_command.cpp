@@ -325,6 +325,17 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
     if (!std::cout) throw SummaryUnwritable();
 }
 
+// False when `request` needs a GPU and the probe finds none it could use (no driver, no device,
+// a --devices entry not there): a failure that will come again for every file.
+bool gpu_can_be_had(const BackendRequest &request) {
+    try {
+        check_required_backend(request);
+        return true;
+    } catch (const GpuUnavailable &) {
+        return false;
+    }
+}
+
 // With --json, the object of an input that failed before any summary of it existed.
 void print_json_failure(const CipherOptions &options, const std::string &input, const std::string &error) {
     if (!options.json) return;
@@ -598,16 +609,6 @@ int run_cipher_command(const CipherOptions &options) {
             summaries_unwritable = true;
             spdlog::error("{}", e.what());
             status = std::max(status, 1);
-        } catch (const GpuUnavailable &e) {
-            spdlog::error("{}", printable(e.what()));
-            status = std::max(status, 1);
-            ++failed;
-            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
-            try {
-                check_required_backend(options.backend);
-            } catch (const GpuUnavailable &) {
-                no_gpu = printable(e.what());
-            }
         } catch (const UsageError &e) {
             if (keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));
@@ -618,6 +619,10 @@ int run_cipher_command(const CipherOptions &options) {
             spdlog::error("{}", printable(e.what()));
             status = std::max(status, 1);
             ++failed;
+            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
+            if (dynamic_cast<const GpuUnavailable *>(&e) && !gpu_can_be_had(options.backend)) {
+                no_gpu = printable(e.what());
+            }
         }
         if (summaries_unwritable) not_started = inputs.size() - i - 1;
     }

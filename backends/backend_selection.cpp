@@ -228,14 +228,7 @@ void check_required_backend(const BackendRequest &request) {
     if (request.choice != BackendChoice::gpu) return;
     const GpuProbe probe = probe_gpus();
     if (!probe.usable()) throw GpuUnavailable("no usable CUDA device: " + probe.unavailable_reason);
-    for (const int device : request.devices) {
-        const bool there = std::any_of(probe.devices.begin(), probe.devices.end(),
-                                       [device](const GpuDeviceInfo &info) { return info.index == device; });
-        if (!there) {
-            throw GpuUnavailable(fmt::format("no usable CUDA device: no CUDA device {} (found {})", device,
-                                             probe.devices.size()));
-        }
-    }
+    (void)gpu_devices(request); // every --devices entry there, as select_backend checks them
 }
 
 } // namespace aesgpu

@@ -76,7 +76,7 @@ bool Dispatcher::takes_jobs(std::size_t index) const {
     case LaneShare::until_another_is_ready: return !others([](const LaneState &s) { return s.backend != nullptr; });
     case LaneShare::fallback:
         // Lanes not started yet count as coming: --wait-for-gpu logs describe() before they start.
-        return !others([](const LaneState &s) { return s.backend != nullptr || (s.lane.start && !s.error); });
+        return !others([](const LaneState &s) { return s.backend != nullptr || still_to_come(s); });
     }
     return false;
 }
@@ -127,14 +127,18 @@ std::string Dispatcher::describe() const {
     // The lanes still to come: "the GPU", "GPU 1", or "GPU 0 and GPU 1" (the first ready takes over).
     std::vector<std::string> coming;
     for (const LaneState &state : lanes_) {
-        if (!state.backend && !state.error && state.lane.start) coming.push_back(state.lane.name);
+        if (still_to_come(state)) coming.push_back(state.lane.name);
     }
     if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
-    const std::string &first = coming.front();
-    const bool numbered = !first.empty() && std::isdigit(static_cast<unsigned char>(first.back()));
-    std::string names = coming.size() > 1 ? "" : numbered ? first : "the " + first;
-    for (std::size_t i = 0; coming.size() > 1 && i < coming.size(); ++i) {
-        names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
+    std::string names;
+    if (coming.size() == 1) {
+        const std::string &name = coming.front();
+        const bool numbered = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
+        names = numbered ? name : "the " + name;
+    } else {
+        for (std::size_t i = 0; i < coming.size(); ++i) {
+            names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
+        }
     }
     if (text.empty()) return "waiting for " + names + " to start";
     if (!all_give_way) return text + ", with " + names + " starting";

@@ -129,6 +129,10 @@ private:
     void job_ended(std::size_t slot); // a listener's news, or wait()'s
     // With mutex_ held. May lane `index` take a job now? / Which lane takes it (kNoLane: wait).
     [[nodiscard]] bool takes_jobs(std::size_t index) const;
+    // A lane that will start, or is starting: it has a start and neither a backend nor an error yet.
+    [[nodiscard]] static bool still_to_come(const LaneState &state) {
+        return !state.backend && !state.error && state.lane.start;
+    }
     [[nodiscard]] std::size_t lane_for(const CipherJob &job) const;
     [[nodiscard]] bool any_starting() const;
     void rethrow_required_failure() const;
