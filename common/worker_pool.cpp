@@ -3,6 +3,8 @@
 
 #include "common/threads.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -16,13 +18,20 @@ std::size_t piece_length(std::size_t bytes, unsigned threads, PieceShape shape) 
     return std::max(shape.min_piece_bytes, share);
 }
 
-WorkerPool::WorkerPool(unsigned threads, const std::string &purpose) {
+WorkerPool::WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall) {
     const unsigned workers = std::max(threads, 1u) - 1;
     workers_.reserve(workers);
     try {
         for (unsigned i = 1; i <= workers; ++i) workers_.push_back(start_thread(purpose, [this, i] { work(i); }));
-    } catch (...) {
+    } catch (const ThreadLimit &e) {
+        if (shortfall == ThreadShortfall::make_do) {
+            spdlog::info("{}; going on with {} of {} threads", e.what(), this->threads(), std::max(threads, 1u));
+            return;
+        }
         stop(); // join the threads already started before the exception leaves
+        throw;
+    } catch (...) {
+        stop();
         throw;
     }
 }

@@ -24,11 +24,17 @@ struct PieceShape {
 // The length of every piece but the last when `bytes` is cut for `threads` threads.
 [[nodiscard]] std::size_t piece_length(std::size_t bytes, unsigned threads, PieceShape shape);
 
+// What a pool does when the system refuses it a thread (ulimit -u, or -v leaving no room for a
+// stack): fail, for work that was promised every thread (the CPU cipher's -T), or go on with the
+// threads it has, for work that more threads only speed up (split file reads and writes).
+enum class ThreadShortfall { fail, make_do };
+
 class WorkerPool {
 public:
     // `threads` counts the thread that calls run(), so the pool starts threads - 1 workers.
-    // Throws ThreadLimit, naming `purpose`, when a thread cannot start.
-    WorkerPool(unsigned threads, const std::string &purpose);
+    // Throws ThreadLimit, naming `purpose`, when a thread cannot start and `shortfall` is fail;
+    // with make_do it says so at info level and runs on the threads it started (the caller's at least).
+    WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall = ThreadShortfall::fail);
     // Runs the tasks still queued, then joins the workers.
     ~WorkerPool();
     WorkerPool(const WorkerPool &) = delete;

@@ -108,7 +108,8 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 // end of the file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t start) {
     if (!readers_)
-        readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads");
+        readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads",
+                                                ThreadShortfall::make_do);
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
         buffer.for_each_in(offset, length, [&](std::span<std::byte> piece, std::size_t at) {

@@ -38,7 +38,7 @@ std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string disp
     if (!reserves_real_blocks(fd)) return std::nullopt;
     MappedFileWriter writer(fd, std::move(display_name), size, expected_size);
     if (!writer.reserve(std::max(size, std::uint64_t{1}))) return std::nullopt;
-    writer.copiers_ = std::make_unique<WorkerPool>(threads, "parallel file writes");
+    writer.copiers_ = std::make_unique<WorkerPool>(threads, "parallel file writes", ThreadShortfall::make_do);
     return writer;
 }
 

@@ -44,9 +44,9 @@ public:
 
     PipelineStats run() {
         const auto start = std::chrono::steady_clock::now();
-        configure_ring();
-        for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
-
+        // The reader starts first and waits for a free slot: where address space is short
+        // (ulimit -v), the ring's retry then fits what the thread's stack leaves, and no thread
+        // is refused after the ring took it all.
         std::exception_ptr reader_error;
         std::thread reader = start_thread("reading the input", [&] {
             try {
@@ -61,6 +61,8 @@ public:
 
         std::exception_ptr writer_error;
         try {
+            configure_ring();
+            for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
             write_all();
         } catch (...) {
             writer_error = std::current_exception();

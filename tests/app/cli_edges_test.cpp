@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
+#include <string>
 
 namespace aesgpu::test {
 namespace {
@@ -462,6 +464,22 @@ TEST_F(Cli, ShortOfMemoryTheCpuRingRetriesWithSmallerChunks) {
     }
 }
 
+TEST_F(Cli, ShortOfAddressSpaceTheRingLeavesRoomForTheThreadsThatFollowIt) {
+    if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
+    const Bytes plain = random_bytes((5 << 20) + 3);
+    write_file(file("p"), plain);
+    write_file(file("want"), ecb(plain));
+    // The ring halves until it fits; a thread started after it would find no room for its stack
+    // at some limits (a window of about a stack's size below each halving). Steps of 2 MB cross
+    // every such window from 16 MiB chunks to 64 MiB ones.
+    Outcome r = run("for v in $(seq 100000 2000 300000); do rm -f out; (ulimit -v $v && $AESGPU encrypt -q "
+                    "--backend cpu -T 1 --io-threads 1 --chunk-size 256M -K " +
+                    std::string(kKey128) +
+                    " p -o out) || echo \"failed at $v\"; cmp -s out want || echo \"wrong output at $v\"; done");
+    EXPECT_EQ(r.out, "") << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
 TEST_F(Cli, ShortOfAddressSpaceTheMappedWriterFallsBackToWrite) {
     if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
     const Bytes plain = random_bytes((100 << 20) + 5);
@@ -490,6 +508,40 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
     EXPECT_EQ(bench.status, 1) << bench.err;
     EXPECT_NE(bench.out.find("failed: cpu: cannot start a thread"), std::string::npos) << bench.out;
     EXPECT_EQ(bench.out.find("--size"), std::string::npos) << bench.out;
+}
+
+TEST_F(Cli, AThreadLimitOnlySlowsSplitFileReadsAndWrites) {
+    // More threads only speed split reads and mapped writes up: refused some, they go on with
+    // fewer. Which thread is refused moves with N, so every N up to all of them is tried; a
+    // refusal may end the run only for a thread the run needs.
+    const std::filesystem::path shm = "/dev/shm"; // the mapped writer needs a file system that reserves blocks
+    const TempDir place = std::filesystem::is_directory(shm) ? TempDir(shm) : TempDir();
+    const Bytes plain = random_bytes((5 << 20) + 3);
+    write_file(place.file("p"), plain);
+    std::set<std::string> made_do;
+    for (int allowed = 1; allowed <= 12; ++allowed) {
+        std::filesystem::remove(place.file("out"));
+        Outcome r = run("AESGPU_TEST_THREADS_ALLOWED=" + std::to_string(allowed) +
+                        " LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
+                        " $AESGPU encrypt -v --backend cpu -T 1 --io-threads 4 -K " + kKey128 + " " + place.file("p") +
+                        " -o " + place.file("out"));
+        for (const std::string purpose : {"reads", "writes"}) {
+            if (r.err.find("parallel file " + purpose +
+                           ": Resource temporarily unavailable (a limit on threads or "
+                           "memory: ulimit -u or -v?); going on with ") != std::string::npos) {
+                made_do.insert(purpose);
+            }
+        }
+        if (r.status == 0) {
+            EXPECT_TRUE(read_file(place.file("out")) == ecb(plain)) << allowed;
+        } else {
+            const std::string last_line = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
+            EXPECT_EQ(last_line.rfind("aesgpu: cannot start a thread for ", 0), 0u) << allowed << ": " << r.err;
+            EXPECT_EQ(last_line.find("parallel file"), std::string::npos) << allowed << ": " << r.err;
+            EXPECT_FALSE(std::filesystem::exists(place.file("out"))) << allowed;
+        }
+    }
+    EXPECT_EQ(made_do, (std::set<std::string>{"reads", "writes"}));
 }
 
 TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
