@@ -471,8 +471,10 @@ TEST_F(Cli, ShortOfAddressSpaceTheRingLeavesRoomForTheThreadsThatFollowIt) {
     write_file(file("want"), ecb(plain));
     // The ring halves until it fits; a thread started after it would find no room for its stack
     // at some limits (a window of about a stack's size below each halving). Steps of 2 MB cross
-    // every such window from 16 MiB chunks to 64 MiB ones.
-    Outcome r = run("for v in $(seq 100000 2000 300000); do rm -f out; (ulimit -v $v && $AESGPU encrypt -q "
+    // every such window from 16 MiB chunks to 64 MiB ones, with threads of the usual 8 MiB
+    // stack (or less, where the hard limit says so).
+    Outcome r = run("for v in $(seq 100000 2000 300000); do rm -f out; (ulimit -S -s 8192 2>/dev/null; ulimit -v $v && "
+                    "$AESGPU encrypt -q "
                     "--backend cpu -T 1 --io-threads 1 --chunk-size 256M -K " +
                     std::string(kKey128) +
                     " p -o out) || echo \"failed at $v\"; cmp -s out want || echo \"wrong output at $v\"; done");
