@@ -4,16 +4,17 @@
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
-#include "keys/gcm_file.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
+#include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -249,8 +250,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->option_text("auto|cpu|gpu|all");
     command
         .add_option_function<std::string>(
-            "--devices",
-            [&options](const std::string &list) { options.backend.devices = parse_device_list(list); },
+            "--devices", [&options](const std::string &list) { options.backend.devices = parse_device_list(list); },
             "GPUs to use: all (the default: every one CUDA_VISIBLE_DEVICES leaves visible) or a list of CUDA device "
             "numbers, e.g. 0 or 0,2")
         ->option_text("all|N,M");
@@ -634,6 +634,14 @@ std::string plain_parse_error(std::string message) {
     static const std::regex out_of_range(R"(Value (.*) not in range \[?([^ \]]+)(?: to | - )([^ \]]+)\]?)");
     message = std::regex_replace(message, repeated, "given $1 times; give it once");
     return std::regex_replace(message, out_of_range, "'$1' is not a number from $2 to $3");
+}
+
+std::string parse_error_text(const CLI::ParseError &error, const CLI::App &app) {
+    if (dynamic_cast<const CLI::ExtrasError *>(&error) == nullptr) return error.what();
+    const std::vector<std::string> extras = app.remaining(true);
+    if (extras.empty()) return error.what();
+    return fmt::format("The following argument{} not expected: {}", extras.size() > 1 ? "s were" : " was",
+                       fmt::join(extras, " "));
 }
 
 std::string without_secret_arguments(std::string message, int argc, char **argv) {

@@ -67,6 +67,10 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 // "Value abc not in range 1 to 64". Other messages are left as they are.
 [[nodiscard]] std::string plain_parse_error(std::string message);
 
+// The message of `error` as CLI11 wrote it, but for the arguments it did not expect (ExtrasError),
+// which are listed as they were given: CLI11 lists them last first ("0 --devices").
+[[nodiscard]] std::string parse_error_text(const CLI::ParseError &error, const CLI::App &app);
+
 // "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
 [[nodiscard]] std::string version_text();
 

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            report(plain_parse_error(without_secret_arguments(e.what(), argc, argv)) + " (" +
+            report(plain_parse_error(without_secret_arguments(parse_error_text(e, app), argc, argv)) + " (" +
                    help_hint(app, argc, argv) + ")");
         }
         return kExitUsage;

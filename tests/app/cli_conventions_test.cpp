@@ -71,6 +71,11 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
     EXPECT_NE(typo.err.find("(did you mean --key-file? see `aesgpu encrypt --help`)"), std::string::npos) << typo.err;
     EXPECT_NE(run("$AESGPU bench --drection both").err.find("did you mean --direction?"), std::string::npos);
     EXPECT_EQ(run("$AESGPU encrypt p --frobnicate").err.find("did you mean"), std::string::npos);
+    // Arguments a command does not take are listed as given (CLI11 lists them last first).
+    EXPECT_EQ(run("$AESGPU info --devices 0 'a b'").err,
+              "aesgpu: The following arguments were not expected: --devices 0 a b (see `aesgpu info --help`)\n");
+    EXPECT_EQ(run("$AESGPU keygen x").err,
+              "aesgpu: The following argument was not expected: x (see `aesgpu keygen --help`)\n");
     // CLI11's terse phrasing in plain words; a repeated key is not echoed either.
     EXPECT_EQ(run("$AESGPU encrypt p --devices 0 --devices 1").err,
               "aesgpu: --devices: given 2 times; give it once (see `aesgpu encrypt --help`)\n");
@@ -111,8 +116,7 @@ TEST_F(Cli, DevicesTakesAllOrDistinctDeviceNumbers) {
     write_file(file("q"), random_bytes(100));
     Outcome fallback = run("$AESGPU encrypt p q -f --devices 63" + kKey);
     EXPECT_EQ(fallback.status, 0) << fallback.err;
-    EXPECT_EQ(fallback.err.rfind("aesgpu: warning: backend auto: using the CPU (", 0), 0u)
-        << fallback.err;
+    EXPECT_EQ(fallback.err.rfind("aesgpu: warning: backend auto: using the CPU (", 0), 0u) << fallback.err;
     EXPECT_EQ(fallback.err.find("using the CPU", fallback.err.find("using the CPU") + 1), std::string::npos)
         << fallback.err;
 }
@@ -127,8 +131,7 @@ TEST_F(Cli, BackendTakesItsNamesOnly) {
     EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
     Outcome all = run("CUDA_VISIBLE_DEVICES= $AESGPU encrypt p -o all.aes -v --backend all" + kKey);
     EXPECT_EQ(all.status, 0) << all.err;
-    EXPECT_NE(all.err.find("aesgpu: backend all: using the CPU ("), std::string::npos)
-        << all.err;
+    EXPECT_NE(all.err.find("aesgpu: backend all: using the CPU ("), std::string::npos) << all.err;
     Outcome bench = run("$AESGPU bench --backend 1");
     EXPECT_EQ(bench.status, 2);
     EXPECT_EQ(bench.err, "aesgpu: --backend must be cpu, gpu or all\n");
@@ -421,8 +424,8 @@ TEST_F(Cli, JsonCountsTheBytesOfTheFilesAsTheyAreOnDisk) {
     // Headers included (Salted__, GCM's), so that a script can hold bytes_in and bytes_out against
     // `stat`; -t says what it checked and that it wrote nothing.
     write_file(file("p"), random_bytes(1000));
-    for (const std::string &how : std::vector<std::string>{" -p pass:secret", " --mode ctr -p pass:secret", " --mode gcm" + kKey,
-                                  " --mode gcm -p pass:secret", kKey}) {
+    for (const std::string &how : std::vector<std::string>{" -p pass:secret", " --mode ctr -p pass:secret",
+                                                           " --mode gcm" + kKey, " --mode gcm -p pass:secret", kKey}) {
         Outcome encrypted = run("$AESGPU encrypt -f -q --json -o c p" + how);
         ASSERT_EQ(encrypted.status, 0) << how << ": " << encrypted.err;
         const nlohmann::json in = nlohmann::json::parse(encrypted.out);
@@ -640,8 +643,7 @@ TEST_F(Cli, JsonThatCannotBeWrittenStopsBeforeTheNextFile) {
     Outcome failing = run("$AESGPU encrypt --json missing b" + kKey + " > /dev/full");
     EXPECT_EQ(failing.status, 1);
     EXPECT_NE(failing.err.find("cannot open 'missing'"), std::string::npos) << failing.err;
-    EXPECT_NE(failing.err.find("encrypted 0 of 2 files, 1 failed, 1 not started\n"), std::string::npos)
-        << failing.err;
+    EXPECT_NE(failing.err.find("encrypted 0 of 2 files, 1 failed, 1 not started\n"), std::string::npos) << failing.err;
     EXPECT_FALSE(std::filesystem::exists(file("b.aes")));
 }
 
