@@ -31,7 +31,9 @@
 #include <cctype>
 #include <chrono>
 #include <iostream>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -570,7 +572,12 @@ int run_cipher_command(const CipherOptions &options) {
     const auto run = [&](const std::string &input, std::optional<int> settle_status) {
         RunSummary summary;
         try {
-            summary = run_one(options, input, keys, ecb_warning, settle_status);
+            try {
+                summary = run_one(options, input, keys, ecb_warning, settle_status);
+            } catch (const std::bad_alloc &) {
+                // Its own text is "std::bad_alloc". The run's buffers are freed by now.
+                throw std::runtime_error(kNotEnoughMemory);
+            }
         } catch (const std::exception &e) {
             try {
                 print_json_failure(options, input, printable(e.what()));

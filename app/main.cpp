@@ -16,6 +16,10 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
+#include <string_view>
+
+#include <unistd.h>
 
 namespace {
 constexpr int kExitRuntimeFailure = 1;
@@ -39,9 +43,9 @@ int finish_standard_output(int status) {
                  : std::string("error writing standard output"));
     return kExitRuntimeFailure;
 }
-} // namespace
 
-int main(int argc, char **argv) {
+// main() but for the one failure that cannot be reported as the others are.
+int run_aesgpu(int argc, char **argv) {
     using namespace aesgpu;
     // Before anything opens a file, starts a thread or reads a secret.
     if (!open_standard_descriptors()) return kExitRuntimeFailure;
@@ -49,6 +53,8 @@ int main(int argc, char **argv) {
     configure_logging({});
     try {
         start_interrupt_handling();
+    } catch (const std::bad_alloc &) {
+        throw;
     } catch (const std::exception &e) {
         report(e.what());
         return kExitRuntimeFailure;
@@ -98,9 +104,23 @@ int main(int argc, char **argv) {
     } catch (const UsageError &e) {
         report(e.what());
         return kExitUsage;
+    } catch (const std::bad_alloc &) {
+        throw;
     } catch (const std::exception &e) {
         report(e.what());
         return kExitRuntimeFailure;
     }
     return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+    try {
+        return run_aesgpu(argc, argv);
+    } catch (const std::bad_alloc &) {
+        // Said without allocating: there may be no memory to say it with.
+        const auto say = [](std::string_view text) { return ::write(STDERR_FILENO, text.data(), text.size()); };
+        (void)(say("aesgpu: ") + say(aesgpu::kNotEnoughMemory) + say("\n"));
+        return kExitRuntimeFailure;
+    }
 }

@@ -23,9 +23,20 @@ WorkerPool::WorkerPool(unsigned threads, const std::string &purpose, ThreadShort
     workers_.reserve(workers);
     try {
         for (unsigned i = 1; i <= workers; ++i) workers_.push_back(start_thread(purpose, [this, i] { work(i); }));
-    } catch (const ThreadLimit &e) {
-        if (shortfall == ThreadShortfall::make_do) {
-            spdlog::info("{}; going on with {} of {} threads", e.what(), this->threads(), std::max(threads, 1u));
+    } catch (const std::exception &e) {
+        // Short of address space, a refusal can come as bad_alloc (the thread's own state, or the
+        // message of its error) rather than as ThreadLimit.
+        const bool out_of_memory = dynamic_cast<const std::bad_alloc *>(&e) != nullptr;
+        if (shortfall == ThreadShortfall::make_do && (out_of_memory || dynamic_cast<const ThreadLimit *>(&e))) {
+            // No allocation here that could throw: spdlog formats inside its own try, and reports
+            // its failures to stderr rather than throwing them.
+            const unsigned asked = std::max(threads, 1u);
+            if (out_of_memory) {
+                spdlog::info("cannot start a thread for {}: not enough memory; going on with {} of {} threads", purpose,
+                             this->threads(), asked);
+            } else {
+                spdlog::info("{}; going on with {} of {} threads", e.what(), this->threads(), asked);
+            }
             return;
         }
         stop(); // join the threads already started before the exception leaves

@@ -482,6 +482,27 @@ TEST_F(Cli, ShortOfAddressSpaceTheRingLeavesRoomForTheThreadsThatFollowIt) {
     EXPECT_EQ(r.err, "");
 }
 
+TEST_F(Cli, ShortOfAddressSpaceEveryFailureIsOneClearLine) {
+    if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
+    const std::filesystem::path shm = "/dev/shm"; // split reads and mapped writes, and their threads
+    const TempDir place = std::filesystem::is_directory(shm) ? TempDir(shm) : TempDir();
+    const Bytes plain = random_bytes((5 << 20) + 3);
+    write_file(place.file("p"), plain);
+    write_file(place.file("want"), ecb(plain));
+    // From too little to start at all up to room for a small ring: a run either works or ends in
+    // one line that says what was short, never "std::bad_alloc" nor an abort.
+    Outcome r = run("cd " + place.path().string() +
+                    " && for v in $(seq 20000 250 30000) $(seq 31000 1000 90000); do rm -f out; "
+                    "(ulimit -S -s 8192 2>/dev/null; ulimit -v $v && exec $AESGPU encrypt -q --backend cpu -T 2 "
+                    "--io-threads 4 --chunk-size 32M -K " +
+                    std::string(kKey128) +
+                    " p -o out) 2> err; s=$?; if [ $s = 0 ]; then cmp -s out want || echo \"$v: wrong output\"; "
+                    "elif [ $s != 1 ] || [ $(wc -l < err) != 1 ] || grep -q bad_alloc err || ! grep -q "
+                    "'^aesgpu: \\(not enough memory\\|cannot start a thread\\)' err || [ -e out ]; then echo \"$v: "
+                    "status $s: $(cat err)\"; fi; done");
+    EXPECT_EQ(r.out, "") << r.err;
+}
+
 TEST_F(Cli, ShortOfAddressSpaceTheMappedWriterFallsBackToWrite) {
     if (under_sanitizer()) GTEST_SKIP() << "ulimit -v leaves no room for a sanitizer's shadow memory";
     const Bytes plain = random_bytes((100 << 20) + 5);

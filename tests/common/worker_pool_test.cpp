@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -108,6 +110,48 @@ TEST(WorkerPool, ARunThatCannotQueueItsHelpersStillRunsEveryTaskOnce) {
         for (const auto &count : runs) EXPECT_EQ(count.load(), 1);
     }
     EXPECT_GT(reached, 0) << "no run allocated: the test tested nothing";
+}
+
+TEST(WorkerPool, APoolThatMakesDoGoesOnWithTheThreadsItGotWhenAnAllocationFails) {
+    // Short of address space, starting a thread fails with bad_alloc as often as with EAGAIN (its
+    // state, or its error's message). A pool that makes do keeps the threads it started and
+    // works; one that must have them all fails, with none left running.
+    std::set<unsigned> sizes;
+    bool made = false;
+    at_every_allocation([&](int successes) {
+        std::optional<WorkerPool> pool;
+        bool reached = false;
+        {
+            const FailingAllocation failing(successes);
+            try {
+                pool.emplace(4, "the test", ThreadShortfall::make_do);
+            } catch (const std::bad_alloc &) {
+                // Only in the pool's own set-up (its queue, its list of threads), which comes first.
+                EXPECT_FALSE(made) << successes;
+            }
+            made = made || pool.has_value();
+            reached = failing.reached();
+        }
+        if (pool) {
+            sizes.insert(pool->threads());
+            std::vector<std::atomic<int>> runs(64);
+            pool->run(runs.size(), [&](std::size_t i) { ++runs[i]; });
+            for (const auto &count : runs) EXPECT_EQ(count.load(), 1);
+        }
+        return reached;
+    });
+    EXPECT_TRUE(sizes.contains(1)) << "no pool was left with the caller's thread alone";
+    EXPECT_TRUE(sizes.contains(4));
+    EXPECT_GE(sizes.size(), 3u) << "a refusal after the first thread was never reached";
+
+    at_every_allocation([&](int successes) {
+        const FailingAllocation failing(successes);
+        try {
+            const WorkerPool pool(4, "the test");
+        } catch (const std::bad_alloc &) {
+        }
+        return failing.reached();
+    });
 }
 
 } // namespace
