@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -644,33 +645,49 @@ std::string parse_error_text(const CLI::ParseError &error, const CLI::App &app) 
                        fmt::join(extras, " "));
 }
 
+namespace {
+
+// Whether `word` may be -K, --key, -p or --pass mistyped (-k, --KEY, --kye), so that the next
+// word may be a secret. Some are other options (-k is --keep): blanking their value in a parse
+// error costs only a word of the message.
+bool mistyped_secret_option(std::string_view word) {
+    if (word == "-k" || word == "-P") return true;
+    if (!word.starts_with("--") || word.find('=') != std::string_view::npos) return false;
+    std::string lower(word);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return !closest_name(lower, std::array<std::string_view, 2>{"--key", "--pass"}).empty();
+}
+
+} // namespace
+
 std::string without_secret_arguments(std::string message, int argc, char **argv) {
     // Whole words only (CLI11 lists arguments separated by spaces), so a short secret does not
     // blank letters of the message itself.
-    const auto blank = [&message](std::string_view secret) {
-        if (secret.empty()) return;
-        for (std::size_t at = message.find(secret); at != std::string::npos; at = message.find(secret, at + 1)) {
-            const std::size_t end = at + secret.size();
-            const bool word = (at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ');
-            if (word) message.replace(at, secret.size(), "(not shown)");
+    // Each search goes on after what it put in, which may hold the word again ("shown)").
+    const auto replace_words = [&message](std::string_view word, std::string_view replacement) {
+        if (word.empty()) return;
+        for (std::size_t at = message.find(word); at != std::string::npos;) {
+            const std::size_t end = at + word.size();
+            const bool whole = (at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ');
+            if (!whole) {
+                at = message.find(word, at + 1);
+                continue;
+            }
+            message.replace(at, word.size(), replacement);
+            at = message.find(word, at + replacement.size());
         }
     };
+    const auto blank = [&](std::string_view secret) { replace_words(secret, "(not shown)"); };
     for (int i = 1; i < argc; ++i) {
         const std::string_view word = argv[i];
         const std::string_view next = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
-        if (word == "--key" || word == "--pass") blank(next);
+        if (word == "--key" || word == "--pass" || mistyped_secret_option(word)) blank(next);
         if (word.starts_with("--key=") || word.starts_with("--pass=")) {
             blank(word);
             blank(word.substr(word.find('=') + 1));
         } else if (word.starts_with("--") && word.find('=') != std::string_view::npos) {
             // A misspelt secret option (--kye=HEX) is quoted as unexpected: keep its name only.
-            const std::string named = std::string(word.substr(0, word.find('=') + 1)) + "(value not shown)";
-            for (std::size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + 1)) {
-                const std::size_t end = at + word.size();
-                if ((at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ')) {
-                    message.replace(at, word.size(), named);
-                }
-            }
+            replace_words(word, std::string(word.substr(0, word.find('=') + 1)) + "(value not shown)");
         }
         // Short options, alone or bundled (-K HEX, -KHEX, -qK HEX, -fppass:x): what follows K or p
         // in the word is the value, or else the next word is.

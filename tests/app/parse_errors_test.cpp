@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace aesgpu::test {
 namespace {
 
@@ -20,6 +23,35 @@ TEST(ParseErrors, RepeatsAndRangesAreSaidPlainly) {
     // Anything else stays as CLI11 wrote it.
     EXPECT_EQ(plain_parse_error("The following arguments were not expected: x"),
               "The following arguments were not expected: x");
+}
+
+// without_secret_arguments over `words` as the command line (after the program name).
+std::string blanked(const std::string &message, std::vector<std::string> words) {
+    words.insert(words.begin(), "aesgpu");
+    std::vector<char *> argv;
+    for (auto &word : words) argv.push_back(word.data());
+    return without_secret_arguments(message, static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(ParseErrors, SecretsAreBlankedEvenWhereTheirOptionIsMistyped) {
+    const std::string key = "000102030405060708090a0b0c0d0e0f";
+    EXPECT_EQ(blanked("not expected: -K " + key, {"info", "-K", key}), "not expected: -K (not shown)");
+    EXPECT_EQ(blanked("not expected: --pass=pass:x", {"info", "--pass=pass:x"}), "not expected: (not shown)");
+    // A slip of the shift key or a typo, with the secret as the next word.
+    for (const std::string option : {"-k", "-P", "--KEY", "--Pass", "--kye", "--pas"}) {
+        EXPECT_EQ(blanked("not expected: " + option + " " + key, {"info", option, key}),
+                  "not expected: " + option + " (not shown)");
+    }
+    EXPECT_EQ(blanked("not expected: --kye=" + key, {"info", "--kye=" + key}), "not expected: --kye=(value not shown)");
+    // Other options' values stay.
+    EXPECT_EQ(blanked("not expected: --devices 0", {"info", "--devices", "0"}), "not expected: --devices 0");
+}
+
+TEST(ParseErrors, ASecretThatTheBlankHoldsIsBlankedOnce) {
+    // "(not shown)" holds "shown)" as a word: a search that went on from where it wrote would
+    // find it again for ever.
+    EXPECT_EQ(blanked("not expected: -p shown)", {"info", "-p", "shown)"}), "not expected: -p (not shown)");
+    EXPECT_EQ(blanked("not expected: --x=(value", {"info", "--x=(value"}), "not expected: --x=(value not shown)");
 }
 
 } // namespace
