@@ -59,10 +59,10 @@ public:
     Cancelled() : std::runtime_error("cancelled") {}
 };
 
-// "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 // What a std::bad_alloc means, for the one line a failed run prints (its own text is "std::bad_alloc").
 inline constexpr const char *kNotEnoughMemory = "not enough memory (a limit on memory, such as ulimit -v?)";
 
+// "<action> <subject>: <strerror(err)>", e.g. "cannot open 'x': No such file or directory".
 [[nodiscard]] std::string errno_message(std::string_view action, std::string_view subject, int err);
 
 // A file name as messages show it: 'name' in single quotes, as the shell would read it back. A
