@@ -137,9 +137,9 @@ public:
         if (!options.key_hex.empty()) {
             secret_ = parse_hex_key(options.key_hex.text());
         } else if (!options.key_file.empty()) {
-            secret_ = read_key_file(options.key_file, data_on_stdin);
+            secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_);
         } else if (!options.pass_spec.empty()) {
-            secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin);
+            secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_);
         } else if (!can_prompt()) {
             throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
         } else {
@@ -153,6 +153,8 @@ public:
     [[nodiscard]] bool will_prompt() const { return !loaded_; }
     // True once asking for the key failed: no later input can succeed either.
     [[nodiscard]] bool failed() const { return failed_; }
+    // The file or descriptor the key or passphrase was read from (--key-file, -p file:, fd:, stdin).
+    [[nodiscard]] const std::optional<struct stat> &read_from() const { return read_from_; }
 
     // The raw key (-K, --key-file) or the passphrase.
     const SecretBytes &secret() {
@@ -172,6 +174,47 @@ private:
     bool loaded_ = false;
     bool failed_ = false;
     SecretBytes secret_;
+    std::optional<struct stat> read_from_;
+};
+
+// Files the run reads besides its inputs, which no input may be (however named: compared by
+// device and inode): encrypting the key file would leave the key only under itself, and --rm
+// would then remove the one copy that opens the rest.
+class FilesNotToCipher {
+public:
+    FilesNotToCipher(const CipherOptions &options, const KeySource &keys) {
+        if (keys.read_from()) {
+            const std::string key_file = options.key_file == "-" ? "standard input" : quoted_name(options.key_file);
+            files_.push_back({options.key_file.empty() ? "the passphrase file (-p)"
+                                                       : "the key file (--key-file " + key_file + ")",
+                              *keys.read_from()});
+        }
+    }
+
+    // Throws UsageError when `input` (opened or named) is one of them.
+    void refuse(const struct stat &input, const std::string &display_name) const {
+        for (const auto &[what, status] : files_) {
+            if (same_file(input, status)) {
+                throw UsageError(display_name + " is " + what + ", which cannot be an input too: leave it out " +
+                                 "(ciphered, or removed by --rm, it would take the key to the rest with it)");
+            }
+        }
+    }
+
+    // Before any work: every named input that exists (one missing fails later, on its own).
+    void refuse_any_of(const std::vector<std::string> &inputs) const {
+        for (const std::string &input : inputs) {
+            struct stat status {};
+            if (input != "-" && ::stat(input.c_str(), &status) == 0) refuse(status, quoted_name(input));
+        }
+    }
+
+private:
+    struct File {
+        std::string what;
+        struct stat status;
+    };
+    std::vector<File> files_;
 };
 
 // Passphrase mode: a fresh salt when encrypting, the input's Salted__ header when decrypting.
@@ -380,8 +423,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
-RunSummary run_one(const CipherOptions &options, const std::string &input, KeySource &keys, EcbWarning &ecb_warning,
-                   std::optional<int> settle_status) {
+RunSummary run_one(const CipherOptions &options, const std::string &input, KeySource &keys,
+                   const FilesNotToCipher &not_inputs, EcbWarning &ecb_warning, std::optional<int> settle_status) {
     const bool encrypting = options.direction == Direction::encrypt;
     const bool passphrase_mode = keys.passphrase_mode();
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
@@ -398,6 +441,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     // Everything that can fail without the key comes first: the input, its header, the output.
     auto step = std::chrono::steady_clock::now();
     InputSource source = InputSource::open(input, io_threads);
+    not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
     const bool gcm = options.mode == Mode::gcm;
@@ -534,8 +578,17 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                              "another -iter than --iter)");
         }
         throw;
+    } catch (const StreamCutShort &e) {
+        // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
+        throw StreamCutShort(fmt::format(
+            "{}: {}{}", source.display_name(), e.what(),
+            passphrase_mode ? ""
+                            : fmt::format(", or it was made with another --segment-size than {}",
+                                          gcm_file->segment_bytes == kDefaultSegmentBytes
+                                              ? "the default, 1M"
+                                              : fmt::format("{} bytes", gcm_file->segment_bytes))));
     } catch (const FormatError &e) {
-        // A GCM stream cut short: say which file, as for a failed segment.
+        // Another failure of a GCM stream: say which file, as for a failed segment.
         if (!gcm_file) throw;
         throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
@@ -565,6 +618,8 @@ int run_cipher_command(const CipherOptions &options) {
     struct stat stdin_status {};
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
     KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
+    const FilesNotToCipher not_inputs(options, keys);
+    not_inputs.refuse_any_of(inputs); // the whole run, before any work
     EcbWarning ecb_warning(options);
     bool summaries_unwritable = false;
     // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
@@ -573,7 +628,7 @@ int run_cipher_command(const CipherOptions &options) {
         RunSummary summary;
         try {
             try {
-                summary = run_one(options, input, keys, ecb_warning, settle_status);
+                summary = run_one(options, input, keys, not_inputs, ecb_warning, settle_status);
             } catch (const std::bad_alloc &) {
                 // Its own text is "std::bad_alloc". The run's buffers are freed by now.
                 throw std::runtime_error(kNotEnoughMemory);

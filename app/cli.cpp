@@ -154,7 +154,8 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                                   "Keep the input files (the default; for gzip and zstd habits)");
     command
         .add_flag("--rm", options.remove_input,
-                  "Remove each input file once its output is complete and in place (as zstd --rm)")
+                  "Remove each input file once its output is complete and in place (as zstd --rm); when "
+                  "decrypting, --mode gcm only, the one mode that proves the key was right")
         ->excludes(keep);
 
     auto *key = command
@@ -505,18 +506,27 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
                          "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
     }
-    if (options.remove_input && options.direction == Direction::decrypt &&
-        (options.mode == Mode::ctr || options.no_pad)) {
-        throw UsageError("--rm would remove the ciphertext even after a wrong key: --mode ctr and --no-pad cannot "
-                         "tell one. Check the output first, or use --mode gcm");
+    // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
+    // passes about one wrong key in 256, and CTR and --no-pad check nothing.
+    if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {
+        throw UsageError(fmt::format(
+            "decrypt --rm takes --mode gcm only: {} cannot prove the key was right, and --rm would remove the only "
+            "ciphertext after a wrong one. Decrypt, check the output, then remove the input yourself",
+            options.mode == Mode::ctr ? "--mode ctr checks nothing"
+            : options.no_pad          ? "--no-pad checks nothing"
+                                      : "ECB's padding check passes about one wrong key in 256"));
     }
     if (options.mode == Mode::gcm) {
-        for (const char *name : {"--no-pad", "--print-key", "--iter"}) {
-            if (given(name)) {
-                throw UsageError(fmt::format("{} does not apply to --mode gcm (its keys are per file: HKDF, and "
-                                             "scrypt for a passphrase)",
-                                             name));
-            }
+        if (given("--no-pad")) {
+            throw UsageError("--mode gcm has no padding (its segments hold data of any length): drop --no-pad");
+        }
+        if (given("--iter")) {
+            throw UsageError("--iter sets PBKDF2's cost; --mode gcm derives a passphrase's key with scrypt, whose "
+                             "cost the file's header holds: drop --iter");
+        }
+        if (given("--print-key")) {
+            throw UsageError("--print-key does not apply to --mode gcm: its keys are per file (HKDF from the "
+                             "file's salt, and scrypt for a passphrase)");
         }
         if (options.key_bits == 192) throw UsageError("--mode gcm takes 128- or 256-bit keys (--key-bits 128 or 256)");
         for (const char *name : {"--segment-size", "--key-bits"}) {
@@ -658,6 +668,12 @@ bool mistyped_secret_option(std::string_view word) {
     return !closest_name(lower, std::array<std::string_view, 2>{"--key", "--pass"}).empty();
 }
 
+// "-k", "--rm": a dash and a letter, or two dashes and a letter. ("-5" may be a value.)
+bool looks_like_option(std::string_view word) {
+    const std::string_view name = word.starts_with("--") ? word.substr(2) : word.starts_with("-") ? word.substr(1) : "";
+    return !name.empty() && std::isalpha(static_cast<unsigned char>(name.front()));
+}
+
 } // namespace
 
 std::string without_secret_arguments(std::string message, int argc, char **argv) {
@@ -680,7 +696,10 @@ std::string without_secret_arguments(std::string message, int argc, char **argv)
     const auto blank = [&](std::string_view secret) { replace_words(secret, "(not shown)"); };
     for (int i = 1; i < argc; ++i) {
         const std::string_view word = argv[i];
-        const std::string_view next = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
+        // A word that is an option (-x..., --x...) is never the value before it: CLI11 takes no
+        // value that looks like an option, and `-k --rm` must still say --rm.
+        const std::string_view after = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
+        const std::string_view next = looks_like_option(after) ? std::string_view() : after;
         if (word == "--key" || word == "--pass" || mistyped_secret_option(word)) blank(next);
         if (word.starts_with("--key=") || word.starts_with("--pass=")) {
             blank(word);

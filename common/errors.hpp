@@ -39,6 +39,13 @@ public:
     using FormatError::FormatError;
 };
 
+// An authenticated stream ends where none of its segments can: after its header, or inside a
+// segment's tag. It was cut short, or it is read with another segment size than it was made with.
+class StreamCutShort : public FormatError {
+public:
+    using FormatError::FormatError;
+};
+
 // A mistake in how aesgpu was called (bad option value, bad key, missing output name): exit 2.
 class UsageError : public std::runtime_error {
 public:

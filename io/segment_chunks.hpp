@@ -33,7 +33,7 @@ public:
                      const Cancellation *cancellation) const;
 
     // The job for chunk `chunk` of `length` input bytes, `final` when it ends the stream. Throws
-    // FormatError for ciphertext cut short: no segment at all, or a last segment shorter than
+    // StreamCutShort for ciphertext cut short: no segment at all, or a last segment shorter than
     // its tag.
     [[nodiscard]] CipherJob job(std::size_t slot, std::uint64_t chunk, std::size_t length, bool final) const;
 

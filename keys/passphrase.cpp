@@ -115,7 +115,8 @@ int descriptor_number(std::string_view number) {
 
 } // namespace
 
-SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin) {
+SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
+                            std::optional<struct stat> *read_from) {
     if (spec.starts_with("pass:")) return from_text(spec.substr(5), "pass:");
     if (spec.starts_with("env:")) {
         const std::string name(spec.substr(4));
@@ -129,7 +130,7 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
     if (spec.starts_with("file:")) {
         const std::string path(spec.substr(5));
         const std::string what = "passphrase file " + quoted_name(path);
-        const UniqueFd file = open_secret_file(path, what, data_on_stdin);
+        const UniqueFd file = open_secret_file(path, what, data_on_stdin, read_from);
         return first_line(file.get(), what);
     }
     if (spec.starts_with("fd:")) {
@@ -138,11 +139,13 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
         if (fd == STDIN_FILENO && data_on_stdin) {
             throw UsageError("--pass fd:0: the data already comes from standard input");
         }
-        check_secret_descriptor(fd, what, data_on_stdin);
+        check_secret_descriptor(fd, what, data_on_stdin, read_from);
         return first_line(fd, what);
     }
     if (spec == "stdin") {
         if (data_on_stdin) throw UsageError("--pass stdin: the data already comes from standard input");
+        struct stat status {};
+        if (read_from && ::fstat(STDIN_FILENO, &status) == 0) *read_from = status;
         return first_line(STDIN_FILENO, "standard input");
     }
     throw UsageError("--pass takes pass:TEXT, env:VAR, file:PATH, fd:N or stdin" + kNotShown);

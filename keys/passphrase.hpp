@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -31,11 +32,14 @@ public:
 // gives both tools the same passphrase: pass:TEXT and env:VAR as they are; file:PATH, fd:N and
 // stdin the first line, that is up to and without the first newline, and at most 1023 bytes; a
 // carriage return stays part of it, and a NUL byte ends it. `data_on_stdin` is standard input's
-// status when the data comes from there: a source that is that same file is refused.
+// status when the data comes from there: a source that is that same file is refused. `read_from`,
+// when given, gets the status of the file or descriptor read (file:, fd:, stdin), so that no input
+// can be that file under another name.
 // Throws UsageError for a bad SPEC (never showing it: it may be the passphrase itself), an unset
 // variable or a source that is the data; IoError when a file or descriptor cannot be read or holds
 // nothing; EmptyPassphrase.
-[[nodiscard]] SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin);
+[[nodiscard]] SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
+                                          std::optional<struct stat> *read_from = nullptr);
 
 // True when a terminal is there to prompt on (/dev/tty opens).
 [[nodiscard]] bool can_prompt();

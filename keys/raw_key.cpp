@@ -119,20 +119,24 @@ CounterBlock parse_hex_iv(std::string_view hex) {
     return iv;
 }
 
-UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin) {
+UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin,
+                          std::optional<struct stat> *read_from) {
     UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file.valid()) throw IoError(errno_message("cannot open", what, errno));
-    check_secret_descriptor(file.get(), what, data_on_stdin);
+    check_secret_descriptor(file.get(), what, data_on_stdin, read_from);
     return file;
 }
 
-void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin) {
+void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin,
+                             std::optional<struct stat> *read_from) {
     struct stat status {};
     if (::fstat(fd, &status) != 0) throw IoError(errno_message("cannot use", what, errno));
     check_secret_status(status, what, data_on_stdin);
+    if (read_from) *read_from = status;
 }
 
-SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin) {
+SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin,
+                          std::optional<struct stat> *read_from) {
     const std::string what =
         path == "-" ? std::string("the key file (standard input)") : "key file " + quoted_name(path);
     if (path == "-" && data_on_stdin) {
@@ -143,7 +147,7 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
         throw UsageError(what + " is a directory: --key-file takes the file that holds the key");
     }
     InputSource file = InputSource::open(path); // "-" is standard input
-    check_secret_descriptor(file.fd(), what, data_on_stdin);
+    check_secret_descriptor(file.fd(), what, data_on_stdin, read_from);
     // One byte more than any valid key file, to tell "too long" from "just right".
     SecretBytes buffer(kMaxKeyFileBytes + 1);
     auto bytes = buffer.mutable_view();

@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,8 +26,11 @@ namespace aesgpu {
 // Exactly 16, 24 or 32 raw bytes; or that many bytes as hex digits, which may be split over
 // lines (as `xxd -p` writes them). Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is
 // standard input's status when the data comes from there: a key file that is the same file is
-// refused (it would eat the data). Throws UsageError (bad content, same file) or IoError.
-[[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr);
+// refused (it would eat the data). `read_from`, when given, gets the status of what was read
+// (fstat of its descriptor), so that no input can be the key file under another name. Throws
+// UsageError (bad content, same file) or IoError.
+[[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr,
+                                        std::optional<struct stat> *read_from = nullptr);
 
 // "LABELhex\n" for printing a key (`keygen`, `-P`), in a buffer that is wiped like the key.
 [[nodiscard]] SecretBytes hex_line(std::string_view label, std::span<const std::uint8_t> bytes, bool upper_case);
@@ -36,10 +40,13 @@ namespace aesgpu {
 
 // Opens a file that holds a secret (`what` is e.g. "key file"). Warns, as ssh does for private
 // keys, when a regular file can be read or changed by group or others; refuses the file that the
-// data comes from on standard input. Throws IoError or UsageError.
+// data comes from on standard input; sets `read_from` (when given) to the opened file's status.
+// Throws IoError or UsageError.
 [[nodiscard]] UniqueFd open_secret_file(const std::string &path, const std::string &what,
-                                        const struct stat *data_on_stdin);
+                                        const struct stat *data_on_stdin,
+                                        std::optional<struct stat> *read_from = nullptr);
 // The same checks for a descriptor given by number (`fd:N`) or standard input.
-void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin);
+void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin,
+                             std::optional<struct stat> *read_from = nullptr);
 
 } // namespace aesgpu

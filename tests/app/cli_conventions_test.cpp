@@ -211,7 +211,7 @@ TEST_F(Cli, OptionsTheModeWouldIgnoreAreUsageErrors) {
         {"--backend cpu --wait-for-gpu" + kKey, "--wait-for-gpu applies to the GPU"},
         {"-q -v" + kKey, "-q/--quiet and -v/--verbose contradict"},
         {"-q --progress" + kKey, "-q/--quiet and --progress contradict"},
-        {"-k --rm" + kKey, "excludes"},
+        {"-k --rm" + kKey, "--keep excludes --rm"},
         {"--rm -c" + kKey, "--rm needs an output file"},
         {"--rm -o -" + kKey, "--rm needs an output file"},
         {"--json -c" + kKey, "--json prints to standard output"},
@@ -256,15 +256,78 @@ TEST_F(Cli, KeepRemoveSuffixAndTest) {
     EXPECT_EQ(bad.status, 1);
     EXPECT_EQ(bad.err, "aesgpu: bad decrypt (wrong key or corrupted input)\n");
     EXPECT_EQ(entries(), 3u) << "p.aes, p.enc, bad.enc: -t wrote nothing";
-    // A failed run keeps its input, even with --rm.
-    Outcome failed = run("$AESGPU decrypt -S .enc --rm bad.enc" + kKey);
-    EXPECT_EQ(failed.status, 1);
-    EXPECT_TRUE(std::filesystem::exists(file("bad.enc")));
-    EXPECT_FALSE(std::filesystem::exists(file("bad")));
-    // Decrypting with the suffix takes it off and --rm removes the ciphertext.
-    ASSERT_EQ(run("$AESGPU decrypt -S .enc --rm p.enc" + kKey).status, 0);
-    EXPECT_FALSE(std::filesystem::exists(file("p.enc")));
+    // Decrypting with the suffix takes it off (--rm with decrypt is gcm's only: DecryptRemovesOnlyWhatGcmProved).
+    ASSERT_EQ(run("$AESGPU decrypt -q -S .enc p.enc" + kKey).status, 0);
     EXPECT_EQ(slurp(file("p")), std::string(data.begin(), data.end()));
+}
+
+// decrypt --rm removes the only ciphertext, so it needs a mode that proves the key was right: in
+// ECB one wrong key in 256 passes the padding check and its garbage would replace the file.
+TEST_F(Cli, DecryptRemovesOnlyWhatGcmProved) {
+    ASSERT_EQ(run("printf 'hello\\n' > n && $AESGPU encrypt -q" + kKey + " --rm n").status, 0);
+    // 0x...a3 is a wrong key whose garbage ends in a valid padding byte for this file.
+    const std::string wrong = " -K 000000000000000000000000000000a3";
+    ASSERT_EQ(run("$AESGPU decrypt -q" + wrong + " -c n.aes > /dev/null").status, 0) << "the wrong key must pass ECB";
+    for (const std::string &options : {wrong + " --rm n.aes", kKey + " --rm n.aes", kKey + " --rm -S .aes n.aes"}) {
+        Outcome r = run("$AESGPU decrypt -q" + options);
+        EXPECT_EQ(r.status, 2) << options << ": " << r.err;
+        EXPECT_NE(r.err.find("decrypt --rm takes --mode gcm only: ECB's padding check passes about one wrong key in "
+                             "256"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("Decrypt, check the output, then remove the input yourself"), std::string::npos);
+        EXPECT_TRUE(std::filesystem::exists(file("n.aes")));
+        EXPECT_FALSE(std::filesystem::exists(file("n"))) << options << ": an output was written";
+    }
+    // GCM: a wrong key fails authentication and keeps the ciphertext; the right one removes it.
+    ASSERT_EQ(run("printf 'hello\\n' > g && $AESGPU encrypt -q --mode gcm" + kKey + " --rm g").status, 0);
+    Outcome wrong_gcm = run("$AESGPU decrypt -q --mode gcm" + wrong + " --rm g.aes");
+    EXPECT_EQ(wrong_gcm.status, 1) << wrong_gcm.err;
+    EXPECT_NE(wrong_gcm.err.find("authentication failed"), std::string::npos) << wrong_gcm.err;
+    EXPECT_TRUE(std::filesystem::exists(file("g.aes")));
+    EXPECT_FALSE(std::filesystem::exists(file("g")));
+    Outcome right = run("$AESGPU decrypt -q --mode gcm" + kKey + " --rm g.aes");
+    ASSERT_EQ(right.status, 0) << right.err;
+    EXPECT_FALSE(std::filesystem::exists(file("g.aes")));
+    EXPECT_EQ(slurp(file("g")), "hello\n");
+}
+
+// A glob takes the key file along: encrypting it would leave the key only under itself, and
+// --rm would delete the original. Any name for it (a link, a path, standard input) counts.
+TEST_F(Cli, TheKeyOrPassphraseFileIsNeverAnInput) {
+    ASSERT_EQ(run("$AESGPU keygen -o my.key && echo r > r.txt && printf 'secret\\n' > pass.txt && chmod 600 pass.txt && "
+                  "ln -s my.key link && ln my.key hard && mkdir sub")
+                  .status,
+              0);
+    const std::string gcm = "$AESGPU encrypt -q --rm --mode gcm ";
+    const struct {
+        std::string command;
+        std::string named;
+    } cases[] = {
+        {gcm + "--key-file my.key *", "'hard' is the key file (--key-file 'my.key')"},
+        {gcm + "--key-file my.key r.txt my.key", "'my.key' is the key file (--key-file 'my.key')"},
+        {gcm + "--key-file my.key r.txt ./link", "'./link' is the key file"},
+        {gcm + "--key-file ./sub/../my.key r.txt hard", "'hard' is the key file"},
+        {"$AESGPU decrypt -q --key-file my.key -o out my.key", "'my.key' is the key file"},
+        {gcm + "-p file:pass.txt r.txt pass.txt", "'pass.txt' is the passphrase file (-p)"},
+        {gcm + "-p fd:3 r.txt pass.txt 3<pass.txt", "'pass.txt' is the passphrase file (-p)"},
+        {gcm + "-p stdin r.txt pass.txt <pass.txt", "'pass.txt' is the passphrase file (-p)"},
+        {gcm + "--key-file - r.txt link <my.key", "'link' is the key file (--key-file standard input)"},
+        {"$AESGPU encrypt -q -K " + kKey128 + " --key-file my.key r.txt my.key", "--key excludes"},
+    };
+    for (const auto &[command, named] : cases) {
+        SCOPED_TRACE(command);
+        const Outcome r = run(command);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+        // The whole run is refused before any work: nothing encrypted, nothing removed.
+        EXPECT_EQ(run("ls -A | tr '\\n' ' '").out, "hard link my.key pass.txt r.txt sub ");
+    }
+    // Without it among the inputs, the glob's files go as asked.
+    const Outcome r = run(gcm + "--key-file my.key r.txt && $AESGPU decrypt -q --mode gcm --key-file my.key r.txt.aes "
+                                "-o back && cat back");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "r\n");
 }
 
 TEST_F(Cli, KeygenMakesRandomKeysThatWork) {

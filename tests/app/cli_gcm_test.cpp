@@ -195,9 +195,11 @@ TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
     } cases[] = {
         {"encrypt --mode gcm --key-file k24 p", "16- or 32-byte key"},
         {"encrypt --mode gcm -p pass:x --key-bits 192 p", "128- or 256-bit keys"},
-        {"encrypt --mode gcm -P --key-file k16", "--print-key does not apply"},
-        {"encrypt --mode gcm -p pass:x --iter 5 p", "--iter does not apply"},
-        {"encrypt --mode gcm --no-pad --key-file k16 p", "--no-pad does not apply"},
+        {"encrypt --mode gcm -P --key-file k16", "--print-key does not apply to --mode gcm: its keys are per file"},
+        {"encrypt --mode gcm -p pass:x --iter 5 p", "--mode gcm derives a passphrase's key with scrypt"},
+        {"decrypt --mode gcm --key-file k16 --iter 5 p", "--iter applies to passphrases"},
+        {"encrypt --mode gcm --no-pad --key-file k16 p", "--mode gcm has no padding"},
+        {"decrypt --mode gcm --no-pad -p pass:x p", "--mode gcm has no padding"},
         {"encrypt --mode gcm --iv 00000000000000000000000000000000 --key-file k16 p", "gcm has no IV"},
         {"encrypt --segment-size 4K --key-file k16 p", "--segment-size applies to --mode gcm"},
         {"encrypt --aad x --key-file k16 p", "--aad applies to --mode gcm"},
@@ -211,6 +213,36 @@ TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
         EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
     }
+}
+
+TEST_F(Gcm, AWrongSegmentSizeIsNamed) {
+    write_file(file("p"), random_bytes(1000));
+    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm --key-file k16 --segment-size 64 p").status, 0);
+    // 65-byte segments end the stream inside a tag; bigger ones fail segment 0's tag; each names
+    // --segment-size, and no output is left.
+    for (const auto &[size, message] :
+         {std::pair{" --segment-size 65", "is shorter than its tag, or it was made with another --segment-size than "
+                                          "65 bytes"},
+          std::pair{"", "authentication failed in segment 0: wrong key, --aad or --segment-size"},
+          std::pair{" --segment-size 128", "authentication failed in segment 0: wrong key, --aad or --segment-size"}}) {
+        const Outcome r = run("$AESGPU decrypt -q --mode gcm --key-file k16" + std::string(size) + " p.aes -o back");
+        EXPECT_EQ(r.status, 1) << size;
+        EXPECT_NE(r.err.find(message), std::string::npos) << size << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("back")));
+    }
+    // Cut short with the right size: the same words, since aesgpu cannot tell the two apart.
+    const Outcome cut = run("head -c 74 p.aes > cut.aes && $AESGPU decrypt -q --mode gcm --key-file k16 "
+                            "--segment-size 64 cut.aes -o back");
+    EXPECT_EQ(cut.status, 1);
+    EXPECT_EQ(cut.err, "aesgpu: 'cut.aes': the stream is cut short: segment 1 is shorter than its tag, or it was made "
+                       "with another --segment-size than 64 bytes\n");
+    // A passphrase file's header holds its segment size: no such hint.
+    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm -p pass:x --segment-size 64 p -o pp.aes && head -c 106 pp.aes > "
+                  "pcut.aes").status,
+              0);
+    const Outcome passphrase_cut = run("$AESGPU decrypt -q --mode gcm -p pass:x pcut.aes -o back");
+    EXPECT_EQ(passphrase_cut.status, 1);
+    EXPECT_EQ(passphrase_cut.err, "aesgpu: 'pcut.aes': the stream is cut short: segment 1 is shorter than its tag\n");
 }
 
 TEST_F(Gcm, GpuAndCpuReadEachOthersFiles) {

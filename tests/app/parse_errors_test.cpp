@@ -47,6 +47,16 @@ TEST(ParseErrors, SecretsAreBlankedEvenWhereTheirOptionIsMistyped) {
     EXPECT_EQ(blanked("not expected: --devices 0", {"info", "--devices", "0"}), "not expected: --devices 0");
 }
 
+TEST(ParseErrors, AnOptionAfterAMistypedSecretOptionIsNamed) {
+    // -k is --keep, not a mistyped -K, where an option follows: never a secret, which CLI11 would
+    // not have taken as a value either.
+    EXPECT_EQ(blanked("--keep excludes --rm", {"encrypt", "-k", "--rm", "p"}), "--keep excludes --rm");
+    EXPECT_EQ(blanked("not expected: -P -f", {"info", "-P", "-f"}), "not expected: -P -f");
+    EXPECT_EQ(blanked("not expected: -K -q", {"info", "-K", "-q"}), "not expected: -K -q");
+    // A value that only starts with a dash is still blanked ("-5" is a value to CLI11).
+    EXPECT_EQ(blanked("not expected: -p -5x", {"info", "-p", "-5x"}), "not expected: -p (not shown)");
+}
+
 TEST(ParseErrors, ASecretThatTheBlankHoldsIsBlankedOnce) {
     // "(not shown)" holds "shown)" as a word: a search that went on from where it wrote would
     // find it again for ever.
