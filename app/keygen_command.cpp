@@ -27,6 +27,9 @@ void write_new_key_file(const std::string &path, std::span<const std::uint8_t> k
         (void)::unlink(path.c_str());
         throw IoError(errno_message("error writing", name, error));
     };
+    // The umask (0777 leaves 0000) or a directory's default ACL may have cut the mode: a key file is
+    // 0600, the owner's to read, whatever they say.
+    if (::fchmod(file.get(), 0600) != 0) fail(errno);
     const ssize_t written = ::write(file.get(), key.data(), key.size());
     if (written != static_cast<ssize_t>(key.size())) fail(written < 0 ? errno : ENOSPC);
     if (::fsync(file.get()) != 0) fail(errno);

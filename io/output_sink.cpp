@@ -5,7 +5,9 @@
 #include "io/input_source.hpp"
 
 #include <fcntl.h>
-#include <stdio.h> // renameat2
+#include <linux/fs.h> // FS_IOC_GETFLAGS, FS_APPEND_FL
+#include <stdio.h>    // renameat2
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -156,6 +158,14 @@ mode_t new_file_mode(int directory, const std::string &target_name) {
     return mode;
 }
 
+// True when the directory has the append-only attribute (chattr +a): a file can be added there,
+// but none renamed or removed. False where the flags cannot be read (not our file system's kind).
+bool append_only(const std::filesystem::path &directory) {
+    const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
+    int flags = 0;
+    return fd.valid() && ::ioctl(fd.get(), FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_APPEND_FL) != 0;
+}
+
 void refuse_same_file(const struct stat &target, const OutputPolicy &policy, const std::string &name) {
     if (policy.input_status && same_file(target, *policy.input_status)) {
         throw IoError("refusing to write " + name + ": it is the input file");
@@ -209,7 +219,10 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
 
     Attributes attributes;
     if (regular_input) {
+        // The input's group too: its group bits are meant for that group, and where the process
+        // may not set it (not a member) apply_attributes() drops them, as gzip does.
         attributes.mode = policy.input_status->st_mode & 0777;
+        attributes.group = policy.input_status->st_gid;
         attributes.times_from = *policy.input_status;
     }
     struct stat standard_out {};
@@ -254,6 +267,15 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
 
     Kind kind = Kind::unnamed_temporary;
     UniqueFd fd = policy.unnamed_temporary ? open_unnamed_temporary(directory.get(), display_directory) : UniqueFd();
+    // Replacing a file, or naming a temporary one, ends in a rename that an append-only directory
+    // refuses, and what was made for it could not be removed either: refuse before making anything.
+    // (An unnamed temporary file is linked in as a new name, which such a directory allows.)
+    if ((!fd.valid() || target.exists) && append_only(directory_path)) {
+        throw IoError("cannot " + std::string(target.exists ? "replace " : "create ") + name + ": its directory " +
+                      display_directory +
+                      " is append-only (chattr +a), where nothing can be renamed or removed, so the output could "
+                      "not be put in place whole; write it elsewhere");
+    }
     std::string temporary_name;
     InterruptCleanup cleanup;
     if (!fd.valid()) {

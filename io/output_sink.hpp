@@ -26,7 +26,8 @@ namespace aesgpu {
 struct OutputPolicy {
     bool overwrite = false; // replace an existing regular file (-f)
     // The input, when there is one: refused as the output even with overwrite; when it is a regular
-    // file, a new output gets its permission bits and times, as gzip and zstd do.
+    // file, a new output gets its permission bits, group and times, as gzip does (without the
+    // group's bits where the process may not set the group).
     const struct stat *input_status = nullptr;
     unsigned io_threads = 1; // > 1: large writes to a file may be split (mapped)
     // false: a hidden named file even where O_TMPFILE works (tests of that fallback use it).
@@ -75,8 +76,8 @@ public:
 
 private:
     enum class Kind { direct, unnamed_temporary, named_temporary, discard };
-    // What commit() gives the file: the replaced file's owner and group (where the process may),
-    // a mode, the input's times.
+    // What commit() gives the file: the replaced file's owner and group, or the input's group
+    // (where the process may), a mode, the input's times.
     struct Attributes {
         std::optional<mode_t> mode;
         std::optional<uid_t> owner;

@@ -339,6 +339,14 @@ TEST_F(Cli, KeygenMakesRandomKeysThatWork) {
     EXPECT_EQ(run("$AESGPU keygen --bits 128").out.size(), 33u);
     EXPECT_EQ(run("$AESGPU keygen --bits 100").status, 2);
 
+    // 0600 whatever the umask: 022 would leave no more, 0777 (and 0177) less.
+    for (const char *umask : {"0777", "0177"}) {
+        ASSERT_EQ(run(std::string("umask ") + umask + " && $AESGPU keygen -o masked.key").status, 0) << umask;
+        struct stat masked {};
+        ASSERT_EQ(::stat(file("masked.key").c_str(), &masked), 0);
+        EXPECT_EQ(masked.st_mode & 07777, 0600u) << "umask " << umask;
+        std::filesystem::remove(file("masked.key"));
+    }
     ASSERT_EQ(run("umask 022 && $AESGPU keygen -o my.key --bits 192").status, 0);
     struct stat status {};
     ASSERT_EQ(::stat(file("my.key").c_str(), &status), 0);

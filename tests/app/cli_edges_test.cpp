@@ -101,6 +101,53 @@ TEST_F(Cli, ForceByAnotherUserDropsGroupBitsMeantForAGroupItCannotKeep) {
     EXPECT_EQ(st.st_mode & 0777, 0604u) << "group-writable for a group the old file did not have";
 }
 
+// A new output keeps its input's group where the process may set it (a member, or root), so the
+// group bits reach the group they were meant for; otherwise it gets no group bits at all.
+TEST_F(Cli, NewOutputsKeepTheInputsGroupOrDropTheGroupBits) {
+    if (::geteuid() != 0 || !have_command("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --inh-caps=-all ";
+    const std::string cycle = "$AESGPU encrypt -q -K " + kKey128 + " s && mv s s.orig && $AESGPU decrypt -q -K " +
+                              kKey128 + " s.aes && cmp s s.orig";
+    // A member of group 100 by a supplementary group, nogroup (65534) as the primary one.
+    write_file(file("s"), random_bytes(3000));
+    ASSERT_EQ(::chown(file("s").c_str(), 0, 100), 0);
+    ASSERT_EQ(::chmod(file("s").c_str(), 0640), 0);
+    Outcome r = run(as_nobody + "--groups=100 bash -c " + quote(cycle));
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char *name : {"s.aes", "s"}) {
+        const struct stat st = status_of(file(name));
+        EXPECT_EQ(st.st_gid, 100u) << name << ": the input's group was not kept";
+        EXPECT_EQ(st.st_mode & 0777, 0640u) << name;
+    }
+    // Not a member: the group cannot be kept, and its bits do not go to the process's own group.
+    run("rm -f s s.aes s.orig");
+    write_file(file("s"), random_bytes(3000));
+    ASSERT_EQ(::chown(file("s").c_str(), 65534, 100), 0);
+    ASSERT_EQ(::chmod(file("s").c_str(), 0640), 0);
+    r = run(as_nobody + "--clear-groups bash -c " + quote(cycle));
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char *name : {"s.aes", "s"}) {
+        const struct stat st = status_of(file(name));
+        EXPECT_EQ(st.st_gid, 65534u) << name;
+        EXPECT_EQ(st.st_mode & 0777, 0600u) << name << ": group bits handed to a group that could not read the input";
+    }
+}
+
+// -f in an append-only directory (chattr +a) cannot rename over the old file, nor remove what it
+// made for that: it is refused before anything is made.
+TEST_F(Cli, ForceInAnAppendOnlyDirectoryIsRefusedAndLeavesNothing) {
+    if (::geteuid() != 0 || !have_command("chattr")) GTEST_SKIP() << "chattr +a needs root and chattr";
+    write_file(file("p"), random_bytes(1000));
+    ASSERT_EQ(run("mkdir d && echo old > d/t").status, 0);
+    if (run("chattr +a d").status != 0) GTEST_SKIP() << "this file system takes no chattr +a";
+    Outcome r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o d/t; echo status=$?; ls -A d; cat d/t; "
+                    "$AESGPU encrypt -q -K " + kKey128 + " p -o d/new; echo new=$?; chattr -a d");
+    EXPECT_EQ(r.out, "status=1\nt\nold\nnew=0\n") << r.err;
+    EXPECT_EQ(r.err, "aesgpu: cannot replace 'd/t': its directory 'd' is append-only (chattr +a), where nothing can "
+                     "be renamed or removed, so the output could not be put in place whole; write it elsewhere\n");
+}
+
 TEST_F(Cli, OutputsTakeTheInputsPermissionsAndTimes) {
     write_file(file("s"), random_bytes(5000));
     make_private(file("s"));

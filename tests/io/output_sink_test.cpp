@@ -283,6 +283,57 @@ TEST(OutputSink, AnOutputFollowsItsDirectoryWhenThatIsRenamed) {
     }
 }
 
+// chattr +a on `directory` for as long as it lives; ok() is false where it could not be set.
+class AppendOnly {
+public:
+    explicit AppendOnly(const std::filesystem::path &directory) : directory_(directory) {
+        ok_ = std::system(("chattr +a '" + directory_.string() + "' 2>/dev/null").c_str()) == 0;
+    }
+    ~AppendOnly() {
+        if (ok_) (void)std::system(("chattr -a '" + directory_.string() + "'").c_str());
+    }
+    AppendOnly(const AppendOnly &) = delete;
+    AppendOnly &operator=(const AppendOnly &) = delete;
+    [[nodiscard]] bool ok() const { return ok_; }
+
+private:
+    std::filesystem::path directory_;
+    bool ok_ = false;
+};
+
+// An append-only directory takes new names but no rename or removal: a new file linked in from an
+// unnamed temporary one works there; a replacement, or a named temporary file, is refused before
+// anything is made, so nothing is left behind.
+TEST(OutputSink, AnAppendOnlyDirectoryGetsNewFilesButNoReplacementAndNothingLeftBehind) {
+    if (geteuid() != 0) GTEST_SKIP() << "chattr +a needs root (CAP_LINUX_IMMUTABLE)";
+    TempDir dir;
+    write_file(dir.file("old"), {'o', 'l', 'd'});
+    const AppendOnly append_only(dir.path());
+    if (!append_only.ok()) GTEST_SKIP() << "this file system takes no chattr +a (or chattr is missing)";
+    {
+        OutputSink sink = OutputSink::create(dir.file("new"), {});
+        write_text(sink, "new");
+        sink.commit();
+    }
+    EXPECT_EQ(read_file(dir.file("new")), (Bytes{'n', 'e', 'w'}));
+    OutputPolicy replace;
+    replace.overwrite = true;
+    OutputPolicy named;
+    named.unnamed_temporary = false;
+    for (const auto &[target, policy] : {std::pair{"old", replace}, std::pair{"other", named}}) {
+        try {
+            OutputSink sink = OutputSink::create(dir.file(target), policy);
+            write_text(sink, "replacement");
+            sink.commit();
+            ADD_FAILURE() << target << ": created in an append-only directory";
+        } catch (const IoError &e) {
+            EXPECT_NE(std::string(e.what()).find("is append-only (chattr +a)"), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(count_entries(dir.path()), 2u) << target << ": something was left behind";
+    }
+    EXPECT_EQ(read_file(dir.file("old")), (Bytes{'o', 'l', 'd'}));
+}
+
 TEST(OutputSink, SaysWhetherWhatIsWrittenCanBeWithdrawn) {
     TempDir dir;
     EXPECT_TRUE(OutputSink::create(dir.file("file"), {}).withdrawable());
