@@ -93,9 +93,11 @@ void take_signals(sigset_t set) {
 void start_interrupt_handling() {
     sigset_t taken = signals_to_take();
     sigaddset(&taken, SIGWINCH); // ignored by default; taken only to count terminal resizes
-    sigset_t blocked = taken;
     sigpipe_was_ignored = ignored_by_parent(SIGPIPE);
-    if (!sigpipe_was_ignored) sigaddset(&blocked, SIGPIPE); // EPIPE instead; see the header
+    // EPIPE instead (see the header). A write's own SIGPIPE is sent to the writing thread, where
+    // it stays blocked; a `kill -PIPE` is sent to the process, and the signal thread takes it.
+    if (!sigpipe_was_ignored) sigaddset(&taken, SIGPIPE);
+    const sigset_t blocked = taken;
     (void)::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
     start_thread("handling signals", [taken] { take_signals(taken); }).detach();
     // Past a file-size limit (ulimit -f), write() and fallocate() fail with EFBIG and the run ends

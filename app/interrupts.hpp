@@ -10,6 +10,8 @@
 // SIGPIPE is blocked too, so a write to a pipe with no reader fails with EPIPE instead of killing
 // the process: a log line to a stderr whose reader left is simply lost, and the output's own
 // broken pipe ends the run quietly through end_by_broken_pipe(), with status 141, as `cat` does.
+// The kernel sends a write's SIGPIPE to the thread that wrote, where it stays blocked; a SIGPIPE
+// sent to the process (kill -PIPE) reaches the signal thread and ends the run as the others do.
 #include <functional>
 
 namespace aesgpu {

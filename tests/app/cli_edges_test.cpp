@@ -400,6 +400,26 @@ TEST_F(Cli, EverySignalThatEndsTheRunLeavesNothingBehindAndKeepsAReplacedFile) {
     }
 }
 
+// SIGPIPE is blocked so that a write to a pipe without a reader fails with EPIPE; a SIGPIPE sent
+// from outside (kill -PIPE) is no such write and ends the run as the other signals do.
+TEST_F(Cli, ASigpipeFromOutsideEndsTheRunAsOtherSignalsDo) {
+    ASSERT_EQ(run("mkfifo in.fifo").status, 0);
+    // Polls (at most 5 s) for aesgpu to end: a run that ignored the signal is then given the end of
+    // its input, finishes, and shows status 0 and its output.
+    Outcome r = run("set -m; $AESGPU encrypt -q --backend cpu in.fifo -o out -K " + kKey128 +
+                    " & pid=$!; exec 3>in.fifo; head -c 3000000 /dev/urandom >&3; "
+                    "until ls -l /proc/$pid/fd 2>/dev/null | grep -q '(deleted)' || ! kill -0 $pid 2>/dev/null; do "
+                    "sleep 0.01; done; "
+                    "kill -PIPE $pid; for i in $(seq 500); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done; "
+                    "exec 3>&-; wait $pid; echo status=$?; ls -A");
+    EXPECT_EQ(r.out, "status=141\nin.fifo\n") << r.err;
+    // The output's own broken pipe still ends the run quietly, with the same status.
+    r = run("head -c 3000000 /dev/urandom | $AESGPU encrypt -q -K " + kKey128 + " | head -c 10 > /dev/null; "
+            "echo status=${PIPESTATUS[1]}");
+    EXPECT_EQ(r.out, "status=141\n") << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
 TEST_F(Cli, CtrlBackslashAtThePromptGivesTheTerminalItsEchoBack) {
     if (!have_command("script")) GTEST_SKIP() << "util-linux `script` is not installed";
     write_file(file("p"), random_bytes(100));
