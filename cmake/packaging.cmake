@@ -3,7 +3,7 @@
 # library dependencies (libssl3, libfmt, libspdlog, ...) come from dpkg-shlibdeps, so they are
 # those of the machine that built it. A CUDA build is the package aesgpu-cuda, which replaces
 # aesgpu and names the GPU architectures it carries code for.
-install(FILES LICENSE README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_VENDOR "aesgpu developers")
