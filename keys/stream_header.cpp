@@ -2,6 +2,7 @@
 #include "keys/stream_header.hpp"
 
 #include "common/errors.hpp"
+#include "keys/hkdf.hpp"
 
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -91,14 +92,13 @@ StreamHeader parse_stream_header(std::span<const std::byte> bytes, std::size_t k
 SecretBytes derive_segment_key(std::span<const std::uint8_t> main_key, const StreamHeader &header,
                                std::span<const std::uint8_t> associated_data) {
     SecretBytes key(main_key.size());
-    char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, mutable_data(main_key), main_key.size()),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, mutable_data(header.salt), header.salt.size()),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, mutable_data(associated_data), associated_data.size()),
-        OSSL_PARAM_construct_end()};
-    run_kdf("HKDF", params, key.mutable_view());
+    try {
+        hkdf_sha256(main_key, header.salt, associated_data, key.mutable_view());
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(std::string("cannot derive the segment key from the key and the associated data "
+                                             "(") +
+                                 std::to_string(associated_data.size()) + " bytes): " + e.what());
+    }
     return key;
 }
 

@@ -36,7 +36,8 @@ struct StreamHeader {
 [[nodiscard]] StreamHeader parse_stream_header(std::span<const std::byte> bytes, std::size_t key_bytes);
 
 // The stream's segment key: HKDF-SHA256 with the main key as input key material, the header's
-// salt, and the associated data as info; as long as the main key (Tink's AES*_GCM_HKDF_*).
+// salt, and the associated data as info, of any length; as long as the main key (Tink's
+// AES*_GCM_HKDF_*).
 [[nodiscard]] SecretBytes derive_segment_key(std::span<const std::uint8_t> main_key, const StreamHeader &header,
                                              std::span<const std::uint8_t> associated_data);
 

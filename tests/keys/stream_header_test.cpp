@@ -2,11 +2,13 @@
 // The key material of --mode gcm: Tink's stream header, the HKDF-SHA256 segment key, aesgpu's
 // passphrase header and its scrypt main key.
 #include "common/errors.hpp"
+#include "keys/hkdf.hpp"
 #include "keys/stream_header.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cstring>
 #include <initializer_list>
@@ -58,6 +60,62 @@ TEST(StreamHeader, SegmentKeyIsHkdfSha256OfTheMainKeySaltAndAssociatedData) {
     const SecretBytes key = derive_segment_key(main_key, header, info);
     EXPECT_EQ(to_hex(Bytes(key.view().begin(), key.view().end())),
               to_hex(hkdf("SHA256", main_key, header.salt, info, 32)));
+}
+
+// RFC 5869 A.1-A.3 (SHA-256): an output of several blocks, long inputs, no salt and no info.
+TEST(Hkdf, GivesRfc5869sVectors) {
+    const auto okm = [](const Bytes &ikm, const Bytes &salt, const Bytes &info, std::size_t length) {
+        Bytes out(length);
+        hkdf_sha256(ikm, salt, info, out);
+        return to_hex(out);
+    };
+    const auto run = [](std::uint8_t from, std::size_t count) {
+        Bytes bytes(count);
+        for (std::size_t i = 0; i < count; ++i) bytes[i] = static_cast<std::uint8_t>(from + i);
+        return bytes;
+    };
+    EXPECT_EQ(okm(Bytes(22, 0x0b), run(0, 13), run(0xf0, 10), 42),
+              "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865");
+    EXPECT_EQ(okm(run(0, 80), run(0x60, 80), run(0xb0, 80), 82),
+              "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac7827271cb41c65e590e09da3275"
+              "600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d87");
+    EXPECT_EQ(okm(Bytes(22, 0x0b), {}, {}, 42),
+              "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8");
+}
+
+// Tink takes any associated data as HKDF's info; OpenSSL's own HKDF stops at 32 KiB. Up to there
+// the two agree; beyond it, HMAC by hand (RFC 5869's two steps with the one-shot HMAC()) is the
+// reference.
+TEST(Hkdf, TakesInfoOfAnyLength) {
+    const Bytes key = random_bytes(32);
+    const Bytes salt = random_bytes(32);
+    for (const std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{32768}, std::size_t{32769},
+                                     std::size_t{1} << 20}) {
+        SCOPED_TRACE(length);
+        const Bytes info = random_bytes(length);
+        Bytes ours(32);
+        hkdf_sha256(key, salt, info, ours);
+        Bytes prk(32);
+        unsigned prk_length = 0;
+        ASSERT_NE(HMAC(EVP_sha256(), salt.data(), static_cast<int>(salt.size()), key.data(), key.size(), prk.data(),
+                       &prk_length),
+                  nullptr);
+        Bytes expand_input = info;
+        expand_input.push_back(1);
+        Bytes reference(32);
+        unsigned reference_length = 0;
+        ASSERT_NE(HMAC(EVP_sha256(), prk.data(), static_cast<int>(prk.size()), expand_input.data(), expand_input.size(),
+                       reference.data(), &reference_length),
+                  nullptr);
+        EXPECT_EQ(to_hex(ours), to_hex(reference));
+        if (length <= 32768) {
+            EXPECT_EQ(to_hex(ours), to_hex(hkdf("SHA256", key, salt, info, 32)));
+        }
+        StreamHeader header;
+        header.salt = salt;
+        const SecretBytes segment_key = derive_segment_key(key, header, info);
+        EXPECT_EQ(to_hex(Bytes(segment_key.view().begin(), segment_key.view().end())), to_hex(reference));
+    }
 }
 
 TEST(PassphraseHeader, ReadsBackAndRefusesWhatItDoesNotKnow) {
