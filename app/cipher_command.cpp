@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cipher_command.hpp"
 
+#include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
@@ -182,7 +183,10 @@ private:
 // would then remove the one copy that opens the rest.
 class FilesNotToCipher {
 public:
-    FilesNotToCipher(const CipherOptions &options, const KeySource &keys) {
+    FilesNotToCipher(const CipherOptions &options, const KeySource &keys, const AssociatedData &associated_data) {
+        if (associated_data.read_from) {
+            files_.push_back({"the associated-data file (--aad-file)", *associated_data.read_from});
+        }
         if (keys.read_from()) {
             const std::string key_file = options.key_file == "-" ? "standard input" : quoted_name(options.key_file);
             files_.push_back({options.key_file.empty() ? "the passphrase file (-p)"
@@ -196,7 +200,7 @@ public:
         for (const auto &[what, status] : files_) {
             if (same_file(input, status)) {
                 throw UsageError(display_name + " is " + what + ", which cannot be an input too: leave it out " +
-                                 "(ciphered, or removed by --rm, it would take the key to the rest with it)");
+                                 "(ciphered, or removed by --rm, it would take what opens the rest with it)");
             }
         }
     }
@@ -423,8 +427,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
-RunSummary run_one(const CipherOptions &options, const std::string &input, KeySource &keys,
-                   const FilesNotToCipher &not_inputs, EcbWarning &ecb_warning, std::optional<int> settle_status) {
+// What every input of one command shares.
+struct CommandState {
+    KeySource &keys;
+    const std::string &associated_data; // gcm
+    const FilesNotToCipher &not_inputs;
+    EcbWarning &ecb_warning;
+};
+
+RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
+                   std::optional<int> settle_status) {
+    KeySource &keys = shared.keys;
     const bool encrypting = options.direction == Direction::encrypt;
     const bool passphrase_mode = keys.passphrase_mode();
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
@@ -441,7 +454,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     // Everything that can fail without the key comes first: the input, its header, the output.
     auto step = std::chrono::steady_clock::now();
     InputSource source = InputSource::open(input, io_threads);
-    not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
+    shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
     const bool gcm = options.mode == Mode::gcm;
@@ -486,7 +499,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
-    const CipherKey key = gcm_file ? CipherKey{gcm_segment_key(*gcm_file, keys.secret(), options.associated_data), {}}
+    const CipherKey key = gcm_file ? CipherKey{gcm_segment_key(*gcm_file, keys.secret(), shared.associated_data), {}}
                                    : cipher_key(options, keys, salt);
     if (passphrase_mode && gcm_file) {
         spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", gcm_file->passphrase->cost.log2_n,
@@ -509,7 +522,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, KeySo
                                      : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
     SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());
     spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
-    ecb_warning.show(); // every check that can fail before the run has passed
+    shared.ecb_warning.show(); // every check that can fail before the run has passed
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
 
@@ -617,10 +630,12 @@ int run_cipher_command(const CipherOptions &options) {
     check_inputs(options, inputs);
     struct stat stdin_status {};
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
+    const AssociatedData associated_data = read_associated_data(options, data_on_stdin ? &stdin_status : nullptr);
     KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
-    const FilesNotToCipher not_inputs(options, keys);
+    const FilesNotToCipher not_inputs(options, keys, associated_data);
     not_inputs.refuse_any_of(inputs); // the whole run, before any work
     EcbWarning ecb_warning(options);
+    CommandState shared{keys, associated_data.bytes, not_inputs, ecb_warning};
     bool summaries_unwritable = false;
     // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
     // could not be printed.
@@ -628,7 +643,7 @@ int run_cipher_command(const CipherOptions &options) {
         RunSummary summary;
         try {
             try {
-                summary = run_one(options, input, keys, not_inputs, ecb_warning, settle_status);
+                summary = run_one(options, input, shared, settle_status);
             } catch (const std::bad_alloc &) {
                 // Its own text is "std::bad_alloc". The run's buffers are freed by now.
                 throw std::runtime_error(kNotEnoughMemory);

@@ -4,6 +4,7 @@
 #include "aes_cpu/cpu_features.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
+#include "app/associated_data.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
@@ -227,11 +228,19 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Range(std::size_t{64}, kMaxSegmentBytes))
         ->option_text("SIZE");
+    auto *aad = command
+                    .add_option("--aad", options.associated_data,
+                                "gcm: associated data, authenticated but not encrypted (Tink's associated data); "
+                                "decrypting needs the same text")
+                    ->option_text("TEXT");
     command
-        .add_option("--aad", options.associated_data,
-                    "gcm: associated data, authenticated but not encrypted (Tink's associated data); decrypting "
-                    "needs the same text")
-        ->option_text("TEXT");
+        .add_option("--aad-file", options.associated_data_file,
+                    fmt::format("gcm: the associated data as the whole of a file, any bytes (a command line holds no "
+                                "NUL byte and at most 128 KiB), up to {} MiB; '-': standard input, when the data is "
+                                "not read from there",
+                                kMaxAssociatedDataBytes >> 20))
+        ->option_text("PATH")
+        ->excludes(aad);
     command.add_flag("--no-pad", options.no_pad,
                      "ecb: no PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
     command
@@ -410,6 +419,7 @@ void seal_command_secrets(CLI::App &command, CipherOptions &options, SecretArgum
     refuse_empty(key, options.key_hex.empty());
     refuse_empty(pass, options.pass_spec.empty());
     refuse_empty(*command.get_option("--key-file"), options.key_file.empty());
+    refuse_empty(*command.get_option("--aad-file"), options.associated_data_file.empty());
     refuse_empty(*command.get_option("--output"), options.output.empty());
 }
 
@@ -535,7 +545,7 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
             }
         }
     } else {
-        for (const char *name : {"--segment-size", "--aad"}) {
+        for (const char *name : {"--segment-size", "--aad", "--aad-file"}) {
             if (given(name)) throw UsageError(fmt::format("{} applies to --mode gcm", name));
         }
     }
@@ -553,6 +563,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     const bool reads_stdin =
         options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
     const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
+    if (reads_stdin && options.associated_data_file == "-") {
+        throw UsageError("--aad-file - reads standard input, where the data comes from: give the associated data a "
+                         "file of its own");
+    }
     if (options.remove_input) {
         if (reads_stdin) throw UsageError("--rm removes input files; standard input is not one");
         if (options.to_stdout || options.output == "-") {

@@ -27,7 +27,8 @@ struct CipherOptions {
     Mode mode = Mode::ecb;           // --mode
     std::optional<CounterBlock> iv;  // --iv (ctr with a raw key)
     std::size_t segment_bytes = 0;   // --segment-size (gcm); 0: the default, or the file's
-    std::string associated_data;     // --aad (gcm)
+    std::string associated_data;      // --aad (gcm)
+    std::string associated_data_file; // --aad-file (gcm): the associated data, read whole
     std::vector<std::string> inputs; // empty: standard input
     std::string output;              // empty: derive from the input name
     bool to_stdout = false;          // -c

@@ -14,7 +14,7 @@ __aesgpu_options()
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
-                --segment-size --aad --backend --devices --streams -T --threads --io-threads --chunk-size"
+                --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --chunk-size"
             ;;
         keygen)
             flags="-h --help"

@@ -82,6 +82,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr gc
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iv -x -d 'CTR initial counter, 32 hex digits'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l segment-size -x -d 'GCM bytes per segment (default 1M)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l aad -x -d 'GCM associated data'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l aad-file -r -F -d 'GCM associated data from a file'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l no-pad -d 'No PKCS#7 padding (ecb)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l backend -x -a 'auto cpu gpu all' -d 'Backend (default auto)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l devices -x -a 'all' -d 'GPUs to use: all or N,M'

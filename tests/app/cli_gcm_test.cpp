@@ -86,6 +86,94 @@ TEST_F(Gcm, TinkRefusesWhatAesgpuMadeWithOtherAssociatedData) {
     EXPECT_FALSE(std::filesystem::exists(file("back")));
 }
 
+// Tink's associated data is HKDF's info, of any length; OpenSSL's own HKDF stops at 32 KiB, which
+// a raw key's --aad reaches at 32769 bytes and a passphrase file's (its 32-byte header comes first)
+// at 32737. Both ways against Tink, by --aad and by --aad-file (binary, 1 MiB, from a file).
+TEST_F(Gcm, AssociatedDataOfAnyLengthInteroperatesWithTink) {
+    REQUIRE_TINK();
+    write_file(file("p"), random_bytes(10000));
+    const struct {
+        std::string key; // ours, then Tink's
+        std::string tink_key;
+        std::size_t bytes;
+        bool text; // printable, so --aad can carry it too
+    } cases[] = {
+        {"--key-file k16", "k16", 0, false},       {"--key-file k16", "k16", 1, true},
+        {"--key-file k32", "k32", 32768, true},     {"--key-file k32", "k32", 32769, true},
+        {"--key-file k16", "k16", 1 << 20, false}, {"-p pass:pw", "pass:pw", 32736, true},
+        {"-p pass:pw", "pass:pw", 32737, true},     {"-p pass:pw", "pass:pw", 40000, false},
+    };
+    for (const auto &[key, tink_key, bytes, text] : cases) {
+        SCOPED_TRACE(key + " " + std::to_string(bytes) + (text ? " text" : " binary"));
+        Bytes aad = random_bytes(bytes);
+        if (text) {
+            for (auto &b : aad) b = static_cast<std::uint8_t>('a' + b % 26);
+        }
+        write_file(file("aad"), aad);
+        const std::string ours = " -q -f --mode gcm " + key;
+        // A passphrase file's header holds the segment size.
+        const std::string encrypt = "$AESGPU encrypt --segment-size 4K" + ours;
+        const std::string decrypt = "$AESGPU decrypt" + ours + (key.starts_with("-p") ? "" : " --segment-size 4K");
+        const std::string tink = tink_command() + " {} " + tink_key + " 4096 @aad ";
+        std::vector<std::string> given{" --aad-file aad"};
+        if (text) given.emplace_back(" --aad \"$(cat aad)\"");
+        for (const std::string &aad_option : given) {
+            SCOPED_TRACE(aad_option);
+            std::string tink_decrypt = tink;
+            tink_decrypt.replace(tink_decrypt.find("{}"), 2, "decrypt");
+            std::string tink_encrypt = tink;
+            tink_encrypt.replace(tink_encrypt.find("{}"), 2, "encrypt");
+            const Outcome r = run("rm -f back back2; " + encrypt + aad_option + " p -o ours && " + tink_decrypt +
+                                  "ours back && cmp back p && " + tink_encrypt + "p theirs && " + decrypt + aad_option +
+                                  " theirs -o back2 && cmp back2 p");
+            ASSERT_EQ(r.status, 0) << r.err << r.out;
+        }
+        // Other associated data of the same length: refused by both.
+        Bytes other = aad;
+        if (!other.empty()) other.back() ^= 1;
+        write_file(file("other"), other);
+        if (!other.empty()) {
+            const Outcome r = run(decrypt + " --aad-file other ours -o x");
+            EXPECT_EQ(r.status, 1) << r.err;
+            EXPECT_NE(r.err.find("authentication failed in segment 0"), std::string::npos) << r.err;
+        }
+    }
+}
+
+// --aad-file's failures say "associated data"; it is no input, and not the data's standard input.
+TEST_F(Gcm, AnAssociatedDataFileIsReadWholeAndItsFailuresSaySo) {
+    write_file(file("p"), random_bytes(100));
+    write_file(file("aad"), random_bytes(100));
+    const std::string gcm = "$AESGPU encrypt -q --mode gcm --key-file k16 ";
+    const struct {
+        std::string command;
+        int status;
+        std::string message;
+    } cases[] = {
+        {gcm + "--aad-file missing p", 1, "cannot read the associated-data file 'missing': cannot open"},
+        {gcm + "--aad-file . p", 1, "cannot read the associated-data file '.'"},
+        {gcm + "--aad-file - < p", 2, "--aad-file - reads standard input, where the data comes from"},
+        {gcm + "--aad-file /dev/stdin < p", 2, "'/dev/stdin' is the data's standard input"},
+        {gcm + "--aad-file aad p aad", 2, "'aad' is the associated-data file (--aad-file)"},
+        {gcm + "--aad x --aad-file aad p", 2, "excludes"},
+        {gcm + "--aad-file '' p", 2, "--aad-file was given an empty value"},
+        {"$AESGPU encrypt -q --key-file k16 --aad-file aad p", 2, "--aad-file applies to --mode gcm"},
+        {"head -c 67108865 /dev/zero > big && " + gcm + "--aad-file big p", 1,
+         "the associated-data file 'big' holds more than 64 MiB of associated data"},
+    };
+    for (const auto &[command, status, message] : cases) {
+        SCOPED_TRACE(command);
+        const Outcome r = run(command);
+        EXPECT_EQ(r.status, status) << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
+    }
+    // From standard input when the data is not read from there; the same bytes as from the file.
+    const Outcome r = run(gcm + "--aad-file - p < aad && $AESGPU decrypt -q --mode gcm --key-file k16 --aad-file aad "
+                                "p.aes -o back && cmp back p");
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
 // One row of the tampering table: a change to a good file, and what aesgpu must say.
 struct Tampering {
     std::string what;

@@ -6,9 +6,18 @@
 
 KEY_FILE holds the raw main key (16 or 32 bytes). The keyset is built from it as Tink's
 AES128_GCM_HKDF_* / AES256_GCM_HKDF_* templates make keys: HKDF-SHA256, a derived key as long as
-the main key, the given ciphertext segment size. Exit status 0 on success, 1 when Tink refuses
-the ciphertext.
+the main key, the given ciphertext segment size. AAD is the associated data as text, or @PATH for
+the bytes of a file. Exit status 0 on success, 1 when Tink refuses the ciphertext.
+
+KEY_FILE may instead be pass:TEXT[:BITS], for aesgpu's passphrase files (docs/FORMAT.md): a 32-byte
+header (AESGPU, version 1, scrypt log2 N, r, p, key size, segment size, salt), the main key
+scrypt(TEXT, salt) from Python's hashlib, and the header in front of AAD as the Tink stream's
+associated data. Decrypting reads the header's parameters; encrypting writes N = 2^16, r = 8,
+p = 1, BITS (default 256) and SEGMENT_BYTES.
 """
+import hashlib
+import os
+import struct
 import sys
 
 import tink
@@ -44,21 +53,53 @@ def keyset_handle(key: bytes, segment_bytes: int):
     return cleartext_keyset_handle.from_keyset(keyset)
 
 
+PASSPHRASE_HEADER = struct.Struct(">6sBBBBBBI16s")  # docs/FORMAT.md
+
+
+def scrypt_key(passphrase: bytes, salt: bytes, log2_n: int, r: int, p: int, key_bytes: int) -> bytes:
+    return hashlib.scrypt(passphrase, salt=salt, n=1 << log2_n, r=r, p=p, maxmem=(1 << 30) + (1 << 20), dklen=key_bytes)
+
+
 def main() -> int:
     direction, key_file, segment_bytes, aad, source, target = sys.argv[1:7]
     streaming_aead.register()
-    with open(key_file, "rb") as f:
-        key = f.read()
-    primitive = keyset_handle(key, int(segment_bytes)).primitive(streaming_aead.StreamingAead)
+    if aad.startswith("@"):
+        with open(aad[1:], "rb") as f:
+            associated_data = f.read()
+    else:
+        associated_data = aad.encode()
+    segment_bytes = int(segment_bytes)
     with open(source, "rb") as f:
         data = f.read()
+    header = b""
+    if key_file.startswith("pass:"):
+        passphrase, _, bits = key_file[5:].partition(":")
+        if direction == "encrypt":
+            key_bytes = int(bits or 256) // 8
+            header = PASSPHRASE_HEADER.pack(b"AESGPU", 1, 1, 16, 8, 1, key_bytes, segment_bytes, os.urandom(16))
+        else:
+            header, data = data[: PASSPHRASE_HEADER.size], data[PASSPHRASE_HEADER.size :]
+        magic, version, kdf, log2_n, r, p, key_bytes, segment_bytes, salt = PASSPHRASE_HEADER.unpack(header)
+        if magic != b"AESGPU" or version != 1 or kdf != 1:
+            print("tink_stream.py: not an aesgpu passphrase header", file=sys.stderr)
+            return 1
+        key = scrypt_key(passphrase.encode(), salt, log2_n, r, p, key_bytes)
+        associated_data = header + associated_data
+    else:
+        with open(key_file, "rb") as f:
+            key = f.read()
+    primitive = keyset_handle(key, segment_bytes).primitive(streaming_aead.StreamingAead)
     try:
         if direction == "encrypt":
-            with open(target, "wb") as out, primitive.new_encrypting_stream(out, aad.encode()) as stream:
-                stream.write(data)
+            with open(target, "wb") as out:
+                out.write(header)
+                with primitive.new_encrypting_stream(out, associated_data) as stream:
+                    stream.write(data)
         else:
-            with open(source, "rb") as ciphertext, primitive.new_decrypting_stream(ciphertext, aad.encode()) as stream:
-                plaintext = stream.read()
+            with open(source, "rb") as ciphertext:
+                ciphertext.seek(len(header))
+                with primitive.new_decrypting_stream(ciphertext, associated_data) as stream:
+                    plaintext = stream.read()
             with open(target, "wb") as out:
                 out.write(plaintext)
     except tink.TinkError as error:
