@@ -190,6 +190,7 @@ void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t
 }
 
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
+    slot.first_segment = job.first_segment;
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), slot.host.data(), job.bytes, cudaMemcpyHostToDevice, stream));
     AESGPU_CUDA_TRY(cudaMemsetAsync(slot.failure.get(), 0xff, sizeof(std::uint32_t), stream));
     gcm_->launch(slot.device.get(), job, slot.tag_sums.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
@@ -207,8 +208,10 @@ void CudaBackend::wait(std::size_t slot) {
         std::memcpy(&failed, target.failure_host.get(), sizeof failed);
         // A checked job leaves 0xffffffff; the next submit sets it again on the device.
         std::memset(target.failure_host.get(), 0xff, sizeof failed);
-        if (failed != 0xffffffffu)
-            throw AuthenticationFailed("authentication failed in segment " + std::to_string(failed));
+        if (failed != 0xffffffffu) {
+            throw AuthenticationFailed("authentication failed in segment " +
+                                       std::to_string(target.first_segment + failed));
+        }
     }
 }
 

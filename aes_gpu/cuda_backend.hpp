@@ -43,11 +43,13 @@ private:
         std::span<std::byte> host;
         DeviceBuffer device;
         CudaEvent done;
-        // gcm: the kernels' running tag sums, and the first segment that failed (0xffffffff: none),
-        // on the device and copied back behind the data.
+        // gcm: the kernels' running tag sums, and the index in the job of the first segment that
+        // failed (0xffffffff: none), on the device and copied back behind the data; the job's
+        // first segment, which that index counts from.
         DeviceBuffer tag_sums;
         DeviceBuffer failure;
         PinnedBuffer failure_host;
+        std::uint64_t first_segment = 0;
     };
     // Sets up `slot_count` slots of up to `slot_bytes`, each with the host buffer that
     // `host_for(slot, index)` gives it.

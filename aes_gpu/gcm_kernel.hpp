@@ -33,7 +33,8 @@ public:
     // The width of the pieces H's table takes: 8 or 4.
     [[nodiscard]] int table_bits() const { return params_->table_bits; }
 
-    // Runs the job's segments in `device_data` on `stream`; `first_failure` must hold 0xffffffff.
+    // Runs the job's segments in `device_data` on `stream`; `first_failure` must hold 0xffffffff, and
+    // gets the index in the job of the first segment that failed.
     void launch(void *device_data, const CipherJob &job, void *sums, std::uint32_t *first_failure,
                 cudaStream_t stream) const;
 

@@ -62,7 +62,8 @@ __device__ __forceinline__ SegmentPlace place_of(const GcmKernelParams &p, const
 }
 
 // Counter block `counter` of segment `number`: the nonce (prefix, number, last byte), then the
-// 32-bit big-endian counter.
+// 32-bit big-endian counter. Every backend's submit refuses numbers from 2^32 (check_job_size), so
+// the 32 bits kept here are the whole number.
 __device__ __forceinline__ block::State counter_state(const GcmKernelParams &p, const SegmentPlace &s,
                                                       std::uint32_t counter) {
     const std::uint8_t *n = p.nonce_prefix;
@@ -207,8 +208,8 @@ __global__ void gcm_finish_kernel(const __grid_constant__ GcmKernelParams p, std
     }
     const block::State stored = load_bytes(at, 16);
     const gcm::Block128 given = gcm::from_state(stored);
-    if (((given.hi ^ tag.hi) | (given.lo ^ tag.lo)) != 0)
-        atomicMin(first_failure, static_cast<std::uint32_t>(segment.number));
+    // The job's own index, not the stream's number: segment 2^32 - 1 would read as 0xffffffff, "none".
+    if (((given.hi ^ tag.hi) | (given.lo ^ tag.lo)) != 0) atomicMin(first_failure, k);
 }
 
 // Weight j = H^(j kGcmMinRunBlocks + 1) by square and multiply over the exponent's bits, which

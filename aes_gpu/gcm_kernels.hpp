@@ -68,8 +68,8 @@ struct GcmJobShape {
 // segments in `data` (device memory). `hash_data`: as (hi, lo) pairs, H's table (n * H for each
 // of the 2^table_bits pieces n) and then the weights (compute_gcm_weights);
 // `sums`: gcm_sum_bytes(segments) of device memory for the segments' running tags;
-// `first_failure` receives the lowest number of a segment whose tag did not match (it must hold
-// 0xffffffff before the launch).
+// `first_failure` receives the lowest index in the job (0 for its first segment) of a segment whose
+// tag did not match (it must hold 0xffffffff before the launch).
 [[nodiscard]] cudaError_t launch_gcm(const GcmKernelParams &params, void *data, const GcmJobShape &job,
                                      const void *hash_data, void *sums, std::uint32_t *first_failure,
                                      cudaStream_t stream);

@@ -310,6 +310,28 @@ void check_input_length(const CipherOptions &options, const InputSource &source,
                         *source.size() - std::min(*source.size(), header_bytes));
 }
 
+// gcm: what a stream of more than 2^32 segments gets told, and how to make one that fits.
+constexpr const char *kSegmentLimitAdvice =
+    "a GCM stream has at most 2^32 segments (its nonce numbers them in 4 bytes); 64-byte segments hold up to "
+    "192 GiB, the default 1M up to 4 PiB";
+
+// gcm: an input of known size that needs more segments than a stream may have fails before
+// anything is written. `header_bytes`: read already (decrypting).
+void check_segment_count(const CipherOptions &options, const InputSource &source, const GcmFile &file,
+                         std::uint64_t header_bytes) {
+    if (!source.size()) return;
+    const std::uint64_t data = *source.size() - std::min(*source.size(), header_bytes);
+    const SegmentGeometry geometry = file.spec(options.direction).gcm.geometry;
+    const std::uint64_t segments = options.direction == Direction::encrypt ? geometry.segments_for_plaintext(data)
+                                                                           : geometry.segments_for_ciphertext(data);
+    if (segments <= kMaxSegments) return;
+    throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: {}; {}", source.display_name(), segments,
+                                      geometry.segment_bytes, kSegmentLimitAdvice,
+                                      options.direction == Direction::encrypt
+                                          ? "give a larger --segment-size"
+                                          : "it was not made with this --segment-size, or it is damaged"));
+}
+
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
     if (options.force || options.direction != Direction::encrypt || !sink.is_terminal()) return;
     throw IoError("refusing to write ciphertext to a terminal; use -o FILE, redirect standard output, or -f");
@@ -495,6 +517,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
                          "the output; send standard error elsewhere");
     }
     check_input_length(options, source, header_bytes);
+    if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
@@ -591,6 +614,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
                              "another -iter than --iter)");
         }
         throw;
+    } catch (const TooManySegments &e) {
+        // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
+        throw TooManySegments(fmt::format("{}: {}: {}; {}{}", source.display_name(), e.what(), kSegmentLimitAdvice,
+                                          encrypting ? "give a larger --segment-size"
+                                                     : "it was not made with this --segment-size, or it is damaged",
+                                          sink->withdrawable() ? "" : "; the output already written is incomplete"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
         throw StreamCutShort(fmt::format(

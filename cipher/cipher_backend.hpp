@@ -157,7 +157,7 @@ public:
 };
 
 // Argument checks every backend's slot_buffer()/submit() makes: the slot exists, and the job is
-// whole blocks that fit its buffer.
+// whole blocks that fit its buffer (GCM: segments numbered below 2^32).
 template <typename Slot>
 Slot &ring_slot(std::vector<Slot> &slots, std::size_t slot) {
     if (slot >= slots.size()) throw std::out_of_range("no such ring slot");
@@ -169,6 +169,8 @@ inline void check_job_size(const CipherJob &job, std::size_t slot_bytes, Mode mo
         throw std::invalid_argument("submit needs whole 16-byte blocks");
     }
     if (job.bytes > slot_bytes) throw std::invalid_argument("submit beyond the slot's buffer");
+    // A segment number past 2^32 - 1 would wrap in the nonce (the GPU kernels keep 32 bits of it).
+    if (mode == Mode::gcm) check_segment_numbers(job.first_segment, job.segments, job.holds_last_segment);
 }
 
 } // namespace aesgpu

@@ -6,9 +6,13 @@
 // ciphertext is: when encrypting, each segment's plaintext sits where its ciphertext will be and
 // the tag goes after it; when decrypting, the ciphertext is read as it is and each segment's
 // plaintext ends up in front of its tag. io/ and the backends walk a job's segments through here.
+#include "common/errors.hpp"
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace aesgpu {
 
@@ -21,6 +25,22 @@ inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20;
 // The largest segment aesgpu writes or reads: a reader holds a whole segment before its tag says
 // whether any of it (or of the header that sized it) is genuine.
 inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;
+// The nonce holds a segment's number in 4 bytes: segments 0 to 2^32 - 1, and no more. Segment
+// 2^32 would reuse segment 0's nonce under the same key.
+inline constexpr std::uint64_t kMaxSegments = std::uint64_t{1} << 32;
+
+// Throws TooManySegments unless the `count` segments from `first` are numbered below kMaxSegments
+// and, where the last of them is segment 2^32 - 1, it ends the stream (`holds_last`): as Tink's
+// encrypter refuses it, since another would follow. Called where the pipeline numbers segments,
+// and by every backend's submit.
+inline void check_segment_numbers(std::uint64_t first, std::uint64_t count, bool holds_last) {
+    if (count <= kMaxSegments && first <= kMaxSegments - count && (holds_last || first + count < kMaxSegments)) {
+        return;
+    }
+    throw TooManySegments("a GCM stream has at most 2^32 segments (its nonce numbers them in 4 bytes), and this one "
+                          "goes on past segment " +
+                          std::to_string(std::min(first + count, kMaxSegments) - 1));
+}
 
 struct SegmentGeometry {
     std::size_t segment_bytes = 0; // ciphertext segment size, tag included
@@ -39,6 +59,13 @@ struct SegmentGeometry {
         if (plaintext <= first) return 1;
         const std::uint64_t rest = plaintext_capacity(1);
         return 1 + (plaintext - first + rest - 1) / rest;
+    }
+    // Segments of a stream whose segments' ciphertext (after the header) is `ciphertext` bytes:
+    // full ones, then a shorter last one.
+    [[nodiscard]] std::uint64_t segments_for_ciphertext(std::uint64_t ciphertext) const {
+        const std::uint64_t first = ciphertext_capacity(0);
+        if (ciphertext <= first) return 1;
+        return 1 + (ciphertext - first + segment_bytes - 1) / segment_bytes;
     }
     // The segments' ciphertext for `plaintext` bytes: the data and a tag per segment.
     [[nodiscard]] std::uint64_t ciphertext_for_plaintext(std::uint64_t plaintext) const {

@@ -46,6 +46,13 @@ public:
     using FormatError::FormatError;
 };
 
+// An authenticated stream would need a segment numbered 2^32 or above: Tink's nonce holds the
+// number in 4 bytes, so that segment would reuse segment 0's nonce under the same key.
+class TooManySegments : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A mistake in how aesgpu was called (bad option value, bad key, missing output name): exit 2.
 class UsageError : public std::runtime_error {
 public:

@@ -53,6 +53,8 @@ CipherJob SegmentChunks::job(std::size_t slot, std::uint64_t chunk, std::size_t 
                                                     : geometry_.ciphertext_capacity(first + segments);
         ++segments;
     }
+    // Where the stream's segments get their numbers: none may reach 2^32 (its nonce would repeat).
+    check_segment_numbers(first, segments, final);
     job.segments = segments;
     if (direction_ == Direction::encrypt) {
         job.bytes = length + segments * kGcmTagBytes;

@@ -247,6 +247,14 @@ TEST(OpenSslBackend, GcmMatchesTheReferenceAcrossThreadsAndSegmentSizes) {
     }
 }
 
+// The nonce numbers segments in 4 bytes: the last ones a stream may have still work, and none
+// past them is ciphered (segment 2^32 would reuse segment 0's nonce).
+TEST(OpenSslBackend, GcmJobsNearTheSegmentLimit) {
+    expect_gcm_jobs_near_the_segment_limit([](const Bytes &key, const CipherSpec &spec) {
+        return std::unique_ptr<CipherBackend>(std::make_unique<OpenSslBackend>(key, spec, 2));
+    });
+}
+
 TEST(OpenSslBackend, SlotsWorkIndependently) {
     const Bytes key = random_bytes(16);
     OpenSslBackend backend(key, Direction::encrypt, 2);

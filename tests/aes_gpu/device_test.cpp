@@ -393,7 +393,7 @@ TEST_F(Gpu, GcmMatchesTheReferenceAndDecryptsBack) {
 // The segment kernels straight on device memory, with H's table in 8-bit pieces (what Hopper
 // gets) and in 4-bit ones (what smaller GPUs get): segments 1 to 4 of a stream, the last one
 // short, of 1001-byte segments (so segments sit at every alignment), equal the reference;
-// decrypting them verifies; a flipped bit fails its segment.
+// decrypting them verifies; a flipped bit fails its segment, reported by its index in the job.
 TEST_F(Gpu, GcmKernelWithEitherTableWidth) {
     const std::size_t segment = 1001;
     for (const int bits : {4, 8}) {
@@ -439,9 +439,9 @@ TEST_F(Gpu, GcmKernelWithEitherTableWidth) {
                                        input.begin() + static_cast<std::ptrdiff_t>(at)));
             }
             Bytes changed = expected;
-            changed[2 * segment + 500] ^= 0x10; // segment 3 (the job's third)
+            changed[2 * segment + 500] ^= 0x10; // segment 3, the job's third: its index 2
             (void)run(decrypt, changed, &failed);
-            EXPECT_EQ(failed, 3u);
+            EXPECT_EQ(failed, 2u);
         }
     }
 }
@@ -518,6 +518,14 @@ TEST_F(Gpu, GcmNamesTheFirstSegmentThatFails) {
         }
     }
     EXPECT_THROW((void)gcm_on_gpu(random_bytes(32), decrypt, cipher, 4 * segment), AuthenticationFailed);
+}
+
+// The GPU keeps 32 bits of a segment's number: the last segments a stream may have still work,
+// a failure in segment 2^32 - 1 is not taken for "none failed" (0xffffffff), and no job past them
+// reaches the kernel.
+TEST_F(Gpu, GcmJobsNearTheSegmentLimit) {
+    expect_gcm_jobs_near_the_segment_limit(
+        [](const Bytes &key, const CipherSpec &spec) { return make_gpu_backend(key, spec, {0, 2}); });
 }
 
 // The CPU ciphers the first chunks of a GCM stream and the GPU the rest.

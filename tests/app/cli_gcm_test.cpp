@@ -333,6 +333,27 @@ TEST_F(Gcm, AWrongSegmentSizeIsNamed) {
     EXPECT_EQ(passphrase_cut.err, "aesgpu: 'pcut.aes': the stream is cut short: segment 1 is shorter than its tag\n");
 }
 
+// A GCM stream numbers its segments in 4 bytes: 64-byte segments hold at most 192 GiB. An input of
+// known size (a sparse file, here) that needs more fails before anything is written, naming
+// --segment-size; so does a ciphertext too long for the segment size given.
+TEST_F(Gcm, AnInputThatNeedsMoreThanTwoToTheThirtyTwoSegmentsIsRefusedUpFront) {
+    const std::string advice = "a GCM stream has at most 2^32 segments (its nonce numbers them in 4 bytes)";
+    Outcome r = run("truncate -s 193G big && $AESGPU encrypt -q --mode gcm --key-file k16 --segment-size 64 big");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.err, "aesgpu: 'big' would take 4317336918 segments of 64 bytes: " + advice +
+                         "; 64-byte segments hold up to 192 GiB, the default 1M up to 4 PiB; give a larger "
+                         "--segment-size\n");
+    EXPECT_FALSE(std::filesystem::exists(file("big.aes")));
+    // A real stream's header, then more ciphertext than 2^32 segments of 64 bytes hold.
+    write_file(file("p"), random_bytes(100));
+    r = run("$AESGPU encrypt -q --mode gcm --key-file k16 --segment-size 64 p -o c && truncate -s 300G c && "
+            "$AESGPU decrypt -q --mode gcm --key-file k16 --segment-size 64 c -o back");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("'c' would take"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("it was not made with this --segment-size, or it is damaged"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("back")));
+}
+
 TEST_F(Gcm, GpuAndCpuReadEachOthersFiles) {
     if (!gpu_available()) GTEST_SKIP() << "no usable GPU";
     write_file(file("p"), random_bytes((5u << 20) + 7));

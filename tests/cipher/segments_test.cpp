@@ -49,6 +49,38 @@ TEST(SegmentGeometry, CutsAJobIntoItsSegments) {
     EXPECT_EQ(spans(0, 1, 16, true)[0].plaintext_bytes(), 0u); // the empty stream's one segment
 }
 
+TEST(SegmentGeometry, CountsTheSegmentsOfACiphertext) {
+    EXPECT_EQ(kSmall.segments_for_ciphertext(16), 1u); // the empty stream's one segment
+    EXPECT_EQ(kSmall.segments_for_ciphertext(40), 1u); // the first, full
+    EXPECT_EQ(kSmall.segments_for_ciphertext(41), 2u);
+    EXPECT_EQ(kSmall.segments_for_ciphertext(40 + 64), 2u);
+    EXPECT_EQ(kSmall.segments_for_ciphertext(40 + 64 + 32), 3u); // the vector's 136 bytes
+    for (const std::uint64_t plaintext : {0u, 1u, 24u, 25u, 72u, 88u, 100000u}) {
+        EXPECT_EQ(kSmall.segments_for_ciphertext(kSmall.ciphertext_for_plaintext(plaintext)),
+                  kSmall.segments_for_plaintext(plaintext))
+            << plaintext;
+    }
+}
+
+// Segments 0 to 2^32 - 1, the last of them only as the stream's end (as Tink's encrypter has it).
+TEST(SegmentGeometry, NumbersStopAtTwoToTheThirtySecond) {
+    EXPECT_NO_THROW(check_segment_numbers(0, 1, false));
+    EXPECT_NO_THROW(check_segment_numbers(kMaxSegments - 3, 3, true));
+    EXPECT_NO_THROW(check_segment_numbers(kMaxSegments - 3, 2, false));
+    EXPECT_NO_THROW(check_segment_numbers(0, kMaxSegments, true));
+    EXPECT_THROW(check_segment_numbers(kMaxSegments - 3, 3, false), TooManySegments); // 2^32 would follow
+    EXPECT_THROW(check_segment_numbers(kMaxSegments - 2, 3, true), TooManySegments);
+    EXPECT_THROW(check_segment_numbers(kMaxSegments, 1, true), TooManySegments);
+    EXPECT_THROW(check_segment_numbers(0, kMaxSegments + 1, true), TooManySegments);
+    EXPECT_THROW(check_segment_numbers(~std::uint64_t{0}, 2, true), TooManySegments); // no wrap in the check
+    try {
+        check_segment_numbers(kMaxSegments - 2, 3, true);
+    } catch (const TooManySegments &e) {
+        EXPECT_EQ(std::string(e.what()), "a GCM stream has at most 2^32 segments (its nonce numbers them in 4 "
+                                         "bytes), and this one goes on past segment 4294967295");
+    }
+}
+
 TEST(SegmentGeometry, RefusesJobsThatDoNotFitTheirSegments) {
     EXPECT_THROW(spans(1, 2, 100, false), std::invalid_argument);    // not two full segments
     EXPECT_THROW(spans(1, 2, 64 + 15, true), std::invalid_argument); // last shorter than a tag

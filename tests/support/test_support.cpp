@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "support/test_support.hpp"
 
+#include "common/errors.hpp"
+
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -178,18 +182,51 @@ Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
     return out;
 }
 
+namespace {
+
+// Segments of a job from `first_segment` that `plaintext` fills: full ones, then the rest (at
+// least one).
+std::uint64_t job_segments(const SegmentGeometry &geometry, std::uint64_t first_segment, std::size_t plaintext) {
+    std::uint64_t segments = 1;
+    for (std::size_t covered = geometry.plaintext_capacity(first_segment); covered < plaintext; ++segments) {
+        covered += geometry.plaintext_capacity(first_segment + segments);
+    }
+    return segments;
+}
+
+} // namespace
+
+Bytes gcm_job_input(const SegmentGeometry &geometry, std::uint64_t first_segment, const Bytes &plaintext) {
+    Bytes laid;
+    std::size_t done = 0;
+    const std::uint64_t segments = job_segments(geometry, first_segment, plaintext.size());
+    for (std::uint64_t i = 0; i < segments; ++i) {
+        const std::size_t length = std::min(plaintext.size() - done, geometry.plaintext_capacity(first_segment + i));
+        laid.insert(laid.end(), plaintext.begin() + static_cast<std::ptrdiff_t>(done),
+                    plaintext.begin() + static_cast<std::ptrdiff_t>(done + length));
+        laid.insert(laid.end(), 16, 0);
+        done += length;
+    }
+    return laid;
+}
+
 Bytes reference_gcm_segments(const Bytes &segment_key, const NoncePrefix &prefix, const SegmentGeometry &geometry,
                              const Bytes &plaintext) {
+    return reference_gcm_job(segment_key, prefix, geometry, 0, plaintext, true);
+}
+
+Bytes reference_gcm_job(const Bytes &segment_key, const NoncePrefix &prefix, const SegmentGeometry &geometry,
+                        std::uint64_t first_segment, const Bytes &plaintext, bool holds_last) {
     const EVP_CIPHER *cipher = segment_key.size() == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
-    const std::uint64_t segments = geometry.segments_for_plaintext(plaintext.size());
+    const std::uint64_t end = first_segment + job_segments(geometry, first_segment, plaintext.size());
     Bytes out;
     std::size_t done = 0;
-    for (std::uint64_t number = 0; number < segments; ++number) {
+    for (std::uint64_t number = first_segment; number < end; ++number) {
         const std::size_t length = std::min(plaintext.size() - done, geometry.plaintext_capacity(number));
         std::uint8_t nonce[12];
         std::copy(prefix.begin(), prefix.end(), nonce);
         for (int i = 0; i < 4; ++i) nonce[7 + i] = static_cast<std::uint8_t>(number >> (24 - 8 * i));
-        nonce[11] = number + 1 == segments ? 1 : 0;
+        nonce[11] = holds_last && number + 1 == end ? 1 : 0;
         std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
         Bytes segment(length + 16);
         int written = 0;
@@ -263,6 +300,79 @@ Bytes read_file(const std::string &path) {
 
 std::size_t count_entries(const std::filesystem::path &directory) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(directory), {}));
+}
+
+
+void expect_gcm_jobs_near_the_segment_limit(
+    const std::function<std::unique_ptr<CipherBackend>(const Bytes &key, const CipherSpec &spec)> &make) {
+    const Bytes key = random_bytes(16);
+    CipherSpec encrypt(Direction::encrypt, Mode::gcm);
+    const Bytes prefix = random_bytes(kGcmNoncePrefixBytes);
+    std::copy(prefix.begin(), prefix.end(), encrypt.gcm.nonce_prefix.begin());
+    encrypt.gcm.geometry = {4096, 24};
+    CipherSpec decrypt = encrypt;
+    decrypt.direction = Direction::decrypt;
+    const auto encrypter = make(key, encrypt);
+    const auto decrypter = make(key, decrypt);
+    // Runs `job` over `input` in slot 0; returns the slot's bytes after it.
+    const auto run = [](CipherBackend &backend, CipherJob job, const Bytes &input) {
+        backend.configure_slots(2, 4 * 4096);
+        std::memcpy(backend.slot_buffer(0).data(), input.data(), input.size());
+        job.bytes = input.size();
+        backend.submit(job);
+        backend.wait(0);
+        const auto *data = reinterpret_cast<const std::uint8_t *>(backend.slot_buffer(0).data());
+        return Bytes(data, data + input.size());
+    };
+    // The last three segments a stream may have: 2^32 - 3 and - 2 full, 2^32 - 1 its end.
+    const Bytes plain = random_bytes(2 * (4096 - 16) + 100);
+    const std::uint64_t first = kMaxSegments - 3;
+    const Bytes input = gcm_job_input(encrypt.gcm.geometry, first, plain);
+    const CipherJob last_three{.first_segment = first, .segments = 3, .holds_last_segment = true};
+    const Bytes expected = reference_gcm_job(key, encrypt.gcm.nonce_prefix, encrypt.gcm.geometry, first, plain, true);
+    const Bytes ciphertext = run(*encrypter, last_three, input);
+    EXPECT_EQ(to_hex(ciphertext), to_hex(expected)) << "segments 2^32 - 3 to 2^32 - 1";
+    const Bytes back = run(*decrypter, last_three, expected);
+    for (std::size_t at = 0, from = 0; at < back.size(); at += 4096, from += 4096 - 16) {
+        const std::size_t text = std::min<std::size_t>(4096, back.size() - at) - 16;
+        EXPECT_TRUE(std::equal(back.begin() + static_cast<std::ptrdiff_t>(at),
+                               back.begin() + static_cast<std::ptrdiff_t>(at + text),
+                               plain.begin() + static_cast<std::ptrdiff_t>(from)))
+            << "segment " << first + at / 4096 << " did not decrypt back";
+    }
+    // A changed bit in the very last segment fails it, named by its number.
+    Bytes changed = expected;
+    changed[2 * 4096 + 50] ^= 0x04;
+    try {
+        (void)run(*decrypter, last_three, changed);
+        ADD_FAILURE() << "a changed segment 2^32 - 1 passed";
+    } catch (const AuthenticationFailed &e) {
+        EXPECT_EQ(std::string(e.what()), "authentication failed in segment 4294967295");
+    }
+    // Past the limit, or segment 2^32 - 1 with more to come: refused before anything is ciphered.
+    const struct {
+        CipherJob job;
+        std::size_t segments_of_input;
+    } refused[] = {
+        {{.first_segment = kMaxSegments - 2, .segments = 3, .holds_last_segment = true}, 3},
+        {{.first_segment = kMaxSegments, .segments = 1, .holds_last_segment = true}, 1},
+        {{.first_segment = kMaxSegments - 1, .segments = 1, .holds_last_segment = false}, 1},
+        {{.first_segment = kMaxSegments - 2, .segments = 2, .holds_last_segment = false}, 2},
+    };
+    for (const auto &[job, segments_of_input] : refused) {
+        SCOPED_TRACE("first segment " + std::to_string(job.first_segment) + ", " + std::to_string(job.segments) +
+                     (job.holds_last_segment ? ", last" : ", more to come"));
+        const Bytes full(segments_of_input * 4096, 0x5a);
+        for (CipherBackend *backend : {encrypter.get(), decrypter.get()}) {
+            backend->configure_slots(2, 4 * 4096);
+            std::memcpy(backend->slot_buffer(0).data(), full.data(), full.size());
+            CipherJob sized = job;
+            sized.bytes = full.size();
+            EXPECT_THROW(backend->submit(sized), TooManySegments);
+            const auto *data = reinterpret_cast<const std::uint8_t *>(backend->slot_buffer(0).data());
+            EXPECT_TRUE(std::equal(full.begin(), full.end(), data)) << "ciphered though refused";
+        }
+    }
 }
 
 } // namespace aesgpu::test

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <map>
 #include <random>
 #include <string>
@@ -64,9 +66,28 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
 // OpenSSL EVP one-shot AES-CTR: the reference for CTR (encrypt and decrypt are the same).
 [[nodiscard]] Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in);
 
-// A Tink AES-GCM-HKDF stream's segments (no header) for `plaintext`, made segment by segment with
-// one-shot OpenSSL AES-GCM: the reference the GCM backends must match. `segment_key` is the
-// derived key; nonce = prefix, big-endian segment number, last-segment byte.
+// The segments of a GCM job from segment `first_segment` for `plaintext` (each full but the last,
+// which holds the rest and ends the stream when `holds_last`), made segment by segment with
+// one-shot OpenSSL AES-GCM. `segment_key` is the derived key; nonce = prefix, big-endian segment
+// number, last-segment byte.
+[[nodiscard]] Bytes reference_gcm_job(const Bytes &segment_key, const NoncePrefix &prefix,
+                                      const SegmentGeometry &geometry, std::uint64_t first_segment,
+                                      const Bytes &plaintext, bool holds_last);
+
+// `plaintext` as a GCM job from `first_segment` takes it in: each segment's plaintext where its
+// ciphertext goes, zeros in its tag's room.
+[[nodiscard]] Bytes gcm_job_input(const SegmentGeometry &geometry, std::uint64_t first_segment,
+                                  const Bytes &plaintext);
+
+// Runs a GCM job near segment 2^32 on backends that `make` builds (the same spec but for the
+// direction): the last segments a stream may have equal the reference and decrypt back; a
+// changed bit in segment 2^32 - 1 fails it by that number; a job that would reach segment 2^32,
+// or end at 2^32 - 1 without ending the stream, is refused (TooManySegments) and ciphers nothing.
+void expect_gcm_jobs_near_the_segment_limit(
+    const std::function<std::unique_ptr<CipherBackend>(const Bytes &key, const CipherSpec &spec)> &make);
+
+// A Tink AES-GCM-HKDF stream's segments (no header) for `plaintext`: reference_gcm_job from
+// segment 0, the whole stream. The reference the GCM backends must match.
 [[nodiscard]] Bytes reference_gcm_segments(const Bytes &segment_key, const NoncePrefix &prefix,
                                            const SegmentGeometry &geometry, const Bytes &plaintext);
 
