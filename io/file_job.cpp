@@ -24,7 +24,10 @@ PipelineStats run_file_job(const FileJob &job, CipherBackend &backend) {
     // A file that shrank or grew while it was read gave an output that matches no one version of it.
     if (input_size && stats.bytes_read != *input_size) {
         throw IoError(job.source.display_name() + " changed size while it was read (" + std::to_string(*input_size) +
-                      " bytes at the start, " + std::to_string(stats.bytes_read) + " read); nothing was written");
+                      " bytes at the start, " + std::to_string(stats.bytes_read) + " read); " +
+                      (job.sink.withdrawable() ? std::string("nothing was written")
+                                               : "the output already written to " + job.sink.display_name() +
+                                                     " is incomplete"));
     }
     if (job.commit) {
         job.commit(stats);

@@ -4,6 +4,8 @@
 #include "common/errors.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,25 @@ namespace aesgpu {
 
 namespace {
 constexpr int kPreferredPipeBytes = 1 << 20;
+constexpr long kConfigFsMagic = 0x62656570; // configfs: not in every <linux/magic.h>
+
+// A regular file of a file system whose sizes are not file lengths: proc and sysfs say 0 or 4096
+// and make the contents as they are read. Such a file is read to its end like a pipe.
+bool size_is_not_its_length(int fd) {
+    struct statfs fs {};
+    if (::fstatfs(fd, &fs) != 0) return false;
+    switch (static_cast<long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case kConfigFsMagic:
+    case SECURITYFS_MAGIC: return true;
+    default: return false;
+    }
+}
 } // namespace
 
 void enlarge_pipe_buffer(int fd) {
@@ -33,6 +54,7 @@ InputSource::InputSource(UniqueFd owned, int fd, std::string display_name, unsig
     if (::fstat(fd_, &status_) != 0) throw IoError(errno_message("cannot stat", display_name_, errno));
     if (S_ISDIR(status_.st_mode)) throw IoError(display_name_ + " is a directory");
     if (S_ISREG(status_.st_mode)) start_offset_ = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR));
+    sized_ = S_ISREG(status_.st_mode) && !size_is_not_its_length(fd_);
 }
 
 InputSource InputSource::open(const std::string &path, unsigned io_threads) {
@@ -69,7 +91,7 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
 
 std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation) {
     const Gathered<std::byte> buffer(parts);
-    if (io_threads_ > 1 && S_ISREG(status_.st_mode) && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
+    if (io_threads_ > 1 && sized_ && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
         const off_t start = ::lseek(fd_, 0, SEEK_CUR);
         if (start >= 0) return read_parallel(buffer, start);
     }
@@ -130,8 +152,7 @@ std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t 
 }
 
 std::optional<std::uint64_t> InputSource::size() const {
-    if (S_ISREG(status_.st_mode))
-        return static_cast<std::uint64_t>(std::max<off_t>(0, status_.st_size - start_offset_));
+    if (sized_) return static_cast<std::uint64_t>(std::max<off_t>(0, status_.st_size - start_offset_));
     return std::nullopt;
 }
 

@@ -35,6 +35,8 @@ public:
 
     // When the input is a regular file, the bytes from where reading started (standard input may
     // be a file a caller read partway) to its end: for progress, logs and the change-of-size check.
+    // None for a file whose size is not its length (proc, sysfs, debugfs, tracefs, cgroup,
+    // configfs, securityfs: 0 or 4096, the contents made as they are read), read like a pipe.
     [[nodiscard]] std::optional<std::uint64_t> size() const;
     // "'path'" or "standard input", for messages.
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
@@ -54,6 +56,7 @@ private:
     std::string display_name_;
     struct stat status_ {};
     off_t start_offset_ = 0; // a regular file's offset when it was opened
+    bool sized_ = false;     // a regular file whose st_size is its length
     unsigned io_threads_;
     std::unique_ptr<WorkerPool> readers_; // made on the first split read
 };

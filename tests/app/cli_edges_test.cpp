@@ -712,6 +712,41 @@ TEST_F(Cli, AnInputThatChangesSizeWhileReadFailsTheRun) {
     EXPECT_FALSE(std::filesystem::exists(file("out")));
 }
 
+// Output that cannot be withdrawn (standard output) has had the data by the time the change is
+// found: the message says so, instead of "nothing was written".
+TEST_F(Cli, AnInputThatChangesSizeSaysWhatBecameOfAnOutputItCannotWithdraw) {
+    write_file(file("p"), random_bytes(4 << 20));
+    Outcome r = run("$AESGPU encrypt -q --backend cpu -T 1 --io-threads 1 --chunk-size 16 -K " + kKey128 +
+                    " p -c > out & pid=$!; until [ -s out ] || ! kill -0 $pid 2>/dev/null; do sleep 0.01; done; "
+                    "truncate -s 1M p; wait $pid; echo status=$?");
+    EXPECT_EQ(r.out, "status=1\n") << r.err;
+    EXPECT_NE(r.err.find("'p' changed size while it was read (4194304 bytes at the start, "), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("read); the output already written to standard output is incomplete\n"), std::string::npos)
+        << r.err;
+}
+
+// Files of proc and sysfs say 0 or 4096 bytes and make their contents as they are read: they are
+// read to their end like a pipe, not held to a size they never had.
+TEST_F(Cli, ProcAndSysFilesAreReadToTheirEnd) {
+    for (const std::string source : {"/proc/version", "/proc/self/mounts", "/sys/kernel/mm/transparent_hugepage/enabled"}) {
+        if (!std::filesystem::exists(source)) continue;
+        SCOPED_TRACE(source);
+        for (const std::string &mode : {std::string(" --mode gcm"), std::string(""),
+                                        std::string(" --mode ctr --iv 000102030405060708090a0b0c0d0e0f")}) {
+            SCOPED_TRACE(mode);
+            // As a file, through `<`, and split over I/O threads: each decrypts to what cat reads.
+            for (const std::string &how : {"-c " + source + " > out", "< " + source + " > out",
+                                           "--io-threads 4 " + source + " -o out -f"}) {
+                const Outcome r = run("$AESGPU encrypt -q" + mode + " -K " + kKey128 + " " + how + " && $AESGPU "
+                                      "decrypt -q" + mode + " -K " + kKey128 + " -c out > back && cat " + source +
+                                      " > expected && cmp back expected");
+                EXPECT_EQ(r.status, 0) << how << ": " << r.err;
+            }
+        }
+    }
+}
+
 TEST_F(Cli, LogLinesCannotCorruptAnOutputThatStandardErrorSharesWithIt) {
     write_file(file("p"), random_bytes(1000));
     for (const std::string redirect : {"> m.aes 2>&1", "2>&1 | cat > m.aes"}) {
