@@ -10,6 +10,7 @@
 #include "backends/backend_selection.hpp"
 #include "common/cpu_time.hpp"
 #include "common/errors.hpp"
+#include "common/memory_limit.hpp"
 #include "common/units.hpp"
 #include "io/file_job.hpp"
 #include "io/input_source.hpp"
@@ -552,6 +553,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     FileJob job{source, *sink,
                 PipelineOptions{options.direction, framing_of(options), chunk_bytes, selected.ring_slots}};
     if (gcm_file) job.pipeline.segments = spec.gcm.geometry;
+    // Past a control group's limit the OOM killer ends the run; no allocation fails first.
+    if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
+        job.pipeline.ring_memory_limit = static_cast<std::size_t>(*limit / kRingShareOfMemoryLimit);
+        spdlog::debug("memory limit of the control group: {}; the ring takes at most {}", human_bytes(double(*limit)),
+                      human_bytes(double(job.pipeline.ring_memory_limit)));
+    }
     if (encrypting) job.header = header;
     job.header_bytes_read = header_bytes;
     spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
@@ -583,8 +590,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         progress.finish();
         spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
         if (selected.dispatcher) log_lanes(options.backend.choice, selected.dispatcher->report());
-        if (stats.chunk_bytes != job.pipeline.chunk_bytes) {
-            spdlog::info("memory was short: ran with {} KiB chunks", stats.chunk_bytes >> 10);
+        if (stats.chunk_bytes != job.pipeline.chunk_bytes || stats.ring_slots != job.pipeline.ring_slots) {
+            spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10, stats.ring_slots);
         }
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {

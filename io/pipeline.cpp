@@ -40,7 +40,8 @@ void validate(const PipelineOptions &options) {
 class Pipeline {
 public:
     Pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend, const PipelineOptions &options)
-        : source_(source), sink_(sink), backend_(backend), options_(options), chunk_bytes_(options.chunk_bytes) {}
+        : source_(source), sink_(sink), backend_(backend), options_(options), chunk_bytes_(options.chunk_bytes),
+          ring_slots_(options.ring_slots) {}
 
     PipelineStats run() {
         const auto start = std::chrono::steady_clock::now();
@@ -62,7 +63,7 @@ public:
         std::exception_ptr writer_error;
         try {
             configure_ring();
-            for (std::size_t slot = 0; slot < options_.ring_slots; ++slot) free_slots_.push(slot);
+            for (std::size_t slot = 0; slot < ring_slots_; ++slot) free_slots_.push(slot);
             write_all();
         } catch (...) {
             writer_error = std::current_exception();
@@ -90,21 +91,23 @@ public:
 
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats_.chunk_bytes = chunk_bytes_;
+        stats_.ring_slots = ring_slots_;
         return stats_;
     }
 
 private:
     // Nothing has been read yet, so a smaller chunk is a safe retry when memory is short.
     void configure_ring() {
+        fit_memory_limit();
         for (;;) {
             try {
                 if (options_.segments) {
                     segments_.emplace(*options_.segments, options_.direction, chunk_bytes_);
-                    backend_.configure_slots(options_.ring_slots, segments_->slot_bytes());
+                    backend_.configure_slots(ring_slots_, segments_->slot_bytes());
                     return;
                 }
                 // One spare block per slot, so the padding of a full final chunk fits in place.
-                backend_.configure_slots(options_.ring_slots, chunk_bytes_ + kAesBlockBytes);
+                backend_.configure_slots(ring_slots_, chunk_bytes_ + kAesBlockBytes);
                 return;
             } catch (const ResourceExhausted &) {
                 if (segments_ && segments_->segments_per_chunk() == 1) throw;
@@ -112,6 +115,22 @@ private:
                 chunk_bytes_ = chunk_bytes_ / 2 / kAesBlockBytes * kAesBlockBytes;
             }
         }
+    }
+
+    // Halves the chunk until the ring fits options_.ring_memory_limit, as far as a retry would go,
+    // then (a segment is as small as a chunk gets) takes slots away, down to kMinRingSlots + 1:
+    // one to read ahead into, one in the cipher, one being written.
+    void fit_memory_limit() {
+        if (options_.ring_memory_limit == 0) return;
+        const auto ring_bytes = [this] {
+            if (!options_.segments) return ring_slots_ * (chunk_bytes_ + kAesBlockBytes);
+            return ring_slots_ * SegmentChunks(*options_.segments, options_.direction, chunk_bytes_).slot_bytes();
+        };
+        while (ring_bytes() > options_.ring_memory_limit && chunk_bytes_ / 2 >= kMinRetryChunkBytes &&
+               (!options_.segments || chunk_bytes_ / 2 >= options_.segments->segment_bytes)) {
+            chunk_bytes_ = chunk_bytes_ / 2 / kAesBlockBytes * kAesBlockBytes;
+        }
+        while (ring_bytes() > options_.ring_memory_limit && ring_slots_ > kMinRingSlots + 1) --ring_slots_;
     }
 
     // Reader thread. Reads one chunk ahead so that it knows which chunk is the last one, since
@@ -216,6 +235,7 @@ private:
     CipherBackend &backend_;
     const PipelineOptions &options_;
     std::size_t chunk_bytes_;
+    std::size_t ring_slots_; // fewer than asked where a memory limit takes some away
     std::optional<SegmentChunks> segments_; // set for an authenticated stream
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;

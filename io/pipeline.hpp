@@ -27,6 +27,9 @@ inline constexpr std::size_t kMinRingSlots = 2;
 inline constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 30;
 // When the backend cannot allocate the ring, the chunk is halved down to this before giving up.
 inline constexpr std::size_t kMinRetryChunkBytes = std::size_t{64} << 10;
+// Under a control group's memory limit the ring takes at most this share of it (a quarter): the
+// rest is for the process itself (libraries, threads' stacks, the page cache its files fill).
+inline constexpr std::uint64_t kRingShareOfMemoryLimit = 4;
 
 // How the stream's length meets the 16-byte blocks.
 enum class Framing {
@@ -45,6 +48,10 @@ struct PipelineOptions {
     // An authenticated stream's segments (GCM): chunks of whole segments instead of blocks
     // (io/segment_chunks.hpp); `framing` is then not used.
     std::optional<SegmentGeometry> segments = std::nullopt;
+    // The most the ring may take (0: no bound): the chunk is halved until ring_slots chunks fit,
+    // down to kMinRetryChunkBytes or one segment, then slots go, down to kMinRingSlots + 1. Where memory runs out in the OOM killer's way
+    // (a control group's limit) rather than by a failed allocation, the retry comes too late.
+    std::size_t ring_memory_limit = 0;
 };
 
 struct PipelineStats {
@@ -55,6 +62,7 @@ struct PipelineStats {
     std::uint64_t bytes_ciphered = 0;
     double seconds = 0;
     std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
+    std::size_t ring_slots = 0;  // the slots used: fewer than asked where a memory limit took some
 };
 
 // Throws FormatError when a stream of `length` bytes cannot be ciphered whole: not whole blocks
@@ -66,9 +74,9 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
 // The most output bytes `input_bytes` of input can give (a header aside): padding, or tags.
 [[nodiscard]] std::uint64_t max_output_bytes(const PipelineOptions &options, std::uint64_t input_bytes);
 
-// Streams `source` through `backend` into `sink`. Does not commit the sink. If the backend cannot
-// allocate the ring (ResourceExhausted), retries with half the chunk size, down to
-// kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
+// Streams `source` through `backend` into `sink`. Does not commit the sink. The chunk is first cut
+// to fit options.ring_memory_limit; if the backend cannot allocate the ring (ResourceExhausted),
+// it is retried with half the chunk size, down to kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
 // backend throws; all threads are joined and all backend jobs finished before it returns or throws.
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options);

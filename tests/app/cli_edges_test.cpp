@@ -5,9 +5,12 @@
 #include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -529,6 +532,96 @@ TEST_F(Cli, ShortOfMemoryTheCpuRingRetriesWithSmallerChunks) {
         EXPECT_EQ(r.status, 0) << r.err;
         EXPECT_NE(r.err.find("memory was short: ran with"), std::string::npos) << r.err;
         EXPECT_TRUE(read_file(file("out")) == ecb(plain)) << io;
+    }
+}
+
+// A control group of its own under this process's, with a memory limit: v1's
+// memory.limit_in_bytes (the CI machine) or v2's memory.max (the GPU hosts). Needs root.
+class MemoryLimitedGroup {
+public:
+    explicit MemoryLimitedGroup(std::uint64_t bytes) {
+        const std::string groups = slurp("/proc/self/cgroup");
+        for (const bool v2 : {false, true}) {
+            const std::string marker = v2 ? "0::" : ":memory:";
+            const std::size_t at = groups.find(marker);
+            if (at == std::string::npos || (v2 && at != 0 && groups[at - 1] != '\n')) continue;
+            const std::string own = groups.substr(at + marker.size(), groups.find('\n', at) - at - marker.size());
+            const std::filesystem::path parent =
+                std::filesystem::path(v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") / own.substr(1);
+            const char *limit_file = v2 ? "memory.max" : "memory.limit_in_bytes";
+            if (!std::filesystem::exists(parent / limit_file) && !(v2 && enable_memory(parent))) continue;
+            directory_ = parent / ("aesgpu-test-" + std::to_string(::getpid()));
+            std::error_code error;
+            std::filesystem::create_directory(directory_, error);
+            std::ofstream(directory_ / limit_file) << bytes;
+            if (!error && limit_of(directory_ / limit_file) == bytes) return;
+            std::filesystem::remove(directory_, error);
+            directory_.clear();
+        }
+        why_not_ = ::geteuid() != 0 ? "making a control group needs root"
+                                    : "no memory controller here to make a group under (cgroup v1 or v2)";
+    }
+    ~MemoryLimitedGroup() {
+        std::error_code error;
+        if (!directory_.empty()) std::filesystem::remove(directory_, error);
+    }
+    MemoryLimitedGroup(const MemoryLimitedGroup &) = delete;
+    MemoryLimitedGroup &operator=(const MemoryLimitedGroup &) = delete;
+
+    [[nodiscard]] const std::string &why_not() const { return why_not_; }
+    // A shell command line that runs `quoted_command` (quoted for the shell) inside the group.
+    [[nodiscard]] std::string inside(const std::string &quoted_command) const {
+        return "sh -c 'echo $$ > " + (directory_ / "cgroup.procs").string() + " && exec bash -c \"$0\"' " +
+               quoted_command;
+    }
+
+private:
+    static bool enable_memory(const std::filesystem::path &parent) {
+        std::ofstream(parent / "cgroup.subtree_control") << "+memory";
+        return slurp((parent / "cgroup.subtree_control").string()).find("memory") != std::string::npos;
+    }
+    static std::uint64_t limit_of(const std::filesystem::path &file) {
+        const std::string text = slurp(file.string());
+        return text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) ? 0 : std::stoull(text);
+    }
+
+    std::filesystem::path directory_;
+    std::string why_not_;
+};
+
+// A scratch directory beside `preferred` if that is not on tmpfs, else under /var/tmp if that is not.
+std::optional<TempDir> on_a_disk(const std::filesystem::path &preferred) {
+    for (const std::filesystem::path &parent : {preferred.parent_path(), std::filesystem::path("/var/tmp")}) {
+        struct statfs fs {};
+        if (::statfs(parent.c_str(), &fs) == 0 && fs.f_type != TMPFS_MAGIC) return std::optional<TempDir>(std::in_place, parent);
+    }
+    return std::nullopt;
+}
+
+// Under a control group's memory limit the kernel's OOM killer ends a process that goes past it;
+// no allocation fails first, so the ring's retry with smaller chunks never comes. The first ring
+// fits a quarter of the limit instead: at 16 MiB, the default options run (and were killed, 137).
+TEST_F(Cli, UnderAControlGroupsMemoryLimitTheRingFitsIt) {
+    if (under_sanitizer()) GTEST_SKIP() << "a sanitizer's shadow memory does not fit 16 MiB";
+    const MemoryLimitedGroup group(16u << 20);
+    if (!group.why_not().empty()) GTEST_SKIP() << group.why_not();
+    // Files on tmpfs are charged to the group as memory it cannot give back: on a disk instead.
+    const std::optional<TempDir> disk = on_a_disk(dir.path());
+    if (!disk) GTEST_SKIP() << "no directory off tmpfs to write 48 MiB files in";
+    const std::string at = "cd '" + disk->path().string() + "' && ";
+    write_file(disk->file("p"), random_bytes(48u << 20));
+    const std::string key = " -K " + kKey128;
+    for (const std::string &mode :
+         {std::string(""), std::string(" --mode gcm"), " --mode ctr --iv " + kKey128, std::string(" --io-threads 4")}) {
+        SCOPED_TRACE(mode);
+        // A file, and a pipe (where the chunks are the pipe's); the checks run outside the group.
+        Outcome r = run(at + group.inside(quote("$AESGPU encrypt -q -f --backend cpu" + mode + key +
+                                                " p -o c && $AESGPU decrypt -q -f --backend cpu" + mode + key +
+                                                " c -o back && cat p | $AESGPU encrypt -q" + mode + key +
+                                                " > piped && $AESGPU decrypt -q" + mode + key + " < piped > back2")) +
+                        "; echo status=$? && cmp back p && cmp back2 p");
+        EXPECT_EQ(r.out, "status=0\n") << r.err;
+        EXPECT_EQ(r.err, "");
     }
 }
 
