@@ -189,13 +189,18 @@ TEST_F(Gcm, EveryTamperingFailsWithNothingWritten) {
     ASSERT_EQ(run("$AESGPU encrypt -q" + options + " p -o c").status, 0);
     // Offsets in c: the 24-byte header and segment 0 fill the first 4096 bytes, segment n starts
     // at n * 4096, and segment 5 (124 bytes of plaintext, 140 of ciphertext) ends the file at 20620.
-    const std::string flip = "printf '\\x55' | dd of=c bs=1 conv=notrunc status=none seek=";
+    // Bits flipped (XOR 0x55), not a byte written: a random byte is already 0x55 one time in 256.
+    const auto flip = [](std::size_t at) {
+        const std::string offset = std::to_string(at);
+        return "b=$(od -An -tu1 -j " + offset + " -N1 c) && printf \"\\\\$(printf %03o $((b ^ 0x55)))\" | dd of=c bs=1 "
+               "conv=notrunc status=none seek=" + offset;
+    };
     const Tampering table[] = {
-        {"a bit in the header's salt", flip + "3", "authentication failed in segment 0"},
-        {"a bit in the header's nonce prefix", flip + "20", "authentication failed in segment 0"},
-        {"the header's length byte", flip + "0", "another key size, or not a gcm stream"},
-        {"a bit in segment 2's ciphertext", flip + "9000", "authentication failed in segment 2"},
-        {"a bit in segment 3's tag", flip + "16375", "authentication failed in segment 3"},
+        {"a bit in the header's salt", flip(3), "authentication failed in segment 0"},
+        {"a bit in the header's nonce prefix", flip(20), "authentication failed in segment 0"},
+        {"the header's length byte", flip(0), "another key size, or not a gcm stream"},
+        {"a bit in segment 2's ciphertext", flip(9000), "authentication failed in segment 2"},
+        {"a bit in segment 3's tag", flip(16375), "authentication failed in segment 3"},
         {"cut at the end of segment 4 (no last segment)", "truncate -s 20480 c", "authentication failed in segment 4"},
         {"cut inside the last segment", "truncate -s -50 c", "authentication failed in segment 5"},
         {"cut inside the last segment, under a tag's length", "truncate -s 20490 c", "shorter than its tag"},

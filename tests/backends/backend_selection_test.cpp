@@ -81,8 +81,13 @@ TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
     EXPECT_EQ(file.ring_slots, 3 + gpus * kDefaultGpuStreams);
     EXPECT_EQ(file.file_chunk_bytes, kGpuFileChunkBytes);
     EXPECT_EQ(file.backend->describe().rfind("cpu (OpenSSL", 0), 0u) << file.backend->describe();
+    // "until the GPU is ready"; with several, "until the first of GPU 0 and GPU 1 is ready".
+    std::string coming;
+    for (std::size_t i = 0; i < gpus; ++i) coming += (i == 0 ? "" : i + 1 == gpus ? " and " : ", ") + gpu_lane(i, gpus);
     if (gpus > 0) {
-        EXPECT_NE(file.backend->describe().find(" until the " + gpu_lane(0, gpus) + " is ready"), std::string::npos)
+        EXPECT_NE(file.backend->describe().find(" until the " + std::string(gpus > 1 ? "first of " : "") + coming +
+                                                " is ready"),
+                  std::string::npos)
             << file.backend->describe();
     }
     // To a pipe, or asked to wait: the GPUs alone (one GPU as it is, several through a
