@@ -553,11 +553,18 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     FileJob job{source, *sink,
                 PipelineOptions{options.direction, framing_of(options), chunk_bytes, selected.ring_slots}};
     if (gcm_file) job.pipeline.segments = spec.gcm.geometry;
-    // Past a control group's limit the OOM killer ends the run; no allocation fails first.
+    // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
+    // page cache of the files counts there too, and a dirty page cannot be given back until written.
     if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
         job.pipeline.ring_memory_limit = static_cast<std::size_t>(*limit / kRingShareOfMemoryLimit);
         spdlog::debug("memory limit of the control group: {}; the ring takes at most {}", human_bytes(double(*limit)),
                       human_bytes(double(job.pipeline.ring_memory_limit)));
+        if (*limit < kTightMemoryLimit) {
+            source.drop_behind();
+            sink->write_behind(*limit / kWriteBehindShareOfMemoryLimit);
+            spdlog::debug("the input leaves the page cache once read, and the output is written to the disk every {}",
+                          human_bytes(double(*limit / kWriteBehindShareOfMemoryLimit)));
+        }
     }
     if (encrypting) job.header = header;
     job.header_bytes_read = header_bytes;

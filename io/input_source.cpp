@@ -91,15 +91,23 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
 
 std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation) {
     const Gathered<std::byte> buffer(parts);
-    if (io_threads_ > 1 && sized_ && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
-        const off_t start = ::lseek(fd_, 0, SEEK_CUR);
-        if (start >= 0) return read_parallel(buffer, start);
-    }
     std::size_t filled = 0;
-    for (const std::span<std::byte> part : parts) {
-        const std::size_t got = fill(part, std::nullopt, cancellation);
-        filled += got;
-        if (got < part.size()) break;
+    const off_t start = io_threads_ > 1 && sized_ ? ::lseek(fd_, 0, SEEK_CUR) : -1;
+    if (start >= 0 && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
+        filled = read_parallel(buffer, start);
+    } else {
+        for (const std::span<std::byte> part : parts) {
+            const std::size_t got = fill(part, std::nullopt, cancellation);
+            filled += got;
+            if (got < part.size()) break;
+        }
+    }
+    if (drop_behind_) {
+        // From the file's start each time: the kernel drops only whole folios, and a large one
+        // (ext4 makes them) may straddle where the last call stopped. Pages already gone cost
+        // nothing to skip.
+        const off_t now = ::lseek(fd_, 0, SEEK_CUR);
+        if (now > 0) (void)::posix_fadvise(fd_, 0, now, POSIX_FADV_DONTNEED);
     }
     return filled;
 }

@@ -45,6 +45,9 @@ public:
     [[nodiscard]] off_t start_offset() const { return start_offset_; }
     [[nodiscard]] bool is_terminal() const;
     [[nodiscard]] int fd() const { return fd_; }
+    // Under a memory limit (a control group's, where the page cache counts): from now on what
+    // has been read of a regular file leaves the page cache behind the reads.
+    void drop_behind() { drop_behind_ = sized_; }
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
@@ -57,6 +60,7 @@ private:
     struct stat status_ {};
     off_t start_offset_ = 0; // a regular file's offset when it was opened
     bool sized_ = false;     // a regular file whose st_size is its length
+    bool drop_behind_ = false;
     unsigned io_threads_;
     std::unique_ptr<WorkerPool> readers_; // made on the first split read
 };

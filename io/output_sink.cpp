@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <filesystem>
@@ -184,7 +185,7 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
       committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
       expected_size_(other.expected_size_), io_threads_(other.io_threads_), may_map_(other.may_map_),
-      mapped_(std::move(other.mapped_)) {
+      mapped_(std::move(other.mapped_)), behind_(other.behind_) {
     other.mapped_.reset();
 }
 
@@ -334,6 +335,36 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
         for (const std::span<const std::byte> part : parts) write_sequential(part);
     }
     bytes_written_ += bytes.size();
+    if (behind_.window) push_behind();
+}
+
+void OutputSink::write_behind(std::uint64_t window_bytes) {
+    struct stat st {};
+    if (kind_ == Kind::discard || mapped_ || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const auto page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
+    behind_.window = std::max(page, static_cast<off_t>(window_bytes) / page * page);
+    behind_.sent = behind_.dropped = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR)) / page * page;
+    may_map_ = false; // a mapping dirties a whole window of its own
+}
+
+// Starts writing what came since the last call, then waits for and drops all but the last window.
+void OutputSink::push_behind() {
+    const off_t now = ::lseek(fd_, 0, SEEK_CUR);
+    if (now < 0 || now - behind_.sent < behind_.window) return;
+    if (::sync_file_range(fd_, behind_.sent, now - behind_.sent, SYNC_FILE_RANGE_WRITE) != 0) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
+    behind_.sent = now;
+    while (behind_.sent - behind_.dropped > behind_.window) {
+        const off_t length = behind_.sent - behind_.window - behind_.dropped;
+        constexpr unsigned kWritten = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+        if (::sync_file_range(fd_, behind_.dropped, length, kWritten) != 0) {
+            throw IoError(errno_message("error writing", display_name_, errno));
+        }
+        behind_.dropped += length;
+        // From the start: only whole folios go, and a large one may straddle the last call's end.
+        (void)::posix_fadvise(fd_, 0, behind_.dropped, POSIX_FADV_DONTNEED);
+    }
 }
 
 void OutputSink::write_sequential(std::span<const std::byte> bytes) {

@@ -59,6 +59,11 @@ public:
     void write_gathered(std::span<const std::span<const std::byte>> parts);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
     void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
+    // Under a memory limit (a control group's): the page cache that writes to a file fill is
+    // charged to the group, and a dirty page cannot be given back before it reaches the disk. From
+    // now on, writes to a regular file are sent to the disk every `window_bytes` and the window
+    // before, once written, leaves the cache, so about two windows stay in memory; no mapped writes.
+    void write_behind(std::uint64_t window_bytes);
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
@@ -87,6 +92,7 @@ private:
 
     OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
     void write_sequential(std::span<const std::byte> bytes);
+    void push_behind();
     void apply_attributes();
     void link_into_place();
     void rename_into_place();
@@ -109,6 +115,11 @@ private:
     unsigned io_threads_ = 1;
     bool may_map_ = false; // a temporary file not yet found unfit for mapping
     std::optional<MappedFileWriter> mapped_;
+    struct WriteBehind {
+        off_t window = 0;  // 0: off
+        off_t sent = 0;    // file offset up to which writes were sent to the disk
+        off_t dropped = 0; // up to which they left the page cache
+    } behind_;
 };
 
 } // namespace aesgpu

@@ -30,6 +30,13 @@ inline constexpr std::size_t kMinRetryChunkBytes = std::size_t{64} << 10;
 // Under a control group's memory limit the ring takes at most this share of it (a quarter): the
 // rest is for the process itself (libraries, threads' stacks, the page cache its files fill).
 inline constexpr std::uint64_t kRingShareOfMemoryLimit = 4;
+// Below this limit the files' page cache is kept small too: what was read leaves it, and the output
+// is written behind (OutputSink::write_behind) in windows of a sixteenth of the limit. On the
+// two-H100 host (32 cores, virtio disk), a 256 MiB file without that was killed in groups of 16, 32
+// and once 64 MiB (dirty pages came faster than the disk took them), and in none from 128 MiB up;
+// above this limit the kernel's own dirty throttling is left to it, and mapped writes stay.
+inline constexpr std::uint64_t kTightMemoryLimit = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kWriteBehindShareOfMemoryLimit = 16;
 
 // How the stream's length meets the 16-byte blocks.
 enum class Framing {

@@ -5,7 +5,7 @@
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
 # wall time, CPU seconds (user + system) and peak resident memory (scripts/measure.py).
-# Usage: [STEPS="test sanitize kernel bench cli rss"] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
+# Usage: [STEPS="test sanitize kernel bench cli rss cgroup"] [LIMITS="16 64 ..."] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
 #        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] [CUDA_ARCHS=90] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json). With BASELINE_SRC (another
@@ -14,7 +14,8 @@
 # the default STEPS) runs `aesgpu bench --backend gpu --size 1G` of both, interleaved, 3 times.
 # The rss step (not in the default STEPS) encrypts a 1 GiB and a 16 GiB file with each backend,
 # with and without split I/O, and prints the peak resident memory of both: memory must not grow
-# with the file. CUDA_ARCHS builds for those GPU architectures only (faster), e.g. 90 for Hopper.
+# with the file. The cgroup step (not in the default STEPS; root) runs each backend under control
+# groups of LIMITS MiB of memory and says which finish, which the OOM killer ends. CUDA_ARCHS builds for those GPU architectures only (faster), e.g. 90 for Hopper.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # What the GPU host lacks and has no network to fetch (nlohmann-json's headers, scdoc) may travel
@@ -115,6 +116,50 @@ for options in "--backend cpu" "--backend gpu" "--backend all" "--backend cpu --
   grep -q failed <<< "$line" && status=1
 done
 rm -f "$dir"/aesgpu-rss-*
+fi
+
+if wanted cgroup; then
+# Which backends run under a control group's memory limit (root, cgroup v2 or v1): a 256 MiB file
+# encrypted and decrypted in groups of LIMITS MiB, each backend; "killed" is the OOM killer (137).
+step "memory limits: a 256 MiB file under a control group's memory.max, each backend"
+# v2: the nearest group from ours up that hands the memory controller to its children (none is
+# handed to the children of a group with processes in it); v1: under our memory group.
+parent=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+limit_file=memory.max
+while [ "$parent" != /sys/fs/cgroup ] && ! grep -qw memory "$parent/cgroup.subtree_control" 2>/dev/null; do
+  parent=${parent%/*}
+done
+if ! grep -qw memory "$parent/cgroup.subtree_control" 2>/dev/null; then
+  parent=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup); limit_file=memory.limit_in_bytes
+fi
+group=$parent/aesgpu-check-$$
+# Files on tmpfs would be charged to the group as memory that cannot be given back: a disk.
+disk=/var/tmp
+if mkdir "$group" && [ -e "$group/$limit_file" ]; then
+  rmdir "$group"
+  random_file "$disk/aesgpu-cgroup-in" 256M
+  for limit in ${LIMITS:-16 32 64 128 256 512 1024}; do
+    line="$limit MiB:"
+    for backend in cpu gpu auto; do
+      # A group of its own for each run, so that its peak is that run's.
+      mkdir "$group" && echo $((limit << 20)) > "$group/$limit_file"
+      rm -f "$disk/aesgpu-cgroup-out" "$disk/aesgpu-cgroup-back"
+      sh -c "echo \$\$ > $group/cgroup.procs && $build/aesgpu encrypt -q --backend $backend -K $key \
+        $disk/aesgpu-cgroup-in -o $disk/aesgpu-cgroup-out && exec $build/aesgpu decrypt -q --backend $backend -K $key \
+        $disk/aesgpu-cgroup-out -o $disk/aesgpu-cgroup-back" 2>/dev/null
+      result=$?
+      if [ $result -eq 0 ] && cmp -s "$disk/aesgpu-cgroup-in" "$disk/aesgpu-cgroup-back"; then result=ok
+      elif [ $result -eq 137 ]; then result=killed; else result="exit $result"; fi
+      peak=$(cat "$group/memory.peak" 2>/dev/null || cat "$group/memory.max_usage_in_bytes" 2>/dev/null || echo 0)
+      line+=" $backend $result (peak $((peak >> 20)) MiB),"
+      rmdir "$group"
+    done
+    echo "${line%,}"
+  done
+  rm -f "$disk"/aesgpu-cgroup-*
+else
+  echo "no control group with a memory limit could be made here (root, cgroup v2 or v1)"
+fi
 fi
 
 wanted cli || exit $status

@@ -290,7 +290,9 @@ public:
         ok_ = std::system(("chattr +a '" + directory_.string() + "' 2>/dev/null").c_str()) == 0;
     }
     ~AppendOnly() {
-        if (ok_) (void)std::system(("chattr -a '" + directory_.string() + "'").c_str());
+        if (ok_ && std::system(("chattr -a '" + directory_.string() + "'").c_str()) != 0) {
+            ADD_FAILURE() << "chattr -a failed: " << directory_ << " stays append-only";
+        }
     }
     AppendOnly(const AppendOnly &) = delete;
     AppendOnly &operator=(const AppendOnly &) = delete;
@@ -332,6 +334,36 @@ TEST(OutputSink, AnAppendOnlyDirectoryGetsNewFilesButNoReplacementAndNothingLeft
         EXPECT_EQ(count_entries(dir.path()), 2u) << target << ": something was left behind";
     }
     EXPECT_EQ(read_file(dir.file("old")), (Bytes{'o', 'l', 'd'}));
+}
+
+// Under a memory limit the written data goes to the disk as it is written and leaves the page
+// cache but for about two windows, whether the output is a new file or standard output's file.
+TEST(OutputSink, WritingBehindKeepsAboutTwoWindowsOfTheOutputInThePageCache) {
+    TempDir dir;
+    if (on_tmpfs(dir.path().string())) GTEST_SKIP() << "tmpfs keeps every page: its pages are the file";
+    const Bytes piece = random_bytes(256u << 10);
+    for (const bool behind : {false, true}) {
+        SCOPED_TRACE(behind ? "writing behind" : "plain");
+        const std::string name = dir.file(behind ? "behind" : "plain");
+        {
+            OutputPolicy policy;
+            policy.io_threads = 4; // would map, but for writing behind
+            OutputSink sink = OutputSink::create(name, policy);
+            if (behind) sink.write_behind(1u << 20);
+            for (int i = 0; i < 32; ++i) sink.write_all(std::as_bytes(std::span(piece)));
+            sink.commit();
+        }
+        const long long cached = cached_bytes(name);
+        ASSERT_GE(cached, 0);
+        if (behind) {
+            EXPECT_LE(cached, 3 << 20) << "more than about two 1 MiB windows stayed in the page cache";
+        } else {
+            EXPECT_GT(cached, 6 << 20) << "this file system gives written pages back by itself: no test";
+        }
+        const Bytes written = read_file(name);
+        ASSERT_EQ(written.size(), 32 * piece.size());
+        EXPECT_TRUE(std::equal(piece.begin(), piece.end(), written.end() - static_cast<std::ptrdiff_t>(piece.size())));
+    }
 }
 
 TEST(OutputSink, SaysWhetherWhatIsWrittenCanBeWithdrawn) {

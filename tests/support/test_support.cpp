@@ -3,7 +3,13 @@
 
 #include "common/errors.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
@@ -284,6 +290,32 @@ TempDir::TempDir(const std::filesystem::path &parent) {
 TempDir::~TempDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
+}
+
+long long cached_bytes(const std::string &path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st {};
+    long long cached = -1;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+        const auto length = static_cast<std::size_t>(st.st_size);
+        void *map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        std::vector<unsigned char> resident((length + page - 1) / page);
+        if (map != MAP_FAILED && ::mincore(map, length, resident.data()) == 0) {
+            cached = static_cast<long long>(std::count_if(resident.begin(), resident.end(),
+                                                          [](unsigned char r) { return (r & 1) != 0; }) *
+                                            page);
+        }
+        if (map != MAP_FAILED) ::munmap(map, length);
+    }
+    ::close(fd);
+    return cached;
+}
+
+bool on_tmpfs(const std::string &path) {
+    struct statfs fs {};
+    return ::statfs(path.c_str(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
 void write_file(const std::string &path, const Bytes &bytes) {

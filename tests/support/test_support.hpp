@@ -119,6 +119,10 @@ private:
 [[nodiscard]] std::size_t count_entries(const std::filesystem::path &directory);
 
 void write_file(const std::string &path, const Bytes &bytes);
+// Bytes of `path` in the page cache now (mincore over a mapping of it); -1 where it cannot tell.
+[[nodiscard]] long long cached_bytes(const std::string &path);
+// True when `path` is on tmpfs, whose pages are the file and never leave the page cache.
+[[nodiscard]] bool on_tmpfs(const std::string &path);
 [[nodiscard]] Bytes read_file(const std::string &path);
 
 } // namespace aesgpu::test
