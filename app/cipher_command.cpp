@@ -311,10 +311,13 @@ void check_input_length(const CipherOptions &options, const InputSource &source,
                         *source.size() - std::min(*source.size(), header_bytes));
 }
 
-// gcm: what a stream of more than 2^32 segments gets told, and how to make one that fits.
-constexpr const char *kSegmentLimitAdvice =
-    "a GCM stream has at most 2^32 segments (its nonce numbers them in 4 bytes); 64-byte segments hold up to "
-    "192 GiB, the default 1M up to 4 PiB";
+// gcm: what a stream that needs more than 2^32 segments gets told after why: how much fits, and
+// what to do.
+std::string segment_limit_advice(Direction direction) {
+    return std::string("64-byte segments hold up to 192 GiB, the default 1M up to 4 PiB; ") +
+           (direction == Direction::encrypt ? "give a larger --segment-size"
+                                            : "it was not made with this --segment-size, or it is damaged");
+}
 
 // gcm: an input of known size that needs more segments than a stream may have fails before
 // anything is written. `header_bytes`: read already (decrypting).
@@ -326,11 +329,10 @@ void check_segment_count(const CipherOptions &options, const InputSource &source
     const std::uint64_t segments = options.direction == Direction::encrypt ? geometry.segments_for_plaintext(data)
                                                                            : geometry.segments_for_ciphertext(data);
     if (segments <= kMaxSegments) return;
-    throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: {}; {}", source.display_name(), segments,
-                                      geometry.segment_bytes, kSegmentLimitAdvice,
-                                      options.direction == Direction::encrypt
-                                          ? "give a larger --segment-size"
-                                          : "it was not made with this --segment-size, or it is damaged"));
+    throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: a GCM stream has at most 2^32 (its nonce "
+                                      "numbers them in 4 bytes); {}",
+                                      source.display_name(), segments, geometry.segment_bytes,
+                                      segment_limit_advice(options.direction)));
 }
 
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
@@ -447,9 +449,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// One input to its output. Throws on failure; the output is committed only on success.
-// `settle_status`: when set, this is the last output, and the command's exit status once it is
-// in place.
 // What every input of one command shares.
 struct CommandState {
     KeySource &keys;
@@ -458,6 +457,9 @@ struct CommandState {
     EcbWarning &ecb_warning;
 };
 
+// One input to its output. Throws on failure; the output is committed only on success.
+// `settle_status`: when set, this is the last output, and the command's exit status once it is
+// in place.
 RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
                    std::optional<int> settle_status) {
     KeySource &keys = shared.keys;
@@ -630,9 +632,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         throw;
     } catch (const TooManySegments &e) {
         // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
-        throw TooManySegments(fmt::format("{}: {}: {}; {}{}", source.display_name(), e.what(), kSegmentLimitAdvice,
-                                          encrypting ? "give a larger --segment-size"
-                                                     : "it was not made with this --segment-size, or it is damaged",
+        throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
+                                          segment_limit_advice(options.direction),
                                           sink->withdrawable() ? "" : "; the output already written is incomplete"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
