@@ -179,9 +179,9 @@ private:
     std::optional<struct stat> read_from_;
 };
 
-// Files the run reads besides its inputs, which no input may be (however named: compared by
-// device and inode): encrypting the key file would leave the key only under itself, and --rm
-// would then remove the one copy that opens the rest.
+// Files the run reads besides its inputs, which no input or output may be (however named:
+// compared by device and inode): encrypting the key file would leave the key only under itself,
+// writing over it would destroy it, and --rm would then remove the one copy of the data.
 class FilesNotToCipher {
 public:
     FilesNotToCipher(const CipherOptions &options, const KeySource &keys, const AssociatedData &associated_data) {
@@ -206,11 +206,26 @@ public:
         }
     }
 
-    // Before any work: every named input that exists (one missing fails later, on its own).
-    void refuse_any_of(const std::vector<std::string> &inputs) const {
+    // Before any work: every named input that exists, and every output that would replace an
+    // existing file (one that fails to be named fails later, on its own).
+    void refuse_any_of(const CipherOptions &options, const std::vector<std::string> &inputs) const {
         for (const std::string &input : inputs) {
             struct stat status {};
             if (input != "-" && ::stat(input.c_str(), &status) == 0) refuse(status, quoted_name(input));
+            if (options.test_only || options.print_key) continue; // no output
+            std::string output;
+            try {
+                output = resolve_output_path(options, input);
+            } catch (const UsageError &) {
+                continue;
+            }
+            if (output.empty() || output == "-" || ::stat(output.c_str(), &status) != 0) continue;
+            for (const auto &[what, file] : files_) {
+                if (same_file(status, file)) {
+                    throw UsageError("the output " + quoted_name(output) + " is " + what +
+                                     ", which the run reads: name another output (-o)");
+                }
+            }
         }
     }
 
@@ -677,7 +692,7 @@ int run_cipher_command(const CipherOptions &options) {
     const AssociatedData associated_data = read_associated_data(options, data_on_stdin ? &stdin_status : nullptr);
     KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
     const FilesNotToCipher not_inputs(options, keys, associated_data);
-    not_inputs.refuse_any_of(inputs); // the whole run, before any work
+    not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
     EcbWarning ecb_warning(options);
     CommandState shared{keys, associated_data.bytes, not_inputs, ecb_warning};
     bool summaries_unwritable = false;

@@ -271,8 +271,9 @@ TEST_F(Cli, DecryptRemovesOnlyWhatGcmProved) {
     for (const std::string &options : {wrong + " --rm n.aes", kKey + " --rm n.aes", kKey + " --rm -S .aes n.aes"}) {
         Outcome r = run("$AESGPU decrypt -q" + options);
         EXPECT_EQ(r.status, 2) << options << ": " << r.err;
-        EXPECT_NE(r.err.find("decrypt --rm takes --mode gcm only: ECB's padding check passes about one wrong key in "
-                             "256"),
+        EXPECT_NE(r.err.find("decrypt --rm takes --mode gcm only, the one mode that proves the key was right: in ECB a "
+                             "wrong key passes the padding check about once in 256, and --rm would then remove the only "
+                             "ciphertext."),
                   std::string::npos)
             << r.err;
         EXPECT_NE(r.err.find("Decrypt, check the output, then remove the input yourself"), std::string::npos);
@@ -323,6 +324,29 @@ TEST_F(Cli, TheKeyOrPassphraseFileIsNeverAnInput) {
         // The whole run is refused before any work: nothing encrypted, nothing removed.
         EXPECT_EQ(run("ls -A | tr '\\n' ' '").out, "hard link my.key pass.txt r.txt sub ");
     }
+    // Nor is it an output: -f would write over the key (and --rm then remove the only copy of the
+    // data), named with -o or by the suffix.
+    ASSERT_EQ(run("cp my.key r.txt.aes && cp pass.txt k.aes && echo aad > aad.bin").status, 0);
+    const struct {
+        std::string command;
+        std::string named;
+    } outputs[] = {
+        {gcm + "-f --key-file my.key -o my.key r.txt", "the output 'my.key' is the key file (--key-file 'my.key')"},
+        {gcm + "-f --key-file my.key -o link r.txt", "the output 'link' is the key file"},
+        {gcm + "-f --key-file r.txt.aes r.txt", "the output 'r.txt.aes' is the key file (--key-file 'r.txt.aes')"},
+        {gcm + "-f -p file:pass.txt -o pass.txt r.txt", "the output 'pass.txt' is the passphrase file (-p)"},
+        {gcm + "-f --key-file my.key --aad-file aad.bin -o aad.bin r.txt",
+         "the output 'aad.bin' is the associated-data file (--aad-file)"},
+    };
+    for (const auto &[command, named] : outputs) {
+        SCOPED_TRACE(command);
+        const Outcome r = run(command);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+        EXPECT_EQ(run("ls -A | tr '\\n' ' '").out, "aad.bin hard k.aes link my.key pass.txt r.txt r.txt.aes sub ");
+        EXPECT_EQ(slurp(file("r.txt.aes")), slurp(file("my.key")));
+    }
+    ASSERT_EQ(run("rm r.txt.aes k.aes aad.bin").status, 0);
     // Without it among the inputs, the glob's files go as asked.
     const Outcome r = run(gcm + "--key-file my.key r.txt && $AESGPU decrypt -q --mode gcm --key-file my.key r.txt.aes "
                                 "-o back && cat back");
