@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 #include <regex>
 #include <string_view>
 #include <utility>
@@ -682,15 +683,24 @@ bool mistyped_secret_option(std::string_view word) {
     return !closest_name(lower, std::array<std::string_view, 2>{"--key", "--pass"}).empty();
 }
 
-// "-k", "--rm": a dash and a letter, or two dashes and a letter. ("-5" may be a value.)
-bool looks_like_option(std::string_view word) {
-    const std::string_view name = word.starts_with("--") ? word.substr(2) : word.starts_with("-") ? word.substr(1) : "";
-    return !name.empty() && std::isalpha(static_cast<unsigned char>(name.front()));
+// Every option name aesgpu and its commands know, as typed: "--rm", "-f".
+std::set<std::string, std::less<>> option_names(const CLI::App &app) {
+    std::set<std::string, std::less<>> names;
+    std::vector<const CLI::App *> apps{&app};
+    for (const CLI::App *command : app.get_subcommands({})) apps.push_back(command);
+    for (const CLI::App *command : apps) {
+        for (const CLI::Option *option : command->get_options()) {
+            for (const std::string &name : option->get_lnames()) names.insert("--" + name);
+            for (const std::string &name : option->get_snames()) names.insert("-" + name);
+        }
+    }
+    return names;
 }
 
 } // namespace
 
-std::string without_secret_arguments(std::string message, int argc, char **argv) {
+std::string without_secret_arguments(std::string message, const CLI::App &app, int argc, char **argv) {
+    const auto options = option_names(app);
     // Whole words only (CLI11 lists arguments separated by spaces), so a short secret does not
     // blank letters of the message itself.
     // Each search goes on after what it put in, which may hold the word again ("shown)").
@@ -710,10 +720,10 @@ std::string without_secret_arguments(std::string message, int argc, char **argv)
     const auto blank = [&](std::string_view secret) { replace_words(secret, "(not shown)"); };
     for (int i = 1; i < argc; ++i) {
         const std::string_view word = argv[i];
-        // A word that is an option (-x..., --x...) is never the value before it: CLI11 takes no
-        // value that looks like an option, and `-k --rm` must still say --rm.
+        // An option's own name after a mistyped one is no secret (`-k --rm` must still say --rm);
+        // any other word may be one, even with a dash (`-p -secret` is taken as a value).
         const std::string_view after = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
-        const std::string_view next = looks_like_option(after) ? std::string_view() : after;
+        const std::string_view next = options.contains(after) ? std::string_view() : after;
         if (word == "--key" || word == "--pass" || mistyped_secret_option(word)) blank(next);
         if (word.starts_with("--key=") || word.starts_with("--pass=")) {
             blank(word);

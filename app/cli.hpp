@@ -60,7 +60,8 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 
 // `message` (a parse error) with the values given to -K/--key and -p/--pass blanked out: CLI11
 // quotes arguments it did not expect, and those may be secrets (`aesgpu info -K HEX`).
-[[nodiscard]] std::string without_secret_arguments(std::string message, int argc, char **argv);
+// A word after a (mistyped) secret option is blanked unless it is one of `app`'s option names.
+[[nodiscard]] std::string without_secret_arguments(std::string message, const CLI::App &app, int argc, char **argv);
 
 // `message` (a parse error) in plain words where CLI11's own are terse: "--devices: given 2 times;
 // give it once" for "At Most 1 required but received 2", "'abc' is not a number from 1 to 64" for

@@ -77,7 +77,7 @@ int run_aesgpu(int argc, char **argv) {
         if (argc == 1) {
             std::cerr << app.help();
         } else {
-            report(plain_parse_error(without_secret_arguments(parse_error_text(e, app), argc, argv)) + " (" +
+            report(plain_parse_error(without_secret_arguments(parse_error_text(e, app), app, argc, argv)) + " (" +
                    help_hint(app, argc, argv) + ")");
         }
         return kExitUsage;

@@ -27,10 +27,13 @@ TEST(ParseErrors, RepeatsAndRangesAreSaidPlainly) {
 
 // without_secret_arguments over `words` as the command line (after the program name).
 std::string blanked(const std::string &message, std::vector<std::string> words) {
+    CLI::App app;
+    CommandLine parsed;
+    define_command_line(app, parsed);
     words.insert(words.begin(), "aesgpu");
     std::vector<char *> argv;
     for (auto &word : words) argv.push_back(word.data());
-    return without_secret_arguments(message, static_cast<int>(argv.size()), argv.data());
+    return without_secret_arguments(message, app, static_cast<int>(argv.size()), argv.data());
 }
 
 TEST(ParseErrors, SecretsAreBlankedEvenWhereTheirOptionIsMistyped) {
@@ -53,8 +56,11 @@ TEST(ParseErrors, AnOptionAfterAMistypedSecretOptionIsNamed) {
     EXPECT_EQ(blanked("--keep excludes --rm", {"encrypt", "-k", "--rm", "p"}), "--keep excludes --rm");
     EXPECT_EQ(blanked("not expected: -P -f", {"info", "-P", "-f"}), "not expected: -P -f");
     EXPECT_EQ(blanked("not expected: -K -q", {"info", "-K", "-q"}), "not expected: -K -q");
-    // A value that only starts with a dash is still blanked ("-5" is a value to CLI11).
+    // Any other word is blanked, even one that starts with a dash: CLI11 takes `-p -secret` as a value.
     EXPECT_EQ(blanked("not expected: -p -5x", {"info", "-p", "-5x"}), "not expected: -p (not shown)");
+    EXPECT_EQ(blanked("not expected: --keyy -MySecret", {"encrypt", "--keyy", "-MySecret"}),
+              "not expected: --keyy (not shown)");
+    EXPECT_EQ(blanked("not expected: -k -Secret", {"info", "-k", "-Secret"}), "not expected: -k (not shown)");
 }
 
 TEST(ParseErrors, ASecretThatTheBlankHoldsIsBlankedOnce) {
