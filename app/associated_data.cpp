@@ -18,6 +18,10 @@ AssociatedData read_associated_data(const CipherOptions &options, const struct s
         throw UsageError("--aad-file - and the data cannot both come from standard input: give the associated data "
                          "a file of its own");
     }
+    struct stat named {};
+    if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
+        throw UsageError(what + " is a directory: --aad-file takes the file that holds the associated data");
+    }
     InputSource source = [&] {
         try {
             return InputSource::open(path);

@@ -327,10 +327,11 @@ void check_input_length(const CipherOptions &options, const InputSource &source,
 }
 
 // gcm: what a stream that needs more than 2^32 segments gets told after why: how much fits, and
-// what to do.
-std::string segment_limit_advice(Direction direction) {
+// what to do. A passphrase file's header gives its segment size, which no option changes.
+std::string segment_limit_advice(Direction direction, bool size_from_header) {
     return std::string("64-byte segments hold up to 192 GiB, the default 1M up to 4 PiB; ") +
            (direction == Direction::encrypt ? "give a larger --segment-size"
+            : size_from_header              ? "it is damaged"
                                             : "it was not made with this --segment-size, or it is damaged");
 }
 
@@ -347,7 +348,7 @@ void check_segment_count(const CipherOptions &options, const InputSource &source
     throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: a GCM stream has at most 2^32 (its nonce "
                                       "numbers them in 4 bytes); {}",
                                       source.display_name(), segments, geometry.segment_bytes,
-                                      segment_limit_advice(options.direction)));
+                                      segment_limit_advice(options.direction, file.passphrase.has_value())));
 }
 
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
@@ -573,9 +574,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
     // page cache of the files counts there too, and a dirty page cannot be given back until written.
     if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
-        job.pipeline.ring_memory_limit = static_cast<std::size_t>(*limit / kRingShareOfMemoryLimit);
+        job.pipeline.memory_limit = *limit;
         spdlog::debug("memory limit of the control group: {}; the ring takes at most {}", human_bytes(double(*limit)),
-                      human_bytes(double(job.pipeline.ring_memory_limit)));
+                      human_bytes(double(*limit / kRingShareOfMemoryLimit)));
         if (*limit < kTightMemoryLimit) {
             source.drop_behind();
             sink->write_behind(*limit / kWriteBehindShareOfMemoryLimit);
@@ -645,10 +646,18 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
                              "another -iter than --iter)");
         }
         throw;
+    } catch (const ResourceExhausted &e) {
+        // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
+        if (!gcm_file || job.pipeline.memory_limit == 0) throw;
+        throw ResourceExhausted(fmt::format("{} (the control group's): each chunk holds a whole segment of {} bytes; {}",
+                                            e.what(), gcm_file->segment_bytes,
+                                            encrypting ? "give a smaller --segment-size"
+                                                       : "the file's segments are that large: decrypt it where more "
+                                                         "memory is allowed"));
     } catch (const TooManySegments &e) {
         // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
         throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
-                                          segment_limit_advice(options.direction),
+                                          segment_limit_advice(options.direction, passphrase_mode),
                                           sink->withdrawable() ? "" : "; the output already written is incomplete"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.

@@ -521,11 +521,11 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
     if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {
         throw UsageError(fmt::format(
-            "decrypt --rm takes --mode gcm only: {} cannot prove the key was right, and --rm would remove the only "
-            "ciphertext after a wrong one. Decrypt, check the output, then remove the input yourself",
-            options.mode == Mode::ctr ? "--mode ctr checks nothing"
-            : options.no_pad          ? "--no-pad checks nothing"
-                                      : "ECB's padding check passes about one wrong key in 256"));
+            "decrypt --rm takes --mode gcm only, the one mode that proves the key was right: {}, and --rm would "
+            "then remove the only ciphertext. Decrypt, check the output, then remove the input yourself",
+            options.mode == Mode::ctr ? "--mode ctr decrypts any key to something"
+            : options.no_pad          ? "--no-pad leaves no padding to check"
+                                      : "in ECB a wrong key passes the padding check about once in 256"));
     }
     if (options.mode == Mode::gcm) {
         if (given("--no-pad")) {
@@ -567,6 +567,11 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     if (reads_stdin && options.associated_data_file == "-") {
         throw UsageError("--aad-file - reads standard input, where the data comes from: give the associated data a "
                          "file of its own");
+    }
+    if (options.associated_data_file == "-" &&
+        (options.key_file == "-" || options.pass_spec.text() == "stdin" || options.pass_spec.text() == "fd:0")) {
+        throw UsageError(fmt::format("--aad-file - and {} both read standard input: give one of them a file",
+                                     options.key_file == "-" ? "--key-file -" : "the passphrase source"));
     }
     if (options.remove_input) {
         if (reads_stdin) throw UsageError("--rm removes input files; standard input is not one");

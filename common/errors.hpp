@@ -39,8 +39,8 @@ public:
     using FormatError::FormatError;
 };
 
-// An authenticated stream ends where none of its segments can: after its header, or inside a
-// segment's tag. It was cut short, or it is read with another segment size than it was made with.
+// An authenticated stream ends inside a segment's tag, where no segment can end: it was cut short,
+// or it is read with another segment size than it was made with.
 class StreamCutShort : public FormatError {
 public:
     using FormatError::FormatError;

@@ -93,7 +93,12 @@ std::optional<std::uint64_t> cgroup_memory_limit(const CgroupSources &sources) {
     std::optional<std::uint64_t> lowest;
     for (const Hierarchy &hierarchy : mounted_hierarchies(sources.mountinfo)) {
         const std::optional<std::string> group = group_in(sources.cgroup, hierarchy.v2);
-        if (!group || !group->starts_with(hierarchy.mount_root)) continue;
+        const std::string &root = hierarchy.mount_root;
+        // The group must be the mount's root or below it ("/a/bc" is not below "/a/b").
+        if (!group || !group->starts_with(root) ||
+            (root != "/" && group->size() > root.size() && (*group)[root.size()] != '/')) {
+            continue;
+        }
         const char *limit_file = hierarchy.v2 ? "memory.max" : "memory.limit_in_bytes";
         // The group's path within the mount, then up to the mount point, a level at a time.
         std::string relative = hierarchy.mount_root == "/" ? *group : group->substr(hierarchy.mount_root.size());

@@ -26,8 +26,8 @@ PipelineStats run_file_job(const FileJob &job, CipherBackend &backend) {
         throw IoError(job.source.display_name() + " changed size while it was read (" + std::to_string(*input_size) +
                       " bytes at the start, " + std::to_string(stats.bytes_read) + " read); " +
                       (job.sink.withdrawable() ? std::string("nothing was written")
-                                               : "the output already written to " + job.sink.display_name() +
-                                                     " is incomplete"));
+                                               : "what was written to " + job.sink.display_name() +
+                                                     " matches no one version of it"));
     }
     if (job.commit) {
         job.commit(stats);

@@ -92,8 +92,9 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
 std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation) {
     const Gathered<std::byte> buffer(parts);
     std::size_t filled = 0;
-    const off_t start = io_threads_ > 1 && sized_ ? ::lseek(fd_, 0, SEEK_CUR) : -1;
-    if (start >= 0 && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
+    const bool split = io_threads_ > 1 && sized_ && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes;
+    const off_t start = split ? ::lseek(fd_, 0, SEEK_CUR) : -1;
+    if (start >= 0) {
         filled = read_parallel(buffer, start);
     } else {
         for (const std::span<std::byte> part : parts) {
@@ -103,11 +104,12 @@ std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> par
         }
     }
     if (drop_behind_) {
-        // From the file's start each time: the kernel drops only whole folios, and a large one
-        // (ext4 makes them) may straddle where the last call stopped. Pages already gone cost
-        // nothing to skip.
+        // From a little before where the last call stopped: the kernel drops only whole folios,
+        // and a large one (ext4 makes them) may straddle that point.
         const off_t now = ::lseek(fd_, 0, SEEK_CUR);
-        if (now > 0) (void)::posix_fadvise(fd_, 0, now, POSIX_FADV_DONTNEED);
+        const off_t from = std::max<off_t>(0, dropped_ - kLargestFolioBytes);
+        if (now > from) (void)::posix_fadvise(fd_, from, now - from, POSIX_FADV_DONTNEED);
+        dropped_ = std::max(dropped_, now);
     }
     return filled;
 }

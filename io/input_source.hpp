@@ -61,6 +61,7 @@ private:
     off_t start_offset_ = 0; // a regular file's offset when it was opened
     bool sized_ = false;     // a regular file whose st_size is its length
     bool drop_behind_ = false;
+    off_t dropped_ = 0; // with drop_behind_: read up to here, and dropped but for a straddling folio
     unsigned io_threads_;
     std::unique_ptr<WorkerPool> readers_; // made on the first split read
 };

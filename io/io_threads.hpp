@@ -5,6 +5,8 @@
 // so big files are read and written by several.
 #include "common/worker_pool.hpp"
 
+#include <sys/types.h>
+
 #include <cstddef>
 
 namespace aesgpu {
@@ -23,5 +25,9 @@ inline constexpr PieceShape kFileCopyPieces{std::size_t{256} << 10, 4096};
 // 0.26 CPU s/GiB with eight, while the pipeline moves a file at about 4 GB/s. Two keep the
 // reader well ahead of that.
 inline constexpr unsigned kMaxReadThreads = 2;
+
+// The largest page-cache folio a file system makes (a PMD's worth on x86-64): dropping pages from
+// the cache goes back this far, since the kernel drops only whole folios.
+inline constexpr off_t kLargestFolioBytes = off_t{2} << 20;
 
 } // namespace aesgpu

@@ -159,10 +159,10 @@ mode_t new_file_mode(int directory, const std::string &target_name) {
     return mode;
 }
 
-// True when the directory has the append-only attribute (chattr +a): a file can be added there,
-// but none renamed or removed. False where the flags cannot be read (not our file system's kind).
-bool append_only(const std::filesystem::path &directory) {
-    const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
+// True when the directory (an O_PATH descriptor) has the append-only attribute (chattr +a): a
+// file can be added there, but none renamed or removed. False where the flags cannot be read.
+bool append_only(int directory) {
+    const UniqueFd fd(::openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
     int flags = 0;
     return fd.valid() && ::ioctl(fd.get(), FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_APPEND_FL) != 0;
 }
@@ -271,7 +271,7 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     // Replacing a file, or naming a temporary one, ends in a rename that an append-only directory
     // refuses, and what was made for it could not be removed either: refuse before making anything.
     // (An unnamed temporary file is linked in as a new name, which such a directory allows.)
-    if ((!fd.valid() || target.exists) && append_only(directory_path)) {
+    if ((!fd.valid() || target.exists) && append_only(directory.get())) {
         throw IoError("cannot " + std::string(target.exists ? "replace " : "create ") + name + ": its directory " +
                       display_directory +
                       " is append-only (chattr +a), where nothing can be renamed or removed, so the output could "
@@ -361,9 +361,10 @@ void OutputSink::push_behind() {
         if (::sync_file_range(fd_, behind_.dropped, length, kWritten) != 0) {
             throw IoError(errno_message("error writing", display_name_, errno));
         }
+        // From a little before: only whole folios go, and a large one may straddle the last end.
+        const off_t from = std::max<off_t>(0, behind_.dropped - kLargestFolioBytes);
         behind_.dropped += length;
-        // From the start: only whole folios go, and a large one may straddle the last call's end.
-        (void)::posix_fadvise(fd_, 0, behind_.dropped, POSIX_FADV_DONTNEED);
+        (void)::posix_fadvise(fd_, from, behind_.dropped - from, POSIX_FADV_DONTNEED);
     }
 }
 

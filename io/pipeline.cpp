@@ -117,20 +117,27 @@ private:
         }
     }
 
-    // Halves the chunk until the ring fits options_.ring_memory_limit, as far as a retry would go,
-    // then (a segment is as small as a chunk gets) takes slots away, down to kMinRingSlots + 1:
-    // one to read ahead into, one in the cipher, one being written.
+    // Halves the chunk until the ring fits its share of options_.memory_limit, as far as a retry
+    // would go, then (a segment is as small as a chunk gets) takes slots away, down to
+    // kMinRingSlots + 1: one to read ahead into, one in the cipher, one being written.
     void fit_memory_limit() {
-        if (options_.ring_memory_limit == 0) return;
+        if (options_.memory_limit == 0) return;
+        const std::uint64_t share = options_.memory_limit / kRingShareOfMemoryLimit;
         const auto ring_bytes = [this] {
             if (!options_.segments) return ring_slots_ * (chunk_bytes_ + kAesBlockBytes);
             return ring_slots_ * SegmentChunks(*options_.segments, options_.direction, chunk_bytes_).slot_bytes();
         };
-        while (ring_bytes() > options_.ring_memory_limit && chunk_bytes_ / 2 >= kMinRetryChunkBytes &&
+        while (ring_bytes() > share && chunk_bytes_ / 2 >= kMinRetryChunkBytes &&
                (!options_.segments || chunk_bytes_ / 2 >= options_.segments->segment_bytes)) {
             chunk_bytes_ = chunk_bytes_ / 2 / kAesBlockBytes * kAesBlockBytes;
         }
-        while (ring_bytes() > options_.ring_memory_limit && ring_slots_ > kMinRingSlots + 1) --ring_slots_;
+        while (ring_bytes() > share && ring_slots_ > kMinRingSlots + 1) --ring_slots_;
+        if (ring_bytes() > options_.memory_limit) {
+            throw ResourceExhausted("a ring of " + std::to_string(ring_slots_) + " chunks of " +
+                                    std::to_string(ring_bytes() / ring_slots_ >> 10) +
+                                    " KiB at the least is more than the memory limit of " +
+                                    std::to_string(options_.memory_limit >> 10) + " KiB");
+        }
     }
 
     // Reader thread. Reads one chunk ahead so that it knows which chunk is the last one, since

@@ -55,10 +55,13 @@ struct PipelineOptions {
     // An authenticated stream's segments (GCM): chunks of whole segments instead of blocks
     // (io/segment_chunks.hpp); `framing` is then not used.
     std::optional<SegmentGeometry> segments = std::nullopt;
-    // The most the ring may take (0: no bound): the chunk is halved until ring_slots chunks fit,
-    // down to kMinRetryChunkBytes or one segment, then slots go, down to kMinRingSlots + 1. Where memory runs out in the OOM killer's way
-    // (a control group's limit) rather than by a failed allocation, the retry comes too late.
-    std::size_t ring_memory_limit = 0;
+    // A control group's memory limit (0: none), which the OOM killer enforces before any
+    // allocation fails, so the retry with smaller chunks would come too late: the first ring
+    // takes at most kRingShareOfMemoryLimit of it. The chunk is halved (down to
+    // kMinRetryChunkBytes or one segment), then slots go, down to kMinRingSlots + 1; a ring
+    // that even then is larger than the whole limit is refused (ResourceExhausted) before any
+    // of it is touched.
+    std::uint64_t memory_limit = 0;
 };
 
 struct PipelineStats {
@@ -81,9 +84,9 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
 // The most output bytes `input_bytes` of input can give (a header aside): padding, or tags.
 [[nodiscard]] std::uint64_t max_output_bytes(const PipelineOptions &options, std::uint64_t input_bytes);
 
-// Streams `source` through `backend` into `sink`. Does not commit the sink. The chunk is first cut
-// to fit options.ring_memory_limit; if the backend cannot allocate the ring (ResourceExhausted),
-// it is retried with half the chunk size, down to kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
+// Streams `source` through `backend` into `sink`. Does not commit the sink. The ring is first cut
+// to fit options.memory_limit; if the backend cannot allocate it (ResourceExhausted), it is
+// retried with half the chunk size, down to kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
 // backend throws; all threads are joined and all backend jobs finished before it returns or throws.
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options);

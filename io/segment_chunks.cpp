@@ -60,7 +60,7 @@ CipherJob SegmentChunks::job(std::size_t slot, std::uint64_t chunk, std::size_t 
         job.bytes = length + segments * kGcmTagBytes;
         return job;
     }
-    if (length == 0) throw StreamCutShort("the stream is cut short: it has a header but no segment");
+    if (length == 0) throw FormatError("the stream is cut short: it has a header but no segment");
     const std::size_t last = length - (covered - geometry_.ciphertext_capacity(first + segments - 1));
     if (last < kGcmTagBytes) {
         throw StreamCutShort("the stream is cut short: segment " + std::to_string(first + segments - 1) +

@@ -33,8 +33,8 @@ public:
                      const Cancellation *cancellation) const;
 
     // The job for chunk `chunk` of `length` input bytes, `final` when it ends the stream. Throws
-    // StreamCutShort for ciphertext cut short: no segment at all, or a last segment shorter than
-    // its tag; TooManySegments before any segment would be numbered 2^32.
+    // FormatError for ciphertext with no segment at all, StreamCutShort for a last segment
+    // shorter than its tag, TooManySegments before any segment would be numbered 2^32.
     [[nodiscard]] CipherJob job(std::size_t slot, std::uint64_t chunk, std::size_t length, bool final) const;
 
     // Writes the job's result from `slot`: all of it when encrypting, each segment's plaintext when

@@ -151,7 +151,11 @@ TEST_F(Gcm, AnAssociatedDataFileIsReadWholeAndItsFailuresSaySo) {
         std::string message;
     } cases[] = {
         {gcm + "--aad-file missing p", 1, "cannot read the associated-data file 'missing': cannot open"},
-        {gcm + "--aad-file . p", 1, "cannot read the associated-data file '.'"},
+        {gcm + "--aad-file . p", 2, "the associated-data file '.' is a directory"},
+        {"$AESGPU encrypt -q --mode gcm --aad-file - -p stdin p < aad", 2,
+         "--aad-file - and the passphrase source both read standard input"},
+        {"$AESGPU encrypt -q --mode gcm --key-file - --aad-file - p < aad", 2,
+         "--aad-file - and --key-file - both read standard input"},
         {gcm + "--aad-file - < p", 2, "--aad-file - reads standard input, where the data comes from"},
         {gcm + "--aad-file /dev/stdin < p", 2, "'/dev/stdin' is the data's standard input"},
         {gcm + "--aad-file aad p aad", 2, "'aad' is the associated-data file (--aad-file)"},
@@ -336,6 +340,11 @@ TEST_F(Gcm, AWrongSegmentSizeIsNamed) {
     const Outcome passphrase_cut = run("$AESGPU decrypt -q --mode gcm -p pass:x pcut.aes -o back");
     EXPECT_EQ(passphrase_cut.status, 1);
     EXPECT_EQ(passphrase_cut.err, "aesgpu: 'pcut.aes': the stream is cut short: segment 1 is shorter than its tag\n");
+    // A header and no segment: no segment size explains that.
+    const Outcome header_only = run("head -c 24 p.aes > h.aes && $AESGPU decrypt -q --mode gcm --key-file k16 "
+                                    "--segment-size 64 h.aes -o back");
+    EXPECT_EQ(header_only.status, 1);
+    EXPECT_EQ(header_only.err, "aesgpu: 'h.aes': the stream is cut short: it has a header but no segment\n");
 }
 
 // A GCM stream numbers its segments in 4 bytes: 64-byte segments hold at most 192 GiB. An input of
@@ -355,6 +364,12 @@ TEST_F(Gcm, AnInputThatNeedsMoreThanTwoToTheThirtyTwoSegmentsIsRefusedUpFront) {
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find("'c' would take"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("it was not made with this --segment-size, or it is damaged"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("back")));
+    // A passphrase file's header gives the segment size: no option to blame.
+    r = run("$AESGPU encrypt -q --mode gcm -p pass:x --segment-size 64 p -o pc && truncate -s 300G pc && "
+            "$AESGPU decrypt -q --mode gcm -p pass:x pc -o back");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("the default 1M up to 4 PiB; it is damaged\n"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(file("back")));
 }
 

@@ -134,8 +134,9 @@ TEST_F(Cli, CtrOptionsThatCannotWorkAreUsageErrors) {
         // One --iv for several files would give them all one keystream.
         {"encrypt --mode ctr p p" + key + iv, "the same keystream"},
         // CTR cannot tell a wrong key, so --rm would lose the only ciphertext.
-        {"decrypt --mode ctr --rm p -o q" + key + iv, "--mode ctr checks nothing"},
-        {"decrypt --no-pad --rm p -o q" + key, "--no-pad checks nothing"},
+        {"decrypt --mode ctr --rm p -o q" + key + iv,
+         "--mode ctr decrypts any key to something, and --rm would then remove the only ciphertext"},
+        {"decrypt --no-pad --rm p -o q" + key, "--no-pad leaves no padding to check"},
     };
     for (const auto &[arguments, message] : cases) {
         SCOPED_TRACE(arguments);

@@ -57,6 +57,8 @@ TEST(CgroupMemoryLimit, V2sMemoryMaxAndAMountWhoseRootIsNotTheHierarchysRoot) {
     EXPECT_EQ(cgroup_memory_limit({"0::/user.slice/job\n", "", dir.path()}), std::nullopt);
     EXPECT_EQ(cgroup_memory_limit({"", mounts, dir.path()}), std::nullopt);
     EXPECT_EQ(cgroup_memory_limit({"0::/elsewhere\n", container, dir.path()}), std::nullopt);
+    put(unified / "2/memory.max", "1048576\n"); // what a group /user.slice/job2 would wrongly read
+    EXPECT_EQ(cgroup_memory_limit({"0::/user.slice/job2\n", container, dir.path()}), std::nullopt);
 }
 
 TEST(CgroupMemoryLimit, ThisProcesssOwnDoesNotFail) {

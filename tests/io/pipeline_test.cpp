@@ -371,6 +371,62 @@ TEST(Pipeline, ShortOfMemoryRetriesWithSmallerChunks) {
                  ResourceExhausted);
 }
 
+// Under a memory limit (a control group's, where no allocation fails before the OOM killer
+// comes) the first ring already fits it: the chunk halves as a retry would, then, where a GCM
+// chunk cannot go below a segment, slots go, down to three.
+TEST(Pipeline, TheFirstRingFitsAMemoryLimit) {
+    TempDir dir;
+    const Bytes plain = random_bytes(3000000);
+    write_file(dir.file("in"), plain);
+    const Bytes key = random_bytes(16);
+    const auto run = [&](PipelineOptions options) {
+        InputSource source = InputSource::open(dir.file("in"));
+        OutputSink sink = OutputSink::create(dir.file("out"), {.overwrite = true});
+        CipherSpec spec;
+        if (options.segments) {
+            spec = CipherSpec(Direction::encrypt, Mode::gcm);
+            spec.gcm.geometry = *options.segments;
+        }
+        OpenSslBackend backend(key, spec, 2);
+        const PipelineStats stats = run_pipeline(source, sink, backend, options);
+        sink.commit();
+        return stats;
+    };
+    PipelineOptions ecb{Direction::encrypt, Framing::pkcs7, 4u << 20, 5};
+    ecb.memory_limit = 16u << 20; // the ring takes a quarter of it
+    PipelineStats stats = run(ecb);
+    EXPECT_EQ(stats.chunk_bytes, 512u << 10) << "5 x (512 KiB + 16) is the first to fit 4 MiB";
+    EXPECT_EQ(stats.ring_slots, 5u);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    EXPECT_TRUE(read_file(dir.file("out")) == expected);
+    ecb.memory_limit = 1u << 20;
+    stats = run(ecb);
+    EXPECT_EQ(stats.chunk_bytes, kMinRetryChunkBytes) << "no smaller than a retry would go";
+    EXPECT_EQ(stats.ring_slots, 3u);
+    PipelineOptions gcm{Direction::encrypt, Framing::any_length, 4u << 20, 5};
+    gcm.segments = SegmentGeometry{1u << 20, 24};
+    gcm.memory_limit = 16u << 20;
+    stats = run(gcm);
+    EXPECT_EQ(stats.chunk_bytes, 1u << 20) << "one segment a chunk";
+    EXPECT_EQ(stats.ring_slots, 4u) << "4 x 1 MiB fits 4 MiB";
+    gcm.memory_limit = 14u << 20;
+    EXPECT_EQ(run(gcm).ring_slots, 3u) << "3 x 1 MiB: no fewer";
+    gcm.memory_limit = 0;
+    stats = run(gcm);
+    EXPECT_EQ(stats.chunk_bytes, 4u << 20) << "no limit, no change";
+    EXPECT_EQ(stats.ring_slots, 5u);
+    // Three segments of 1 MiB are more than a 2 MiB limit holds: refused before the ring is made.
+    gcm.memory_limit = 2u << 20;
+    try {
+        (void)run(gcm);
+        ADD_FAILURE() << "a ring larger than the whole limit was made";
+    } catch (const ResourceExhausted &e) {
+        EXPECT_EQ(std::string(e.what()), "a ring of 3 chunks of 1024 KiB at the least is more than the memory limit of "
+                                         "2048 KiB");
+    }
+}
+
 TEST(Pipeline, AThreadLimitIsNotMistakenForShortMemory) {
     // Smaller chunks give no thread back: the run must fail at once, not retry down to 64 KiB.
     struct NoThreads final : public CipherBackend {
