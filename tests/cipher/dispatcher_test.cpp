@@ -492,12 +492,14 @@ std::vector<LaneReport> encrypt_chunks_through(Dispatcher &backend, const Bytes 
 }
 
 TEST(Dispatcher, AFasterLaneTakesMoreJobsAndNoLaneMoreThanItHasRoomFor) {
-    // One lane ten times slower than the other. Handing jobs to whichever lane has room would give
-    // the slow lane about a third of them (its room over both rooms), and the writer, which takes
-    // jobs in order, would wait on each: the fast lane must take almost all of them.
+    // One lane a hundred times slower than the other. Handing jobs to whichever lane has room
+    // would give the slow lane about a third of them (its room over both rooms), and the writer,
+    // which takes jobs in order, would wait on each: the fast lane must take almost all of them.
+    // (At ten times, sleeps that overshoot on a loaded machine, ctest -j16 on 2 cores, gave
+    // 258 fast and 42 slow jobs.)
     const Bytes key = random_bytes(16);
     auto fast = paced(key, std::chrono::microseconds(200));
-    auto slow = paced(key, std::chrono::microseconds(2000));
+    auto slow = paced(key, std::chrono::microseconds(20000));
     PacedBackend &fast_lane = *fast;
     PacedBackend &slow_lane = *slow;
     Dispatcher backend(lanes_of(paced_lane("fast", std::move(fast)), paced_lane("slow", std::move(slow))));
