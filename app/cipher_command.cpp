@@ -525,8 +525,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
             throw UsageError("--rm removes the input only once its output is a complete file; " + sink->display_name() +
                              " is not a regular file");
         }
-        sink->make_durable();
     }
+    // --rm deletes the only other copy, so it needs what --sync asks for.
+    if (sink && (options.sync || options.remove_input)) sink->make_durable();
     if (options.json && sink && sink->shares_file_with(STDOUT_FILENO)) {
         throw UsageError("--json prints to standard output, and the output goes there too (" + sink->display_name() +
                          "): give another -o FILE or drop --json");

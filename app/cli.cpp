@@ -159,6 +159,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                   "Remove each input file once its output is complete and in place (as zstd --rm); when "
                   "decrypting, --mode gcm only, the one mode that proves the key was right")
         ->excludes(keep);
+    command.add_flag("--sync", options.sync,
+                     "Make each output durable before going on (as gzip --synchronous): the file is flushed "
+                     "to the disk before its name appears, then its directory; an output on standard "
+                     "output is flushed where it is a file or device. --rm always does this");
 
     auto *key = command
                     .add_option("-K,--key", secrets.key_hex,

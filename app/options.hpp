@@ -36,6 +36,7 @@ struct CipherOptions {
     bool force = false;
     bool keep_input = false;   // -k: what happens anyway; given, it rules out --rm
     bool remove_input = false; // --rm: delete each input once its output is committed
+    bool sync = false;         // --sync: each output durable before it counts as done (--rm implies it)
     bool test_only = false;    // -t (decrypt): check the input, write nothing
     bool json = false;         // --json: one summary object per input on stdout
     // Secrets from the command line (-K, -p) are taken out of the parser's strings (which are then

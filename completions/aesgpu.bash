@@ -10,7 +10,7 @@ __aesgpu_options()
 {
     case $1 in
         encrypt | decrypt)
-            flags="-h --help -c --stdout -f --force -k --keep --rm -P --print-key --no-pad
+            flags="-h --help -c --stdout -f --force -k --keep --rm --sync -P --print-key --no-pad
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv

@@ -72,6 +72,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s S -l suffix -x -d 'Suf
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s f -l force -d 'Replace an existing output'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s k -l keep -d 'Keep the input files (the default)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l rm -d 'Remove each input once its output is committed'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l sync -d 'Make each output durable before going on'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s K -l key -x -d 'Key as 32, 48 or 64 hex digits'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-file -r -F -d 'File holding the key'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s p -l pass -x -a '(__aesgpu_pass)' -d 'Passphrase source'

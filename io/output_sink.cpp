@@ -455,6 +455,11 @@ void OutputSink::commit() {
         return;
     }
     if (kind_ == Kind::direct) {
+        // A file or device behind standard output can be flushed; a pipe, socket or terminal
+        // cannot (EINVAL), and what reached it is out of our hands already.
+        if (durable_ && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) {
+            throw IoError(errno_message("error writing", display_name_, errno));
+        }
         if (owned_fd_.valid() && owned_fd_.close() != 0) {
             throw IoError(errno_message("error writing", display_name_, errno));
         }

@@ -67,7 +67,8 @@ public:
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
-    // it is linked in, and of its directory after): for --rm, which deletes the only other copy.
+    // it is linked in, and of its directory after; a file or device written directly is flushed):
+    // for --sync, and for --rm, which deletes the only other copy.
     void make_durable() { durable_ = true; }
 
     [[nodiscard]] const std::string &display_name() const { return display_name_; }
