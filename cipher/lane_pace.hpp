@@ -69,6 +69,8 @@ public:
     }
 
     [[nodiscard]] std::size_t in_flight() const { return in_flight_; }
+    // When its last job ended (the clock's epoch before any).
+    [[nodiscard]] Clock::time_point last_end() const { return last_end_; }
     [[nodiscard]] std::optional<double> seconds_per_byte() const { return seconds_per_byte_; }
     // Time with some job in flight, up to `now`.
     [[nodiscard]] double busy_seconds(Clock::time_point now) const {

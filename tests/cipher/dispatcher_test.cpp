@@ -579,6 +579,27 @@ TEST(Dispatcher, ALaneSlowForAMomentGetsItsShareBack) {
     EXPECT_GT(report[0].jobs, 40u) << report[0].jobs << " one, " << report[1].jobs << " two";
 }
 
+TEST(Dispatcher, EqualLanesShareJobsThatComeOneAtATime) {
+    // A reader slower than the lanes (an 8 GiB file on tmpfs: a chunk per 2.7 ms, a GPU's job
+    // 0.4 ms) finds every lane idle at each submit. Lane one's first measured job meets a busy
+    // moment: measured slow, and idle, it was never measured again, and lane two took every later
+    // job (two H100s: 71% and 9%). Idle for four of its own job times, it gets another look.
+    const Bytes key = random_bytes(16);
+    auto one = paced(key, std::chrono::microseconds(300));
+    one->slow_at_first(2, std::chrono::microseconds(20000)); // the first job is not measured, the second is
+    Dispatcher backend(
+        lanes_of(paced_lane("one", std::move(one)), paced_lane("two", paced(key, std::chrono::microseconds(300)))));
+    backend.configure_slots(2, kChunk);
+    for (std::size_t i = 0; i < 120; ++i) {
+        backend.submit({i % 2, kChunk});
+        backend.wait(i % 2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2)); // the next chunk on its way in
+    }
+    const std::vector<LaneReport> report = backend.report();
+    EXPECT_GT(report[0].jobs, 20u) << report[0].jobs << " one, " << report[1].jobs << " two";
+    EXPECT_GT(report[1].jobs, 20u) << report[0].jobs << " one, " << report[1].jobs << " two";
+}
+
 TEST(Dispatcher, ASubmitWaitingForRoomGivesUpWhenTheWriterFails) {
     // The lane cannot say when its jobs end, so a full lane has room again only once the writer
     // waited for one of its jobs. The writer fails (a full disk, /dev/full) with the reader inside
