@@ -83,7 +83,7 @@ detects tampering.)";
 
 constexpr const char *kBenchNotes =
     R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
-device copy, cp of --file), memory (CPU backend, 1 thread and all), kernel (GPU, device-resident
+device copy, cp of --file and the disk's O_DIRECT read, write and both at once), memory (CPU backend, 1 thread and all), kernel (GPU, device-resident
 data), pipeline (GPU, pinned host to pinned host through the backend's ring), file (--file: the
 file job encrypt/decrypt run per file, file to a new file). Each result is shown beside its ceiling.
 Every output is checked against OpenSSL on fresh random data before it is timed; figures are
@@ -367,8 +367,10 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
         ->option_text("DIR");
     command
         .add_option("--file", options.file,
-                    "Also time file to file on this file (for each backend, next to cp of it), writing "
-                    "scratch files beside it; the first key size only")
+                    "Also time file to file on this file (for each backend, next to cp of it, and the "
+                    "disk's own O_DIRECT ceilings), writing scratch files beside it; each run starts with "
+                    "the input dropped from the page cache and ends once the output is on the disk; the "
+                    "first key size only")
         ->option_text("PATH");
     command
         .add_option("--reps", options.reps,

@@ -9,6 +9,7 @@
 #include "aes_gpu/gpu_backend.hpp"
 #include "aes_gpu/gpu_bench.hpp"
 #include "backends/backend_selection.hpp"
+#include "bench/disk_ceilings.hpp"
 #include "bench/scratch.hpp"
 #include "common/cpu_time.hpp"
 #include "common/errors.hpp"
@@ -360,14 +361,27 @@ public:
         const std::string encrypted = scratch.file("encrypted");
         const std::string decrypted = scratch.file("decrypted");
 
-        step("file copy (cp)");
-        BenchResult cp = result("cpu", "ceiling", "file copy (cp)");
-        cp.bytes = size;
         // Each timed run writes a new file, as `aesgpu encrypt big -o new` does: replacing the last
-        // run's output would add freeing its pages to the time.
-        const auto remove = [](const std::string &file) { return [&file] { std::filesystem::remove(file); }; };
+        // run's output would add freeing its pages to the time. Its input comes from the disk, not
+        // the page cache (dropped first), and the time runs until the output is on the disk.
+        const auto fresh = [this](const std::string &input, const std::string &output) {
+            return [this, &input, &output] {
+                std::filesystem::remove(output);
+                if (!evict_from_page_cache(input)) input_stayed_cached_ = true;
+            };
+        };
+        disk_ceilings(path, status.st_size, scratch.file("ceiling"));
+
+        step("file copy (cp)");
+        BenchResult cp = result("cpu", "ceiling", "file copy (cp), then fsync");
+        cp.bytes = size;
         set_times(cp, time_runs_with_cpu(
-                          plan_.reps, [&] { run_cp(path, copy); }, remove(copy)));
+                          plan_.reps,
+                          [&] {
+                              run_cp(path, copy);
+                              make_file_durable(copy);
+                          },
+                          fresh(path, copy)));
         add(cp);
         std::filesystem::remove(copy);
 
@@ -386,6 +400,7 @@ public:
                 const unsigned io_threads = default_io_threads();
                 InputSource source = InputSource::open(from, io_threads);
                 OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
+                sink.make_durable(); // timed until the output is on the disk, as cp's fsync
                 // gcm: a fresh stream header (raw key, no associated data) or the input's, and
                 // the segment key from it, as the encrypt and decrypt commands do.
                 std::optional<GcmFile> gcm_file;
@@ -432,20 +447,52 @@ public:
                 r.bytes = size;
                 set_times(r, direction == Direction::encrypt
                                  ? time_runs_with_cpu(
-                                       plan_.reps, [&] { run(direction, path, encrypted); }, remove(encrypted))
+                                       plan_.reps, [&] { run(direction, path, encrypted); }, fresh(path, encrypted))
                                  : time_runs_with_cpu(
-                                       plan_.reps, [&] { run(direction, encrypted, decrypted); }, remove(decrypted)));
+                                       plan_.reps, [&] { run(direction, encrypted, decrypted); },
+                                       fresh(encrypted, decrypted)));
                 r.ratio = r.seconds / cp.seconds;
                 r.ratio_text =
                     fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
                                 cp.cpu_seconds() > 0 ? fmt::format("{:.2f}x", r.cpu_seconds() / cp.cpu_seconds())
                                                      : std::string("n/a"));
+                if (copy_floor_seconds_ > 0) {
+                    r.ratio_text += fmt::format("; {:.2f}x the disk's copy floor", r.seconds / copy_floor_seconds_);
+                }
                 add(r);
             }
+        }
+        if (input_stayed_cached_) {
+            report_.unavailable.push_back(
+                {"file", "the kernel refused to drop an input from the page cache: some rows read it from memory"});
         }
     }
 
 private:
+    // O_DIRECT read of the file, write of as many bytes, and both at once (a copy's floor), each
+    // timed until durable; nothing but a note where the file system refuses O_DIRECT.
+    void disk_ceilings(const std::string &path, off_t size, const std::string &scratch_file) {
+        if (!accepts_direct_io(path)) {
+            report_.unavailable.push_back({"file", "no disk ceilings: the file system refuses O_DIRECT"});
+            return;
+        }
+        const auto bytes = static_cast<std::uint64_t>(size);
+        const auto remove = [&scratch_file] { std::filesystem::remove(scratch_file); };
+        const auto row = [&](const std::string &what, const std::function<void()> &work) {
+            step(what);
+            BenchResult r = result("cpu", "ceiling", what);
+            r.bytes = double(size);
+            set_times(r, time_runs_with_cpu(plan_.reps, work, remove));
+            add(r);
+        };
+        const std::string streams = std::to_string(kDiskCeilingStreams);
+        row("disk read, O_DIRECT x" + streams, [&] { direct_read_pass(path); });
+        row("disk write, O_DIRECT x" + streams, [&] { direct_write_pass(scratch_file, bytes); });
+        row("disk copy floor, O_DIRECT", [&] { direct_copy_floor_pass(path, scratch_file, bytes); });
+        copy_floor_seconds_ = report_.results.back().seconds;
+        remove();
+    }
+
     static void set_times(BenchResult &r, const RunTimes &times) {
         r.seconds = times.wall;
         r.user_seconds = times.cpu.user_seconds;
@@ -630,6 +677,8 @@ private:
 
     const BenchSettings &plan_;
     BenchReport &report_;
+    double copy_floor_seconds_ = 0;    // the disk's read and write at once, where measured
+    bool input_stayed_cached_ = false; // a file row's input could not be dropped from the page cache
     std::vector<std::byte> verify_input_;
 };
 

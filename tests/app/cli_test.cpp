@@ -89,11 +89,11 @@ TEST_F(Cli, BenchFileStageNextToCpAndLeavesNoScratchFiles) {
     write_file(file("f"), random_bytes((3u << 20) + 7));
     Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 192 --direction decrypt --file f");
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("\ncpu      ceiling   file copy (cp) "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      ceiling   file copy (cp), then fsync "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncpu      file      AES-192-ECB decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncpu      file      AES-192-CTR decrypt "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("x the time of cp, "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("x its CPU time\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x its CPU time; "), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("unavailable"), std::string::npos) << "the GPU was not asked for";
     EXPECT_EQ(r.out.find("GCM"), std::string::npos) << "GCM streams take no 192-bit keys";
     EXPECT_EQ(r.err, "") << "no ECB warning from each run of the file stage";
@@ -110,8 +110,8 @@ TEST_F(Cli, BenchFileStageReportsCpuSecondsBesideCp) {
     r = run(R"py(python3 -c '
 import json
 rs = json.load(open("b.json"))["results"]
-files = [x for x in rs if x["stage"] == "file" or x["what"] == "file copy (cp)"]
-assert len(files) == 3, files
+files = [x for x in rs if x["stage"] == "file" or x["what"].startswith(("file copy (cp)", "disk "))]
+assert len(files) == 6, files
 assert all(x["user_seconds"] >= 0 and x["system_seconds"] >= 0 for x in files), files
 assert all(x["user_seconds"] + x["system_seconds"] > 0 for x in files), files
 assert all(x["user_seconds"] is None and x["system_seconds"] is None for x in rs if x not in files)
@@ -122,8 +122,30 @@ print("ok")
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("file run                           wall s   user s system s  CPU s/GiB\n"), std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("\ncpu      file copy (cp)     "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncpu      file copy (cp), then fsync "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncpu      AES-128-ECB decrypt     "), std::string::npos) << r.out;
+}
+
+// Beside cp, the file stage times the disk itself (O_DIRECT: no page cache, no cipher) and judges
+// each file run against reading and writing at once, the floor of any copy. CI's /tmp is ext4,
+// which takes O_DIRECT.
+TEST_F(Cli, BenchFileStageTimesTheDisksOwnCeilings) {
+    write_file(file("f"), random_bytes((9u << 20) + 5));
+    Outcome r =
+        run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --mode ctr --file f --json > b.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run(R"py(python3 -c '
+import json
+rs = json.load(open("b.json"))["results"]
+disk = [x for x in rs if x["what"].startswith("disk ")]
+assert [x["what"] for x in disk] == ["disk read, O_DIRECT x4", "disk write, O_DIRECT x4", "disk copy floor, O_DIRECT"], disk
+assert all(x["stage"] == "ceiling" and x["seconds"] > 0 and x["bytes"] == 9 * 2**20 + 5 for x in disk), disk
+files = [x for x in rs if x["stage"] == "file"]
+assert len(files) == 2 and all("x the disk\x27s copy floor" in x["ratio_text"] for x in files), files
+print("ok")
+')py");
+    EXPECT_EQ(r.out, "ok\n") << r.err;
+    EXPECT_EQ(entries(), 2u) << "scratch files were left beside the file";
 }
 
 // GCM files in the file stage, both ways (decrypting the bench's own GCM file checks its tags).

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The disk's own ceilings for the bench's file stage: O_DIRECT passes that no cipher and no page
+// cache slow down, to judge a file run against (a copy cannot beat reading its input and writing
+// its output at once, where the disk shares its bandwidth between the two).
+#include <cstdint>
+#include <string>
+
+namespace aesgpu {
+
+// Readers or writers in flight at once: one stream leaves a virtio disk half idle (8.2 s against
+// 4.3-4.8 s with four for 8 GiB on the GPU hosts).
+inline constexpr unsigned kDiskCeilingStreams = 4;
+
+// Reads all of `path` with O_DIRECT, kDiskCeilingStreams requests in flight.
+void direct_read_pass(const std::string &path);
+// Writes `bytes` (rounded up to the alignment) to a new file `path` with O_DIRECT,
+// kDiskCeilingStreams requests in flight, then fdatasync: the time until durable.
+void direct_write_pass(const std::string &path, std::uint64_t bytes);
+// Both at once, each on a thread of its own: where the disk shares its bandwidth between reads and
+// writes, no copy of the file can be faster.
+void direct_copy_floor_pass(const std::string &from, const std::string &to, std::uint64_t bytes);
+
+// False where `path`'s file system refuses O_DIRECT (tmpfs before Linux 6.6, some FUSE ones).
+[[nodiscard]] bool accepts_direct_io(const std::string &path);
+
+// fsync of `path` and then of its directory, as OutputSink's durable commit does.
+void make_file_durable(const std::string &path);
+
+// Flushes `path` and asks the kernel to drop its pages from the page cache, so that the next run
+// reads it from the disk. False where the kernel refused (posix_fadvise failed).
+bool evict_from_page_cache(const std::string &path);
+
+} // namespace aesgpu
