@@ -3,6 +3,7 @@
 
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
+#include "app/io_path.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
 #include "app/output_naming.hpp"
@@ -386,6 +387,7 @@ struct RunSummary {
     std::string backend;
     std::vector<LaneReport> lanes; // with several backends (a dispatcher): what each ciphered
     bool input_removed = false;
+    std::string io; // --io as it went: direct, buffered or mixed
 };
 
 void print_json_summary(const CipherOptions &options, const RunSummary &summary, const std::string &error) {
@@ -410,6 +412,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         if (summary.lanes.empty()) split[summary.backend] = summary.stats.bytes_ciphered;
         object["split"] = std::move(split);
         object["input_removed"] = summary.input_removed;
+        object["io"] = summary.io;
     }
     std::cout << json_text(object) << std::endl;
     if (!std::cout) throw SummaryUnwritable();
@@ -538,6 +541,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     }
     check_input_length(options, source, header_bytes);
     if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
+    const IoPath io_path = choose_io_path(options.io, gcm_file || salt, source, options.test_only ? nullptr : &*sink);
+    summary.io = io_path.name();
+    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 

@@ -5,6 +5,7 @@
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
 #include "app/associated_data.hpp"
+#include "app/io_path.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "io/pipeline.hpp"
@@ -294,6 +295,21 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->check(CLI::Range(1u, 64u))
         ->option_text("N");
     command
+        .add_option_function<std::string>(
+            "--io",
+            [&options](const std::string &choice) {
+                options.io = choice == "direct"     ? IoChoice::direct
+                             : choice == "buffered" ? IoChoice::buffered
+                                                    : IoChoice::automatic;
+            },
+            fmt::format("How files reach the cipher: direct (O_DIRECT: disk to memory and back past the page "
+                        "cache, for regular files; each output durable at its end), buffered (through the page "
+                        "cache), or auto (the default: direct for files of {} or more on file systems that take "
+                        "it, unless the input is cached already; ECB and CTR with a raw key so far)",
+                        std::to_string(kDirectIoMinBytes >> 20) + " MiB"))
+        ->check(CLI::IsMember({"auto", "direct", "buffered"}))
+        ->option_text("HOW");
+    command
         .add_option(
             "--chunk-size", options.chunk_bytes,
             fmt::format("Bytes per pipeline chunk, e.g. 256K, 16M (a multiple of 16; default for files {} on the CPU, "
@@ -522,6 +538,9 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     if (options.mode == Mode::ctr && options.direction == Direction::encrypt && raw_key && options.inputs.size() > 1) {
         throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
                          "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
+    }
+    if (options.io == IoChoice::direct && (options.mode == Mode::gcm || !options.pass_spec.empty())) {
+        throw UsageError(kDirectIoShiftRefusal);
     }
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.

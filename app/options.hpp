@@ -16,6 +16,8 @@
 namespace aesgpu {
 
 enum class ProgressChoice { automatic, always, never }; // automatic: when stderr is a terminal
+// --io: how a file's bytes reach the ring (app/io_path.hpp).
+enum class IoChoice { automatic, direct, buffered };
 
 struct LogOptions {
     int verbosity = 0; // -v count
@@ -50,6 +52,7 @@ struct CipherOptions {
     bool no_pad = false;
     BackendRequest backend;      // --backend, --wait-for-gpu, -T, --streams
     unsigned io_threads = 0;     // 0: default_io_threads()
+    IoChoice io = IoChoice::automatic; // --io
     std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     ProgressChoice progress = ProgressChoice::automatic;
     LogOptions log;

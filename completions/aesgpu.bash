@@ -14,7 +14,7 @@ __aesgpu_options()
                 --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
-                --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --chunk-size"
+                --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --io --chunk-size"
             ;;
         keygen)
             flags="-h --help"
@@ -146,6 +146,9 @@ __aesgpu_value()
             ;;
         --devices)
             __aesgpu_add "$prefix" all
+            ;;
+        --io)
+            __aesgpu_add "$prefix" auto direct buffered
             ;;
         --key-bits)
             if [[ $command == bench ]]; then

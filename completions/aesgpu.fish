@@ -91,6 +91,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l wait-for-gpu -d 'Wait 
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l streams -x -d 'CUDA streams (default 4)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s T -l threads -x -d 'CPU worker threads (0: all)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l io-threads -x -d 'Threads reading/writing one file'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l io -x -a 'auto direct buffered' -d 'How files reach the cipher'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l chunk-size -x -d 'Bytes per pipeline chunk, e.g. 16M'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l progress -d 'Always show the progress line'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l no-progress -d 'Never show the progress line'

@@ -89,13 +89,41 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
     return read_gathered(std::span(&buffer, 1), cancellation);
 }
 
+std::optional<std::string> InputSource::read_directly() {
+    if (!sized_) return "it is not a regular file";
+    DirectFile direct = reopen_direct(fd_, O_RDONLY);
+    if (!direct.fd.valid()) return direct.refusal;
+    direct_fd_ = std::move(direct.fd);
+    direct_alignment_ = direct.alignment;
+    drop_behind_ = false; // nothing of it enters the page cache
+    return std::nullopt;
+}
+
+bool InputSource::direct_fits(const std::byte *data, off_t offset, std::size_t length) const {
+    return direct_fd_.valid() && direct_aligned(data, static_cast<std::uint64_t>(offset), length, direct_alignment_);
+}
+
 std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation) {
     const Gathered<std::byte> buffer(parts);
     std::size_t filled = 0;
-    const bool split = io_threads_ > 1 && sized_ && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes;
+    // Direct reads wait on the disk, not the CPU: several in flight whatever io_threads says.
+    const bool split = (io_threads_ > 1 || direct_fd_.valid()) && sized_ &&
+                       buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes;
     const off_t start = split ? ::lseek(fd_, 0, SEEK_CUR) : -1;
     if (start >= 0) {
         filled = read_parallel(buffer, start);
+    } else if (direct_fd_.valid()) {
+        // Direct reads need the offset: pread from the file offset, and move it on as read() would.
+        const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+        if (at < 0) throw IoError(errno_message("error reading", display_name_, errno));
+        for (const std::span<std::byte> part : parts) {
+            const std::size_t got = fill(part, at + static_cast<off_t>(filled), nullptr);
+            filled += got;
+            if (got < part.size()) break;
+        }
+        if (::lseek(fd_, at + static_cast<off_t>(filled), SEEK_SET) < 0) {
+            throw IoError(errno_message("error reading", display_name_, errno));
+        }
     } else {
         for (const std::span<std::byte> part : parts) {
             const std::size_t got = fill(part, std::nullopt, cancellation);
@@ -121,14 +149,22 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
                               const Cancellation *cancellation) {
     const bool may_wait = cancellation && !S_ISREG(status_.st_mode) && !S_ISBLK(status_.st_mode);
     std::size_t filled = 0;
+    bool direct_refused = false;
     while (filled < buffer.size()) {
         if (may_wait) wait_readable(fd_, *cancellation);
-        const ssize_t got =
-            offset ? ::pread(fd_, buffer.data() + filled, buffer.size() - filled, *offset + static_cast<off_t>(filled))
-                   : ::read(fd_, buffer.data() + filled, buffer.size() - filled);
+        std::byte *const into = buffer.data() + filled;
+        const std::size_t wanted = buffer.size() - filled;
+        const bool direct = offset && !direct_refused && direct_fits(into, *offset + static_cast<off_t>(filled), wanted);
+        const ssize_t got = direct   ? ::pread(direct_fd_.get(), into, wanted, *offset + static_cast<off_t>(filled))
+                            : offset ? ::pread(fd_, into, wanted, *offset + static_cast<off_t>(filled))
+                                     : ::read(fd_, into, wanted);
         if (got == 0) break;
         if (got < 0) {
             if (errno == EINTR) continue;
+            if (direct && errno == EINVAL) { // no O_DIRECT here after all: read it buffered
+                direct_refused = true;
+                continue;
+            }
             throw IoError(errno_message("error reading", display_name_, errno));
         }
         filled += static_cast<std::size_t>(got);
@@ -140,8 +176,9 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 // end of the file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t start) {
     if (!readers_)
-        readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads",
-                                                ThreadShortfall::make_do);
+        readers_ = std::make_unique<WorkerPool>(direct_fd_.valid() ? kDirectIoStreams
+                                                                   : std::min(io_threads_, kMaxReadThreads),
+                                                "parallel file reads", ThreadShortfall::make_do);
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
         buffer.for_each_in(offset, length, [&](std::span<std::byte> piece, std::size_t at) {

@@ -2,7 +2,9 @@
 #include "io/output_sink.hpp"
 
 #include "common/errors.hpp"
+#include "io/direct_io.hpp"
 #include "io/input_source.hpp"
+#include "io/io_threads.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h> // FS_IOC_GETFLAGS, FS_APPEND_FL
@@ -185,7 +187,9 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
       committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
       expected_size_(other.expected_size_), io_threads_(other.io_threads_), may_map_(other.may_map_),
-      mapped_(std::move(other.mapped_)), behind_(other.behind_) {
+      mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
+      direct_alignment_(other.direct_alignment_), direct_writers_(std::move(other.direct_writers_)),
+      behind_(other.behind_) {
     other.mapped_.reset();
 }
 
@@ -322,6 +326,15 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
         bytes_written_ += bytes.size();
         return;
     }
+    if (direct_fd_.valid()) {
+        std::uint64_t at = bytes_written_;
+        for (const std::span<const std::byte> part : parts) {
+            write_direct(part, at);
+            at += part.size();
+        }
+        bytes_written_ = at;
+        return;
+    }
     if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
         if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_)) {
             mapped_.emplace(std::move(*writer));
@@ -338,9 +351,68 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
     if (behind_.window) push_behind();
 }
 
+std::optional<std::string> OutputSink::write_directly() {
+    if (kind_ == Kind::discard) return "nothing is written";
+    if (kind_ == Kind::direct) return "it is written as it goes (standard output, a FIFO or a device)";
+    if (mapped_ || bytes_written_ % kFallbackDirectAlignment != 0) return "writing has begun";
+    DirectFile direct = reopen_direct(fd_, O_WRONLY);
+    if (!direct.fd.valid()) return direct.refusal;
+    // Space for the whole output in one step, where the size is known: a full disk fails here,
+    // before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is
+    // written.
+    if (expected_size_ > 0 &&
+        ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) != 0 && errno == ENOSPC) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
+    direct_fd_ = std::move(direct.fd);
+    direct_alignment_ = direct.alignment;
+    may_map_ = false;
+    behind_.window = 0;
+    durable_ = true;
+    return std::nullopt;
+}
+
+// Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut across
+// kDirectIoStreams threads, the rest through the page cache. A direct write the file system
+// refuses after all (EINVAL), or leaves short, is finished through the page cache.
+void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at) {
+    const auto write_at = [this](int fd, std::span<const std::byte> piece, std::uint64_t offset) {
+        std::size_t done = 0;
+        while (done < piece.size()) {
+            const bool direct = fd == direct_fd_.get();
+            const ssize_t wrote = ::pwrite(fd, piece.data() + done, piece.size() - done,
+                                           static_cast<off_t>(offset + done));
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote < 0 && !(direct && errno == EINVAL)) {
+                throw IoError(errno_message("error writing", display_name_, errno));
+            }
+            if (wrote > 0) done += static_cast<std::size_t>(wrote);
+            if (direct && done < piece.size()) fd = fd_; // refused or short: the rest goes buffered
+        }
+    };
+    const std::size_t alignment = direct_alignment_;
+    const std::size_t aligned =
+        direct_aligned(bytes.data(), at, 0, alignment) ? bytes.size() / alignment * alignment : 0;
+    if (aligned > 0) {
+        if (!direct_writers_) {
+            direct_writers_ = std::make_unique<WorkerPool>(kDirectIoStreams, "parallel direct writes",
+                                                           ThreadShortfall::make_do);
+        }
+        direct_writers_->run_pieces(aligned, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
+            write_at(direct_fd_.get(), bytes.subspan(offset, length), at + offset);
+        });
+    }
+    if (aligned < bytes.size()) write_at(fd_, bytes.subspan(aligned), at + aligned);
+    if (::lseek(fd_, static_cast<off_t>(at + bytes.size()), SEEK_SET) < 0) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
+}
+
 void OutputSink::write_behind(std::uint64_t window_bytes) {
     struct stat st {};
-    if (kind_ == Kind::discard || mapped_ || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (kind_ == Kind::discard || mapped_ || direct_fd_.valid() || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return; // direct writes leave nothing in the page cache to push
+    }
     const auto page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
     behind_.window = std::max(page, static_cast<off_t>(window_bytes) / page * page);
     behind_.sent = behind_.dropped = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR)) / page * page;

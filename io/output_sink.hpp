@@ -11,12 +11,14 @@
 // written directly and cannot be withdrawn.
 #include "common/interrupt_cleanup.hpp"
 #include "common/unique_fd.hpp"
+#include "common/worker_pool.hpp"
 #include "io/mapped_file_writer.hpp"
 
 #include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,6 +66,14 @@ public:
     // now on, writes to a regular file are sent to the disk every `window_bytes` and the window
     // before, once written, leaves the cache, so about two windows stay in memory; no mapped writes.
     void write_behind(std::uint64_t window_bytes);
+    // From now on writes go past the page cache (O_DIRECT, kDirectIoStreams requests in flight)
+    // wherever buffer, offset and length are aligned as the file system needs; the rest (a header,
+    // the odd tail) is written as before. No mapped writes and no write-behind then, and commit()
+    // makes the file durable (it costs little once the data went straight to the disk). Returns
+    // why not where it cannot (standard output, a device, a file system that will not write
+    // directly); nothing is changed then.
+    [[nodiscard]] std::optional<std::string> write_directly();
+    [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
@@ -93,6 +103,7 @@ private:
 
     OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
     void write_sequential(std::span<const std::byte> bytes);
+    void write_direct(std::span<const std::byte> bytes, std::uint64_t at);
     void push_behind();
     void apply_attributes();
     void link_into_place();
@@ -116,6 +127,9 @@ private:
     unsigned io_threads_ = 1;
     bool may_map_ = false; // a temporary file not yet found unfit for mapping
     std::optional<MappedFileWriter> mapped_;
+    UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
+    std::size_t direct_alignment_ = 0;
+    std::unique_ptr<WorkerPool> direct_writers_; // made on the first direct write
     struct WriteBehind {
         off_t window = 0;  // 0: off
         off_t sent = 0;    // file offset up to which writes were sent to the disk

@@ -83,6 +83,10 @@ TEST_F(Durability, WithoutSyncNothingWaitsForTheDiskAndRmAlwaysDoes) {
         const auto calls = synced_calls(arguments);
         EXPECT_EQ(first(calls, "fsync "), calls.size()) << arguments << ":\n" << joined(calls);
     }
+    // The direct path always ends with the file durable: it costs little once the data went
+    // straight to the disk.
+    const auto direct = synced_calls("encrypt -q --io direct" + key + " a -o direct.aes");
+    EXPECT_LT(first(direct, "fsync " + directory() + "/"), first(direct, "link ")) << joined(direct);
     const auto removing = synced_calls("encrypt -q --rm" + key + " a -o a2");
     EXPECT_LT(first(removing, "fsync " + directory() + "/"), first(removing, "link ")) << joined(removing);
     EXPECT_NE(std::find(removing.begin(), removing.end(), "fsync " + directory()), removing.end()) << joined(removing);

@@ -10,6 +10,12 @@
 //                                  PATH as a line ("fsync /dir/file", "link NAME", "rename FROM
 //                                  TO"), in the order they were called: what reached the disk
 //                                  before a name appeared.
+//   AESGPU_TEST_REFUSE_O_DIRECT=1  open() with O_DIRECT fails with EINVAL, as on a file system
+//                                  without direct I/O.
+//   AESGPU_TEST_PWRITE_FAILS_AFTER=N  pwrite() succeeds for N bytes in all, then fails with
+//   AESGPU_TEST_PWRITE_ERRNO=E       errno E (default ENOSPC); the same for pread() with
+//   AESGPU_TEST_PREAD_FAILS_AFTER=N  _PREAD_ (default EIO): a disk that fills or fails mid-run.
+//   AESGPU_TEST_SLOW_PWRITE_MS=MS  each pwrite() takes MS milliseconds more (a run to interrupt).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +23,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdarg>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -99,4 +106,54 @@ extern "C" int renameat2(int from_dir, const char *from, int to_dir, const char 
     static const auto real =
         real_function<int (*)(int, const char *, int, const char *, unsigned)>("renameat2");
     return real(from_dir, from, to_dir, to, flags);
+}
+
+namespace {
+
+// True once more than the bytes `limit_variable` allows have gone through `counter`; sets errno.
+bool fails_now(std::atomic<long long> &counter, std::size_t bytes, const char *limit_variable,
+               const char *errno_variable, int default_errno) {
+    const char *limit = std::getenv(limit_variable);
+    if (!limit) return false;
+    if (counter.fetch_add(static_cast<long long>(bytes)) + static_cast<long long>(bytes) <= std::atoll(limit)) {
+        return false;
+    }
+    const char *code = std::getenv(errno_variable);
+    errno = code ? std::atoi(code) : default_errno;
+    return true;
+}
+
+} // namespace
+
+extern "C" int open(const char *path, int flags, ...) {
+    mode_t mode = 0;
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+        va_list arguments;
+        va_start(arguments, flags);
+        mode = va_arg(arguments, mode_t);
+        va_end(arguments);
+    }
+    if ((flags & O_DIRECT) && std::getenv("AESGPU_TEST_REFUSE_O_DIRECT")) {
+        errno = EINVAL;
+        return -1;
+    }
+    static const auto real = real_function<int (*)(const char *, int, ...)>("open");
+    return real(path, flags, mode);
+}
+
+extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t offset) {
+    static std::atomic<long long> written{0};
+    if (fails_now(written, bytes, "AESGPU_TEST_PWRITE_FAILS_AFTER", "AESGPU_TEST_PWRITE_ERRNO", ENOSPC)) return -1;
+    if (const char *slow = std::getenv("AESGPU_TEST_SLOW_PWRITE_MS")) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(slow)));
+    }
+    static const auto real = real_function<ssize_t (*)(int, const void *, std::size_t, off_t)>("pwrite");
+    return real(fd, data, bytes, offset);
+}
+
+extern "C" ssize_t pread(int fd, void *data, std::size_t bytes, off_t offset) {
+    static std::atomic<long long> read{0};
+    if (fails_now(read, bytes, "AESGPU_TEST_PREAD_FAILS_AFTER", "AESGPU_TEST_PREAD_ERRNO", EIO)) return -1;
+    static const auto real = real_function<ssize_t (*)(int, void *, std::size_t, off_t)>("pread");
+    return real(fd, data, bytes, offset);
 }

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// --io auto|direct|buffered: whether a file's bytes go between the disk and the ring directly
+// (O_DIRECT, past the page cache) or through the page cache, and why, for -v and --json.
+#include "app/options.hpp"
+#include "io/input_source.hpp"
+#include "io/output_sink.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace aesgpu {
+
+// Below this an input is read through the page cache under --io auto: a direct run's fixed costs
+// (threads, a second descriptor, the fsync it always does) are not worth it. Provisional until the
+// direct path is measured on the GPU hosts' disk (bench/NOTES.md).
+inline constexpr std::uint64_t kDirectIoMinBytes = std::uint64_t{64} << 20;
+
+// Why --io direct cannot take a passphrase's or GCM's file yet (a usage error).
+inline constexpr const char *kDirectIoShiftRefusal =
+    "--io direct covers ECB and CTR with a raw key (-K, --key-file) so far: a passphrase's Salted__ header and "
+    "GCM's header and tags shift the output against the input; use --io buffered or auto";
+
+struct IoPath {
+    bool reads_direct = false;
+    bool writes_direct = false;
+    std::string reason; // why each side went as it did, for -v
+    [[nodiscard]] std::string name() const {
+        return reads_direct && writes_direct ? "direct" : reads_direct || writes_direct ? "mixed" : "buffered";
+    }
+};
+
+// Sets `source` and `sink` (nullptr: nothing is written, -t or -P) reading and writing directly
+// where `choice` and the files allow. `shifted`: a header (a passphrase's Salted__, GCM's stream
+// header and tags) moves the output against the input, which the direct path does not take yet.
+// Throws UsageError where --io direct cannot apply to what the files are (a pipe, a device, a
+// shifted format), IoError where their file system refuses it.
+IoPath choose_io_path(IoChoice choice, bool shifted, InputSource &source, OutputSink *sink);
+
+} // namespace aesgpu

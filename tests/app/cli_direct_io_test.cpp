@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+// --io direct|buffered|auto: files read and written past the page cache (O_DIRECT) give the same
+// bytes as the buffered path and as openssl, at every size around the alignment and the chunks;
+// auto says why it took the path it took; refusals fall back or fail clearly; faults leave nothing.
+// CI's /tmp is ext4, which takes O_DIRECT, so these run there.
+#include "support/cli_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace aesgpu::test {
+namespace {
+
+class DirectIoCli : public Cli {
+protected:
+    void SetUp() override {
+        write_file(file("probe"), random_bytes(4096));
+        if (run("python3 -c 'import os; os.close(os.open(\"probe\", os.O_RDONLY | os.O_DIRECT))'").status != 0) {
+            GTEST_SKIP() << "this file system refuses O_DIRECT (" << dir.path() << ")";
+        }
+    }
+    static std::string preload() { return "LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) + " "; }
+};
+
+constexpr std::size_t kChunk = 1 << 20; // --chunk-size 1M: chunk boundaries within small files
+
+TEST_F(DirectIoCli, EveryModeAndSizeGivesWhatBufferedAndOpensslGive) {
+    const std::vector<std::size_t> sizes = {0,          1,          15,     16,         17,
+                                            511,        512,        4095,   4096,       4097,
+                                            kChunk - 1, kChunk,     kChunk + 1, 3 * kChunk + 7, 3 * kChunk + 4096};
+    const std::string key = " -K " + kKey128;
+    for (const std::size_t size : sizes) {
+        SCOPED_TRACE(size);
+        write_file(file("p"), random_bytes(size));
+        for (const std::string &mode : std::vector<std::string>{"--mode ecb", "--mode ctr --iv " + kKey128}) {
+            const std::string openssl = mode == "--mode ecb" ? "openssl enc -aes-128-ecb -K " + kKey128
+                                                             : "openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128;
+            Outcome r = run("$AESGPU encrypt -q -f --chunk-size 1M --io direct " + mode + key + " p -o d.aes && " +
+                            "$AESGPU encrypt -q -f --chunk-size 1M --io buffered " + mode + key + " p -o b.aes && " +
+                            openssl + " -in p -out o.aes && cmp d.aes b.aes && cmp d.aes o.aes && " +
+                            "$AESGPU decrypt -q -f --chunk-size 1M --io direct " + mode + key + " d.aes -o back && cmp back p");
+            EXPECT_EQ(r.status, 0) << mode << ": " << r.out << r.err;
+        }
+        if (size % 16 == 0) {
+            Outcome r = run("$AESGPU encrypt -q -f --no-pad --chunk-size 1M --io direct" + key + " p -o n.aes && " +
+                            "openssl enc -aes-128-ecb -nopad -K " + kKey128 + " -in p | cmp - n.aes && " +
+                            "$AESGPU decrypt -q -f --no-pad --io direct" + key + " n.aes -o nback && cmp nback p");
+            EXPECT_EQ(r.status, 0) << r.out << r.err;
+        }
+    }
+}
+
+// "RESIDENT TOTAL": pages of `name` in the page cache, and all its pages (mincore, which touches
+// nothing; reading to probe would start readahead).
+std::string cached_pages(const std::string &name) {
+    return "python3 " + std::string(AESGPU_SOURCE_DIR) + "/tests/support/cached_pages.py " + name;
+}
+
+std::string evict(const std::string &name) {
+    return "python3 -c 'import os; f = os.open(\"" + name +
+           "\", os.O_RDONLY); os.fdatasync(f); os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)'";
+}
+
+TEST_F(DirectIoCli, ADirectRunLeavesThePageCacheAsItWas) {
+    write_file(file("p"), random_bytes(16 * kChunk + 100));
+    Outcome r = run(evict("p") + " && " + cached_pages("p"));
+    ASSERT_EQ(r.out, "0 4097\n") << "the page cache kept the file: " << r.err;
+    // Encrypt and decrypt directly: neither the inputs nor the outputs enter the cache.
+    r = run("$AESGPU encrypt -q --io direct -K " + kKey128 + " p && " + cached_pages("p") + " && " +
+            cached_pages("p.aes") + " && " + evict("p.aes") + " && $AESGPU decrypt -q --io direct -K " + kKey128 +
+            " p.aes -o back && " + cached_pages("p.aes") + " && " + cached_pages("back") + " && cmp p back");
+    EXPECT_EQ(r.status, 0) << r.err;
+    // A header check's few pages and the odd tail's page, through the cache: under 1% of each file.
+    std::istringstream lines(r.out);
+    int probes = 0;
+    for (std::size_t resident = 0, total = 0; lines >> resident >> total; ++probes) {
+        EXPECT_EQ(total, 4097u);
+        EXPECT_LE(resident * 100, total) << r.out;
+    }
+    EXPECT_EQ(probes, 4) << r.out;
+    // The buffered path, for contrast: the test sees a cached file as cached.
+    r = run(evict("p") + " && $AESGPU encrypt -q -f --io buffered -K " + kKey128 + " p && " + cached_pages("p"));
+    EXPECT_EQ(r.out, "4097 4097\n") << r.err;
+}
+
+TEST_F(DirectIoCli, SeveralFilesInOneRunEachSayTheirPath) {
+    write_file(file("a"), random_bytes(3 * kChunk + 5));
+    write_file(file("b"), random_bytes(kChunk));
+    Outcome r = run("$AESGPU encrypt -q --json --chunk-size 1M --io direct -K " + kKey128 +
+                    " a b > summary && openssl enc -aes-128-ecb -K " + kKey128 + " -in a | cmp - a.aes && " +
+                    "openssl enc -aes-128-ecb -K " + kKey128 + " -in b | cmp - b.aes && grep -c '\"io\":\"direct\"' summary");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "2\n");
+}
+
+TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
+    write_file(file("small"), random_bytes(1000));
+    const std::string key = " -K " + kKey128;
+    EXPECT_NE(run("$AESGPU encrypt -v" + key + " small").err.find("I/O: buffered (a small file)"), std::string::npos);
+    EXPECT_NE(run("cat small | $AESGPU encrypt -v" + key + " -o piped").err.find("I/O: buffered (a pipe, device"),
+              std::string::npos);
+    EXPECT_NE(run("$AESGPU encrypt -v -p pass:x --io auto small -o s2").err.find("I/O: buffered (a passphrase or GCM"),
+              std::string::npos);
+    // 64 MiB, just written: in the page cache, so read from there; evicted, from the disk.
+    write_file(file("big"), random_bytes(64 << 20));
+    Outcome hot = run("$AESGPU encrypt -v" + key + " big -o hot.aes");
+    EXPECT_NE(hot.err.find("I/O: buffered (the input is in the page cache already)"), std::string::npos) << hot.err;
+    Outcome cold = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
+                       "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && $AESGPU encrypt -v" + key +
+                       " big -o cold.aes && cmp hot.aes cold.aes");
+    EXPECT_EQ(cold.status, 0) << cold.err;
+    EXPECT_NE(cold.err.find("I/O: direct (reads past the page cache, and so do writes"), std::string::npos) << cold.err;
+}
+
+TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
+    write_file(file("p"), random_bytes(100));
+    const std::string direct = "$AESGPU encrypt -q --io direct ";
+    for (const std::string &command : std::vector<std::string>{
+             "cat p | " + direct + "-K " + kKey128 + " -o out", direct + "-K " + kKey128 + " -c p > out",
+          direct + "-p pass:x p -o out", direct + "--mode gcm -K " + kKey128 + " p -o out",
+          "$AESGPU decrypt -q --io direct -p pass:x p -o out"}) {
+        std::filesystem::remove(file("out"));
+        Outcome r = run(command + "; echo status=$?");
+        EXPECT_EQ(r.out, "status=2\n") << command << ": " << r.err;
+        EXPECT_NE(r.err.find("--io direct"), std::string::npos) << command << ": " << r.err;
+        // The shell makes `out` for -c's redirection; aesgpu makes nothing.
+        if (command.find(" -c ") == std::string::npos) EXPECT_FALSE(std::filesystem::exists(file("out"))) << command;
+    }
+}
+
+TEST_F(DirectIoCli, AFileSystemThatRefusesDirectIoFallsBackUnderAutoAndFailsClearlyWhenAsked) {
+    write_file(file("big"), random_bytes((64 << 20) + 3));
+    const std::string refuse = "AESGPU_TEST_REFUSE_O_DIRECT=1 " + preload();
+    Outcome r = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
+                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && " + refuse + "$AESGPU encrypt -v -K " +
+                    kKey128 + " big && openssl enc -aes-128-ecb -K " + kKey128 + " -in big | cmp - big.aes");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("I/O: buffered (reads: the file system refuses O_DIRECT)"), std::string::npos) << r.err;
+    r = run(refuse + "$AESGPU encrypt -q --io direct -K " + kKey128 + " big -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: cannot read 'big' directly: the file system refuses O_DIRECT\n");
+    EXPECT_FALSE(std::filesystem::exists(file("out")));
+}
+
+TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
+    const Bytes plain = random_bytes(5 * kChunk + 3);
+    write_file(file("p"), plain);
+    const std::string key = " -K " + kKey128;
+    for (const std::string &fault : std::vector<std::string>{"AESGPU_TEST_PWRITE_FAILS_AFTER=2500000", "AESGPU_TEST_PWRITE_FAILS_AFTER=2500000 "
+                                                                               "AESGPU_TEST_PWRITE_ERRNO=5",
+                                    "AESGPU_TEST_PREAD_FAILS_AFTER=2500000"}) {
+        Outcome r = run(fault + " " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + key + " p -o out");
+        EXPECT_EQ(r.status, 1) << fault;
+        const std::string reason = fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
+                                       ? "Input/output error"
+                                       : "No space left on device";
+        EXPECT_NE(r.err.find(reason), std::string::npos) << fault << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("out"))) << fault;
+        EXPECT_TRUE(read_file(file("p")) == plain) << fault;
+        EXPECT_EQ(entries(), 2u) << fault; // p and probe: no temporary left
+    }
+}
+
+TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {
+    write_file(file("p"), random_bytes(8 * kChunk));
+    Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct -K " +
+                    kKey128 + " p -o out & pid=$!; while [ ! -e /proc/$pid/fd ] || ! ls -l /proc/$pid/fd | grep -q "
+                    "aesgpu-test; do sleep 0.01; done; sleep 0.2; kill -TERM $pid; wait $pid; echo status=$?; ls");
+    EXPECT_NE(r.out.find("status=143\n"), std::string::npos) << r.out << r.err;
+    EXPECT_EQ(r.out.find("out\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("p\n"), std::string::npos) << r.out;
+}
+
+} // namespace
+} // namespace aesgpu::test
