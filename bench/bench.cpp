@@ -212,6 +212,12 @@ CipherSpec bench_spec(Mode mode, Direction direction, std::size_t key_bytes) {
     return spec;
 }
 
+// The file system took no O_DIRECT for a direct file row (its rows are left out, with a note).
+class DirectIoRefused : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class Bench {
 public:
     Bench(const BenchSettings &plan, BenchReport &report) : plan_(plan), report_(report) {
@@ -340,8 +346,8 @@ public:
                                         name + (gpus > 1 ? ", every GPU and the CPU" : ", GPU and CPU"));
             all.threads = plan_.threads;
             all.ratio = all.gbps() / std::max(cpu.gbps(), gpus_gbps);
-            all.ratio_text = fmt::format("{:.2f}x the better alone (cpu {:.1f}, gpu {:.1f})", all.ratio, cpu.gbps(),
-                                         gpus_gbps);
+            all.ratio_text =
+                fmt::format("{:.2f}x the better alone (cpu {:.1f}, gpu {:.1f})", all.ratio, cpu.gbps(), gpus_gbps);
             add(all);
         });
         return true;
@@ -391,16 +397,23 @@ public:
         for (const auto &[backend, mode] : file_runs(with_gpu)) {
             // As `aesgpu encrypt|decrypt --mode M --backend cpu|gpu -f FROM -o TO` runs it.
             BackendRequest request;
-            request.choice = backend == "gpu" ? BackendChoice::gpu
+            request.choice = backend == "gpu"   ? BackendChoice::gpu
                              : backend == "all" ? BackendChoice::all
                                                 : BackendChoice::cpu;
             request.cpu_threads = plan_.threads;
             const CipherSpec encrypting = bench_spec(mode, Direction::encrypt, key.size());
-            const auto run = [&](Direction direction, const std::string &from, const std::string &to) {
+            // `direct`: as --io direct (ECB and CTR), else as --io buffered; false where the file
+            // system refused it (and the direct rows are left out).
+            const auto run = [&](Direction direction, const std::string &from, const std::string &to, bool direct) {
                 const unsigned io_threads = default_io_threads();
                 InputSource source = InputSource::open(from, io_threads);
                 OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
                 sink.make_durable(); // timed until the output is on the disk, as cp's fsync
+                if (direct) {
+                    const auto refusal = source.read_directly();
+                    const auto write_refusal = refusal ? refusal : sink.write_directly();
+                    if (write_refusal) throw DirectIoRefused(*write_refusal);
+                }
                 // gcm: a fresh stream header (raw key, no associated data) or the input's, and
                 // the segment key from it, as the encrypt and decrypt commands do.
                 std::optional<GcmFile> gcm_file;
@@ -431,35 +444,37 @@ public:
                 }
                 run_file_job(job, *selected.backend);
             };
-            step(backend + " file check");
-            run(Direction::encrypt, path, encrypted);
-            // gcm: decrypting checks every segment's tag (and the tests check the format against Tink).
-            if (mode != Mode::gcm) check_file_prefix(key, encrypting, path, encrypted, backend);
-            run(Direction::decrypt, encrypted, decrypted);
-            if (!same_contents(path, decrypted)) {
-                throw std::runtime_error(backend + " file: decrypting the encrypted file did not give it back");
-            }
-            for (const Direction direction : plan_.directions) {
-                const CipherSpec spec(direction, mode, encrypting.iv);
-                const std::string name = cipher_name(bits, spec);
-                step(backend + " file " + name);
-                BenchResult r = cipher_result(backend, "file", name, bits, spec);
-                r.bytes = size;
-                set_times(r, direction == Direction::encrypt
-                                 ? time_runs_with_cpu(
-                                       plan_.reps, [&] { run(direction, path, encrypted); }, fresh(path, encrypted))
-                                 : time_runs_with_cpu(
-                                       plan_.reps, [&] { run(direction, encrypted, decrypted); },
-                                       fresh(encrypted, decrypted)));
-                r.ratio = r.seconds / cp.seconds;
-                r.ratio_text =
-                    fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
-                                cp.cpu_seconds() > 0 ? fmt::format("{:.2f}x", r.cpu_seconds() / cp.cpu_seconds())
-                                                     : std::string("n/a"));
-                if (copy_floor_seconds_ > 0) {
-                    r.ratio_text += fmt::format("; {:.2f}x the disk's copy floor", r.seconds / copy_floor_seconds_);
+            // The direct path covers ECB and CTR so far (headers and tags shift GCM's output).
+            std::vector<bool> paths = {false};
+            if (mode != Mode::gcm && direct_io_refusal_.empty()) paths.push_back(true);
+            for (const bool direct : paths) {
+                const std::string io = direct ? ", direct" : "";
+                step(backend + " file check" + io);
+                try {
+                    run(Direction::encrypt, path, encrypted, direct);
+                } catch (const DirectIoRefused &e) {
+                    direct_io_refusal_ = e.what();
+                    report_.unavailable.push_back({"file", std::string("no direct rows: ") + e.what()});
+                    break;
                 }
-                add(r);
+                // gcm: decrypting checks every segment's tag (and the tests check the format against Tink).
+                if (mode != Mode::gcm) check_file_prefix(key, encrypting, path, encrypted, backend + io);
+                run(Direction::decrypt, encrypted, decrypted, direct);
+                if (!same_contents(path, decrypted)) {
+                    throw std::runtime_error(backend + " file" + io +
+                                             ": decrypting the encrypted file did not give it back");
+                }
+                for (const Direction direction : plan_.directions) {
+                    file_row(backend, bits, CipherSpec(direction, mode, encrypting.iv), io, cp, [&] {
+                        return direction == Direction::encrypt
+                                   ? time_runs_with_cpu(
+                                         plan_.reps, [&] { run(direction, path, encrypted, direct); },
+                                         fresh(path, encrypted))
+                                   : time_runs_with_cpu(
+                                         plan_.reps, [&] { run(direction, encrypted, decrypted, direct); },
+                                         fresh(encrypted, decrypted));
+                    });
+                }
             }
         }
         if (input_stayed_cached_) {
@@ -469,6 +484,24 @@ public:
     }
 
 private:
+    // A file row: `time` runs it, beside cp and the disk's copy floor.
+    void file_row(const std::string &backend, unsigned bits, const CipherSpec &spec, const std::string &io,
+                  const BenchResult &cp, const std::function<RunTimes()> &time) {
+        const std::string name = cipher_name(bits, spec) + io;
+        step(backend + " file " + name);
+        BenchResult r = cipher_result(backend, "file", name, bits, spec);
+        r.bytes = cp.bytes;
+        set_times(r, time());
+        r.ratio = r.seconds / cp.seconds;
+        r.ratio_text = fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
+                                   cp.cpu_seconds() > 0 ? fmt::format("{:.2f}x", r.cpu_seconds() / cp.cpu_seconds())
+                                                        : std::string("n/a"));
+        if (copy_floor_seconds_ > 0) {
+            r.ratio_text += fmt::format("; {:.2f}x the disk's copy floor", r.seconds / copy_floor_seconds_);
+        }
+        add(r);
+    }
+
     // O_DIRECT read of the file, write of as many bytes, and both at once (a copy's floor), each
     // timed until durable; nothing but a note where the file system refuses O_DIRECT.
     void disk_ceilings(const std::string &path, off_t size, const std::string &scratch_file) {
@@ -633,8 +666,7 @@ private:
         for (std::size_t s = 0; s < slots; ++s) fill_repeating(backend.slot_buffer(s), sample.input);
         // Enough chunks that filling and draining the ring is a small part of the run.
         const std::size_t chunks = std::max(plan_.size_bytes / chunk, 4 * slots);
-        BenchResult r =
-            cipher_result(backend_name, "pipeline", what, static_cast<unsigned>(key.size() * 8), spec);
+        BenchResult r = cipher_result(backend_name, "pipeline", what, static_cast<unsigned>(key.size() * 8), spec);
         r.bytes = double(chunks * chunk);
         r.seconds = time_runs(plan_.reps, [&] {
             for (std::size_t i = 0; i < chunks; ++i) {
@@ -677,7 +709,9 @@ private:
 
     const BenchSettings &plan_;
     BenchReport &report_;
-    double copy_floor_seconds_ = 0;    // the disk's read and write at once, where measured
+    double copy_floor_seconds_ = 0;
+    std::string direct_io_refusal_; // why the file system took no O_DIRECT, once it refused    // the disk's read and
+                                    // write at once, where measured
     bool input_stayed_cached_ = false; // a file row's input could not be dropped from the page cache
     std::vector<std::byte> verify_input_;
 };
