@@ -146,7 +146,9 @@ TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
         EXPECT_EQ(r.out, "status=2\n") << command << ": " << r.err;
         EXPECT_NE(r.err.find("--io direct"), std::string::npos) << command << ": " << r.err;
         // The shell makes `out` for -c's redirection; aesgpu makes nothing.
-        if (command.find(" -c ") == std::string::npos) EXPECT_FALSE(std::filesystem::exists(file("out"))) << command;
+        if (command.find(" -c ") == std::string::npos) {
+            EXPECT_FALSE(std::filesystem::exists(file("out"))) << command;
+        }
     }
 }
 
