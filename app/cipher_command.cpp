@@ -541,7 +541,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     }
     check_input_length(options, source, header_bytes);
     if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
-    const IoPath io_path = choose_io_path(options.io, gcm_file || salt, source, options.test_only ? nullptr : &*sink);
+    const IoPath io_path =
+        choose_io_path(options.io, gcm_file || salt, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
     summary.io = io_path.name();
     spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
     if (keys.will_prompt()) check_required_backend(options.backend);
@@ -703,6 +704,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
 int run_cipher_command(const CipherOptions &options) {
     const std::vector<std::string> inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
     check_inputs(options, inputs);
+    check_direct_io_targets(options, inputs);
     struct stat stdin_status {};
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
     const AssociatedData associated_data = read_associated_data(options, data_on_stdin ? &stdin_status : nullptr);

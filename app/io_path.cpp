@@ -4,18 +4,62 @@
 #include "common/errors.hpp"
 #include "io/direct_io.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <optional>
+#include <utility>
 
 namespace aesgpu {
 
-IoPath choose_io_path(IoChoice choice, bool shifted, InputSource &source, OutputSink *sink) {
-    if (choice == IoChoice::buffered) return {false, false, "--io buffered"};
+namespace {
+
+// Direct requests start where chunks do: at multiples of the chunk from where reading starts.
+// The page size is a multiple of every file system's direct-I/O alignment.
+bool starts_aligned(std::uint64_t offset) {
+    return offset % kFallbackDirectAlignment == 0;
+}
+
+} // namespace
+
+void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs) {
+    if (options.io != IoChoice::direct) return;
+    // stat(), never open(): a FIFO's open would wait for its other end.
+    const auto regular_or_missing = [](const std::string &path) {
+        struct stat status {};
+        return ::stat(path.c_str(), &status) != 0 || S_ISREG(status.st_mode);
+    };
+    for (const std::string &input : inputs) {
+        struct stat status {};
+        const bool regular =
+            input == "-" ? ::fstat(STDIN_FILENO, &status) == 0 && S_ISREG(status.st_mode) : regular_or_missing(input);
+        if (!regular) {
+            throw UsageError("--io direct reads regular files only; " +
+                             (input == "-" ? std::string("standard input") : quoted_name(input)) + " is not one");
+        }
+    }
+    if (options.test_only || options.print_key) return;
+    const bool to_stdout = options.to_stdout || options.output == "-" ||
+                           (options.output.empty() && inputs == std::vector<std::string>{"-"});
+    if (to_stdout || (!options.output.empty() && !regular_or_missing(options.output))) {
+        throw UsageError("--io direct writes regular files only; " +
+                         (to_stdout ? std::string("standard output") : quoted_name(options.output)) +
+                         " is written as it goes");
+    }
+}
+
+IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
+    IoPath path{};
+    path.writes = sink != nullptr;
+    const auto buffered = [&path](std::string reason) {
+        path.reason = std::move(reason);
+        return path;
+    };
+    if (choice == IoChoice::buffered) return buffered("--io buffered");
     const bool forced = choice == IoChoice::direct;
     if (shifted) {
-        if (forced) {
-            throw UsageError(kDirectIoShiftRefusal);
-        }
-        return {false, false, "a passphrase or GCM header shifts the output against the input"};
+        if (forced) throw UsageError(kDirectIoShiftRefusal);
+        return buffered("a passphrase or GCM header shifts the output against the input");
     }
     if (forced && !source.size()) {
         throw UsageError("--io direct reads regular files only; " + source.display_name() + " is read as it comes");
@@ -23,19 +67,29 @@ IoPath choose_io_path(IoChoice choice, bool shifted, InputSource &source, Output
     if (forced && sink && !sink->withdrawable()) {
         throw UsageError("--io direct writes regular files only; " + sink->display_name() + " is written as it goes");
     }
+    if (!starts_aligned(chunk_bytes)) {
+        if (forced) throw UsageError(kDirectIoChunkRefusal);
+        return buffered("a --chunk-size that is not a multiple of 4 KiB");
+    }
+    if (source.size() && !starts_aligned(static_cast<std::uint64_t>(source.start_offset()))) {
+        if (forced) {
+            throw IoError("cannot read " + source.display_name() + " directly: it was read up to byte " +
+                          std::to_string(source.start_offset()) + ", which is not a multiple of 4 KiB");
+        }
+        return buffered("standard input starts inside a page of its file");
+    }
     if (!forced) {
         if (!source.size() || (sink && !sink->withdrawable())) {
-            return {false, false, "a pipe, device or standard stream is not a regular file"};
+            return buffered("a pipe, device or standard stream is not a regular file");
         }
-        if (*source.size() < kDirectIoMinBytes) return {false, false, "a small file"};
-        if (mostly_in_page_cache(source.fd(), source.start_offset(), *source.size())) {
-            return {false, false, "the input is in the page cache already"};
+        if (*source.size() < kDirectIoMinBytes) return buffered("a small file");
+        if (mostly_in_page_cache(source.fd(), static_cast<std::uint64_t>(source.start_offset()), *source.size())) {
+            return buffered("the input is in the page cache already");
         }
     }
-    IoPath path{};
     if (const std::optional<std::string> refusal = source.read_directly()) {
         if (forced) throw IoError("cannot read " + source.display_name() + " directly: " + *refusal);
-        return {false, false, "reads: " + *refusal};
+        return buffered("reads: " + *refusal);
     }
     path.reads_direct = true;
     path.reason = "reads past the page cache";

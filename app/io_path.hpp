@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -21,20 +22,31 @@ inline constexpr const char *kDirectIoShiftRefusal =
     "--io direct covers ECB and CTR with a raw key (-K, --key-file) so far: a passphrase's Salted__ header and "
     "GCM's header and tags shift the output against the input; use --io buffered or auto";
 
+inline constexpr const char *kDirectIoChunkRefusal =
+    "--io direct needs a --chunk-size that is a multiple of 4 KiB: direct reads and writes start where chunks do";
+
 struct IoPath {
     bool reads_direct = false;
     bool writes_direct = false;
+    bool writes = true; // false: nothing is written (-t)
     std::string reason; // why each side went as it did, for -v
     [[nodiscard]] std::string name() const {
-        return reads_direct && writes_direct ? "direct" : reads_direct || writes_direct ? "mixed" : "buffered";
+        if (reads_direct && (writes_direct || !writes)) return "direct";
+        return reads_direct || writes_direct ? "mixed" : "buffered";
     }
 };
+
+// With --io direct, every input named and the output must be regular files (or not exist yet):
+// checked for the whole run before any work, and before a FIFO's open() could wait for its other
+// end. Throws UsageError.
+void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs);
 
 // Sets `source` and `sink` (nullptr: nothing is written, -t or -P) reading and writing directly
 // where `choice` and the files allow. `shifted`: a header (a passphrase's Salted__, GCM's stream
 // header and tags) moves the output against the input, which the direct path does not take yet.
 // Throws UsageError where --io direct cannot apply to what the files are (a pipe, a device, a
 // shifted format), IoError where their file system refuses it.
-IoPath choose_io_path(IoChoice choice, bool shifted, InputSource &source, OutputSink *sink);
+// `chunk_bytes`: --chunk-size (0: the default, a multiple of every alignment).
+IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, InputSource &source, OutputSink *sink);
 
 } // namespace aesgpu

@@ -45,8 +45,8 @@ void direct_pass(const std::string &path, int fd, std::uint64_t bytes, bool writ
             for (;;) {
                 const std::uint64_t offset = next.fetch_add(kRequestBytes);
                 if (offset >= bytes) return;
-                const std::size_t length =
-                    align_up(static_cast<std::size_t>(std::min<std::uint64_t>(kRequestBytes, bytes - offset)), alignment);
+                const std::size_t length = align_up(
+                    static_cast<std::size_t>(std::min<std::uint64_t>(kRequestBytes, bytes - offset)), alignment);
                 const ssize_t done = writing ? ::pwrite(fd, buffer.get(), length, static_cast<off_t>(offset))
                                              : ::pread(fd, buffer.get(), length, static_cast<off_t>(offset));
                 if (done < 0 && errno == EINTR) continue; // the next request covers what is left
@@ -117,7 +117,8 @@ bool accepts_direct_io(const std::string &path) {
 
 void make_file_durable(const std::string &path) {
     const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file.valid() || ::fsync(file.get()) != 0) throw IoError(errno_message("cannot sync", quoted_name(path), errno));
+    if (!file.valid() || ::fsync(file.get()) != 0)
+        throw IoError(errno_message("cannot sync", quoted_name(path), errno));
     const std::string parent = std::filesystem::path(path).parent_path().string();
     const UniqueFd directory(::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!directory.valid() || ::fsync(directory.get()) != 0) {

@@ -5,12 +5,14 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <vector>
 
 namespace aesgpu {
 
@@ -31,7 +33,8 @@ DirectFile reopen_direct(int fd, int flags) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
     UniqueFd direct(::open(self.c_str(), flags | O_DIRECT | O_CLOEXEC));
     if (!direct.valid()) {
-        return {{}, 0, errno == EINVAL ? "the file system refuses O_DIRECT" : errno_message("cannot reopen", "it", errno)};
+        return {
+            {}, 0, errno == EINVAL ? "the file system refuses O_DIRECT" : errno_message("cannot reopen", "it", errno)};
     }
     const std::optional<std::size_t> alignment = direct_io_alignment(direct.get());
     if (!alignment) return {{}, 0, "the file system refuses O_DIRECT"};
@@ -39,15 +42,28 @@ DirectFile reopen_direct(int fd, int flags) {
 }
 
 bool mostly_in_page_cache(int fd, std::uint64_t start, std::uint64_t length) {
-    constexpr int kSamples = 8;
-    std::byte page[4096];
-    int cached = 0;
-    for (int i = 0; i < kSamples; ++i) {
-        const std::uint64_t at = start + length / kSamples * static_cast<std::uint64_t>(i);
-        iovec into{page, sizeof page};
-        if (::preadv2(fd, &into, 1, static_cast<off_t>(at), RWF_NOWAIT) > 0) ++cached;
+    // mincore() of a mapping that is never touched: a read to probe (even preadv2 with
+    // RWF_NOWAIT) starts readahead of what it misses, and a hole would count as cached.
+    constexpr std::uint64_t kSamples = 8;
+    constexpr std::uint64_t kSampleBytes = std::uint64_t{64} << 10;
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    std::uint64_t resident = 0;
+    std::uint64_t pages = 0;
+    for (std::uint64_t i = 0; i < kSamples; ++i) {
+        const std::uint64_t at = (start + length / kSamples * i) / page * page;
+        const std::uint64_t end = std::min(start + length, at + kSampleBytes);
+        if (end <= at) continue;
+        const std::size_t bytes = static_cast<std::size_t>(end - at);
+        void *const mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(at));
+        if (mapped == MAP_FAILED) return false;
+        std::vector<unsigned char> in_core((bytes + page - 1) / page);
+        if (::mincore(mapped, bytes, in_core.data()) == 0) {
+            for (const unsigned char flag : in_core) resident += flag & 1;
+            pages += in_core.size();
+        }
+        ::munmap(mapped, bytes);
     }
-    return cached * 2 > kSamples;
+    return pages > 0 && resident * 2 > pages;
 }
 
 UniqueFd open_direct(const std::string &path, int flags, mode_t mode) {

@@ -355,7 +355,15 @@ std::optional<std::string> OutputSink::write_directly() {
     if (kind_ == Kind::discard) return "nothing is written";
     if (kind_ == Kind::direct) return "it is written as it goes (standard output, a FIFO or a device)";
     if (mapped_ || bytes_written_ % kFallbackDirectAlignment != 0) return "writing has begun";
+    // The temporary file has the umask's mode until commit() gives it its own: under a umask
+    // such as 0277 its owner may not open it for writing again. Only the owner, only meanwhile.
+    struct stat status {};
+    const bool widened = ::fstat(fd_, &status) == 0 && (status.st_mode & S_IWUSR) == 0 &&
+                         ::fchmod(fd_, (status.st_mode & 07777) | S_IWUSR) == 0;
     DirectFile direct = reopen_direct(fd_, O_WRONLY);
+    if (widened && ::fchmod(fd_, status.st_mode & 07777) != 0) {
+        throw IoError(errno_message("cannot set permissions of", display_name_, errno));
+    }
     if (!direct.fd.valid()) return direct.refusal;
     // Space for the whole output in one step, where the size is known: a full disk fails here,
     // before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is

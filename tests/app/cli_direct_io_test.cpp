@@ -6,6 +6,8 @@
 #include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
@@ -29,20 +31,34 @@ protected:
 constexpr std::size_t kChunk = 1 << 20; // --chunk-size 1M: chunk boundaries within small files
 
 TEST_F(DirectIoCli, EveryModeAndSizeGivesWhatBufferedAndOpensslGive) {
-    const std::vector<std::size_t> sizes = {0,          1,          15,     16,         17,
-                                            511,        512,        4095,   4096,       4097,
-                                            kChunk - 1, kChunk,     kChunk + 1, 3 * kChunk + 7, 3 * kChunk + 4096};
+    const std::vector<std::size_t> sizes = {0,
+                                            1,
+                                            15,
+                                            16,
+                                            17,
+                                            511,
+                                            512,
+                                            4095,
+                                            4096,
+                                            4097,
+                                            kChunk - 1,
+                                            kChunk,
+                                            kChunk + 1,
+                                            3 * kChunk + 7,
+                                            3 * kChunk + 4096};
     const std::string key = " -K " + kKey128;
     for (const std::size_t size : sizes) {
         SCOPED_TRACE(size);
         write_file(file("p"), random_bytes(size));
         for (const std::string &mode : std::vector<std::string>{"--mode ecb", "--mode ctr --iv " + kKey128}) {
-            const std::string openssl = mode == "--mode ecb" ? "openssl enc -aes-128-ecb -K " + kKey128
-                                                             : "openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128;
-            Outcome r = run("$AESGPU encrypt -q -f --chunk-size 1M --io direct " + mode + key + " p -o d.aes && " +
-                            "$AESGPU encrypt -q -f --chunk-size 1M --io buffered " + mode + key + " p -o b.aes && " +
-                            openssl + " -in p -out o.aes && cmp d.aes b.aes && cmp d.aes o.aes && " +
-                            "$AESGPU decrypt -q -f --chunk-size 1M --io direct " + mode + key + " d.aes -o back && cmp back p");
+            const std::string openssl = mode == "--mode ecb"
+                                            ? "openssl enc -aes-128-ecb -K " + kKey128
+                                            : "openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128;
+            Outcome r =
+                run("$AESGPU encrypt -q -f --chunk-size 1M --io direct " + mode + key + " p -o d.aes && " +
+                    "$AESGPU encrypt -q -f --chunk-size 1M --io buffered " + mode + key + " p -o b.aes && " + openssl +
+                    " -in p -out o.aes && cmp d.aes b.aes && cmp d.aes o.aes && " +
+                    "$AESGPU decrypt -q -f --chunk-size 1M --io direct " + mode + key + " d.aes -o back && cmp back p");
             EXPECT_EQ(r.status, 0) << mode << ": " << r.out << r.err;
         }
         if (size % 16 == 0) {
@@ -94,11 +110,14 @@ TEST_F(DirectIoCli, EveryGpuAndTheCpuCipherTheDirectRing) {
     write_file(file("p"), random_bytes((40 << 20) + 5));
     for (const std::string &backend : std::vector<std::string>{"gpu", "all"}) {
         for (const std::string &mode : std::vector<std::string>{"--mode ecb", "--mode ctr --iv " + kKey128}) {
-            const std::string openssl = mode == "--mode ecb" ? "openssl enc -aes-128-ecb -K " + kKey128
-                                                             : "openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128;
+            const std::string openssl = mode == "--mode ecb"
+                                            ? "openssl enc -aes-128-ecb -K " + kKey128
+                                            : "openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128;
             Outcome r = run("$AESGPU encrypt -v -f --io direct --backend " + backend + " " + mode + " -K " + kKey128 +
-                            " p -o d.aes && " + openssl + " -in p | cmp - d.aes && $AESGPU decrypt -q -f --io direct "
-                            "--backend " + backend + " " + mode + " -K " + kKey128 + " d.aes -o back && cmp back p");
+                            " p -o d.aes && " + openssl +
+                            " -in p | cmp - d.aes && $AESGPU decrypt -q -f --io direct "
+                            "--backend " +
+                            backend + " " + mode + " -K " + kKey128 + " d.aes -o back && cmp back p");
             EXPECT_EQ(r.status, 0) << backend << " " << mode << ": " << r.out << r.err;
             EXPECT_NE(r.err.find("I/O: direct"), std::string::npos) << r.err;
         }
@@ -108,9 +127,10 @@ TEST_F(DirectIoCli, EveryGpuAndTheCpuCipherTheDirectRing) {
 TEST_F(DirectIoCli, SeveralFilesInOneRunEachSayTheirPath) {
     write_file(file("a"), random_bytes(3 * kChunk + 5));
     write_file(file("b"), random_bytes(kChunk));
-    Outcome r = run("$AESGPU encrypt -q --json --chunk-size 1M --io direct -K " + kKey128 +
-                    " a b > summary && openssl enc -aes-128-ecb -K " + kKey128 + " -in a | cmp - a.aes && " +
-                    "openssl enc -aes-128-ecb -K " + kKey128 + " -in b | cmp - b.aes && grep -c '\"io\":\"direct\"' summary");
+    Outcome r =
+        run("$AESGPU encrypt -q --json --chunk-size 1M --io direct -K " + kKey128 +
+            " a b > summary && openssl enc -aes-128-ecb -K " + kKey128 + " -in a | cmp - a.aes && " +
+            "openssl enc -aes-128-ecb -K " + kKey128 + " -in b | cmp - b.aes && grep -c '\"io\":\"direct\"' summary");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "2\n");
 }
@@ -128,10 +148,26 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
     Outcome hot = run("$AESGPU encrypt -v" + key + " big -o hot.aes");
     EXPECT_NE(hot.err.find("I/O: buffered (the input is in the page cache already)"), std::string::npos) << hot.err;
     Outcome cold = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
-                       "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && $AESGPU encrypt -v" + key +
-                       " big -o cold.aes && cmp hot.aes cold.aes");
+                       "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && $AESGPU encrypt -v" +
+                       key + " big -o cold.aes && cmp hot.aes cold.aes");
     EXPECT_EQ(cold.status, 0) << cold.err;
     EXPECT_NE(cold.err.find("I/O: direct (reads past the page cache, and so do writes"), std::string::npos) << cold.err;
+    // Looking for the cache leaves it as it was: the next run is direct again (a probe that read
+    // pages to look made them cached, and sent the next run through the cache).
+    Outcome again = run("$AESGPU encrypt -v -f" + key + " big -o cold.aes && " + cached_pages("big"));
+    EXPECT_NE(again.err.find("I/O: direct (reads past"), std::string::npos) << again.err;
+    EXPECT_EQ(again.out, "0 16384\n");
+    // A sparse file's holes are in no cache.
+    Outcome sparse = run("truncate -s 100M sparse && $AESGPU encrypt -v" + key + " sparse");
+    EXPECT_NE(sparse.err.find("I/O: direct (reads past"), std::string::npos) << sparse.err;
+    // A chunk off the page grid, or standard input read partway into a page: requests could not
+    // start aligned, so auto reads through the cache and says so.
+    Outcome chunk = run("$AESGPU encrypt -v -f --chunk-size 1048592" + key + " big -o c.aes");
+    EXPECT_NE(chunk.err.find("I/O: buffered (a --chunk-size that is not a multiple of 4 KiB)"), std::string::npos)
+        << chunk.err;
+    Outcome partway = run("(head -c 1000 > /dev/null && $AESGPU encrypt -v" + key + " -o s.aes) < big");
+    EXPECT_NE(partway.err.find("I/O: buffered (standard input starts inside a page of its file)"), std::string::npos)
+        << partway.err;
 }
 
 TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
@@ -139,8 +175,12 @@ TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
     const std::string direct = "$AESGPU encrypt -q --io direct ";
     for (const std::string &command : std::vector<std::string>{
              "cat p | " + direct + "-K " + kKey128 + " -o out", direct + "-K " + kKey128 + " -c p > out",
-          direct + "-p pass:x p -o out", direct + "--mode gcm -K " + kKey128 + " p -o out",
-          "$AESGPU decrypt -q --io direct -p pass:x p -o out"}) {
+             direct + "-p pass:x p -o out", direct + "--mode gcm -K " + kKey128 + " p -o out",
+             "$AESGPU decrypt -q --io direct -p pass:x p -o out",
+             direct + "--chunk-size 1000000 -K " + kKey128 + " p -o out",
+             // A FIFO among the files: refused before the first file is done, and never opened.
+             "mkfifo fifo && " + direct + "-K " + kKey128 + " p fifo",
+             "timeout 10 " + direct + "-f -K " + kKey128 + " p -o fifo"}) {
         std::filesystem::remove(file("out"));
         Outcome r = run(command + "; echo status=$?");
         EXPECT_EQ(r.out, "status=2\n") << command << ": " << r.err;
@@ -149,6 +189,7 @@ TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
         if (command.find(" -c ") == std::string::npos) {
             EXPECT_FALSE(std::filesystem::exists(file("out"))) << command;
         }
+        EXPECT_FALSE(std::filesystem::exists(file("p.aes"))) << command;
     }
 }
 
@@ -156,28 +197,58 @@ TEST_F(DirectIoCli, AFileSystemThatRefusesDirectIoFallsBackUnderAutoAndFailsClea
     write_file(file("big"), random_bytes((64 << 20) + 3));
     const std::string refuse = "AESGPU_TEST_REFUSE_O_DIRECT=1 " + preload();
     Outcome r = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
-                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && " + refuse + "$AESGPU encrypt -v -K " +
-                    kKey128 + " big && openssl enc -aes-128-ecb -K " + kKey128 + " -in big | cmp - big.aes");
+                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && " +
+                    refuse + "$AESGPU encrypt -v -K " + kKey128 + " big && openssl enc -aes-128-ecb -K " + kKey128 +
+                    " -in big | cmp - big.aes");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("I/O: buffered (reads: the file system refuses O_DIRECT)"), std::string::npos) << r.err;
     r = run(refuse + "$AESGPU encrypt -q --io direct -K " + kKey128 + " big -o out");
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "aesgpu: cannot read 'big' directly: the file system refuses O_DIRECT\n");
     EXPECT_FALSE(std::filesystem::exists(file("out")));
+    r = run("(head -c 1000 > /dev/null && $AESGPU encrypt -q --io direct -K " + kKey128 + " -o out) < big");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: cannot read standard input directly: it was read up to byte 1000, which is not a "
+                     "multiple of 4 KiB\n");
+}
+
+// The temporary output has the umask's mode until the commit gives it its own, and its owner
+// opens it again for direct writes: a umask that leaves the owner no write bit must not matter.
+TEST_F(DirectIoCli, ARestrictiveUmaskStillWritesDirectly) {
+    if (::geteuid() != 0 || !have_command("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    write_file(file("p"), random_bytes(kChunk + 9));
+    ASSERT_EQ(::chmod(file("p").c_str(), 0644), 0);
+    Outcome r = run("setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all bash -c " +
+                    quote("umask 0277 && $AESGPU encrypt -q --json --io direct -K " + kKey128 + " p") +
+                    " && openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - p.aes");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"io\":\"direct\""), std::string::npos) << r.out;
+}
+
+TEST_F(DirectIoCli, TestingReadsDirectlyAndSaysSo) {
+    write_file(file("p"), random_bytes(kChunk + 9));
+    Outcome r = run("$AESGPU encrypt -q --io direct -K " + kKey128 + " p && $AESGPU decrypt -t --json --io direct -K " +
+                    kKey128 + " p.aes");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"io\":\"direct\""), std::string::npos) << r.out;
 }
 
 TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
     const Bytes plain = random_bytes(5 * kChunk + 3);
     write_file(file("p"), plain);
     const std::string key = " -K " + kKey128;
-    for (const std::string &fault : std::vector<std::string>{"AESGPU_TEST_PWRITE_FAILS_AFTER=2500000", "AESGPU_TEST_PWRITE_FAILS_AFTER=2500000 "
-                                                                               "AESGPU_TEST_PWRITE_ERRNO=5",
-                                    "AESGPU_TEST_PREAD_FAILS_AFTER=2500000"}) {
-        Outcome r = run(fault + " " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + key + " p -o out");
+    for (const std::string &fault : std::vector<std::string>{"AESGPU_TEST_PWRITE_FAILS_AFTER=2500000",
+                                                             "AESGPU_TEST_PWRITE_FAILS_AFTER=2500000 "
+                                                             "AESGPU_TEST_PWRITE_ERRNO=5",
+                                                             "AESGPU_TEST_PREAD_FAILS_AFTER=2500000"}) {
+        Outcome r =
+            run(fault + " " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + key + " p -o out");
         EXPECT_EQ(r.status, 1) << fault;
-        const std::string reason = fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
-                                       ? "Input/output error"
-                                       : "No space left on device";
+        const std::string reason =
+            fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
+                ? "Input/output error"
+                : "No space left on device";
         EXPECT_NE(r.err.find(reason), std::string::npos) << fault << ": " << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("out"))) << fault;
         EXPECT_TRUE(read_file(file("p")) == plain) << fault;
@@ -187,8 +258,9 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
 
 TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {
     write_file(file("p"), random_bytes(8 * kChunk));
-    Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct -K " +
-                    kKey128 + " p -o out & pid=$!; while [ ! -e /proc/$pid/fd ] || ! ls -l /proc/$pid/fd | grep -q "
+    Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() +
+                    "$AESGPU encrypt -q --rm --chunk-size 1M --io direct -K " + kKey128 +
+                    " p -o out & pid=$!; while [ ! -e /proc/$pid/fd ] || ! ls -l /proc/$pid/fd | grep -q "
                     "aesgpu-test; do sleep 0.01; done; sleep 0.2; kill -TERM $pid; wait $pid; echo status=$?; ls");
     EXPECT_NE(r.out.find("status=143\n"), std::string::npos) << r.out << r.err;
     EXPECT_EQ(r.out.find("out\n"), std::string::npos) << r.out;

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,7 +60,7 @@ TEST_F(Durability, SyncFlushesEachFileBeforeItsNameAppearsAndItsDirectoryAfter) 
     // New outputs (an unnamed temporary file linked in), two in one run, and a replacement (-f:
     // a hidden name renamed over the old file).
     for (const std::string &arguments : {"encrypt -q --sync" + key + " a b", "encrypt -q --sync -f" + key + " a -o old",
-                                        "decrypt -q --sync" + key + " b.aes -o b2"}) {
+                                         "decrypt -q --sync" + key + " b.aes -o b2"}) {
         const auto calls = synced_calls(arguments);
         const std::size_t name_appears = std::min(first(calls, "link "), first(calls, "rename "));
         const std::size_t file_flushed = first(calls, "fsync " + directory() + "/");
@@ -69,9 +69,7 @@ TEST_F(Durability, SyncFlushesEachFileBeforeItsNameAppearsAndItsDirectoryAfter) 
         const auto directory_flushed = std::find(calls.rbegin(), calls.rend(), "fsync " + directory());
         ASSERT_NE(directory_flushed, calls.rend()) << arguments << ":\n" << joined(calls);
         const std::ptrdiff_t last_name = std::max(last(calls, "link "), last(calls, "rename "));
-        EXPECT_GT(calls.rend() - directory_flushed - 1, last_name)
-            << arguments << ":\n"
-            << joined(calls);
+        EXPECT_GT(calls.rend() - directory_flushed - 1, last_name) << arguments << ":\n" << joined(calls);
     }
     EXPECT_TRUE(read_file(file("b2")) == read_file(file("b")));
 }

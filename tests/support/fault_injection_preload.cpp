@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdarg>
 #include <cerrno>
 #include <chrono>
+#include <cstdarg>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -71,7 +71,8 @@ std::string path_of(int fd) {
     return length < 0 ? "?" : std::string(target, static_cast<std::size_t>(length));
 }
 
-template <typename Function> Function real_function(const char *name) {
+template <typename Function>
+Function real_function(const char *name) {
     return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
 }
 
@@ -103,8 +104,7 @@ extern "C" int renameat(int from_dir, const char *from, int to_dir, const char *
 
 extern "C" int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags) {
     log_sync_event(std::string("rename ") + from + " " + to);
-    static const auto real =
-        real_function<int (*)(int, const char *, int, const char *, unsigned)>("renameat2");
+    static const auto real = real_function<int (*)(int, const char *, int, const char *, unsigned)>("renameat2");
     return real(from_dir, from, to_dir, to, flags);
 }
 
@@ -125,20 +125,46 @@ bool fails_now(std::atomic<long long> &counter, std::size_t bytes, const char *l
 
 } // namespace
 
-extern "C" int open(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
-        va_list arguments;
-        va_start(arguments, flags);
-        mode = va_arg(arguments, mode_t);
-        va_end(arguments);
-    }
+namespace {
+
+// open() and its other names (glibc 2.39 binds large-file and fortified calls to these).
+int open_or_refuse(const char *symbol, const char *path, int flags, mode_t mode) {
     if ((flags & O_DIRECT) && std::getenv("AESGPU_TEST_REFUSE_O_DIRECT")) {
         errno = EINVAL;
         return -1;
     }
-    static const auto real = real_function<int (*)(const char *, int, ...)>("open");
+    const auto real = real_function<int (*)(const char *, int, ...)>(symbol);
     return real(path, flags, mode);
+}
+
+mode_t mode_argument(int flags, va_list arguments) {
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(arguments, mode_t) : 0;
+}
+
+} // namespace
+
+extern "C" int open(const char *path, int flags, ...) {
+    va_list arguments;
+    va_start(arguments, flags);
+    const mode_t mode = mode_argument(flags, arguments);
+    va_end(arguments);
+    return open_or_refuse("open", path, flags, mode);
+}
+
+extern "C" int open64(const char *path, int flags, ...) {
+    va_list arguments;
+    va_start(arguments, flags);
+    const mode_t mode = mode_argument(flags, arguments);
+    va_end(arguments);
+    return open_or_refuse("open64", path, flags, mode);
+}
+
+extern "C" int __open_2(const char *path, int flags) {
+    return open_or_refuse("__open_2", path, flags, 0);
+}
+
+extern "C" int __open64_2(const char *path, int flags) {
+    return open_or_refuse("__open64_2", path, flags, 0);
 }
 
 extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t offset) {
