@@ -31,11 +31,11 @@ struct FreeAligned {
     void operator()(std::byte *p) const { std::free(p); }
 };
 
-// kDiskCeilingStreams threads take kRequestBytes requests in turn until `bytes` are done.
-void direct_pass(const std::string &path, int fd, std::uint64_t bytes, bool writing) {
+// `streams` threads take kRequestBytes requests in turn until `bytes` are done.
+void direct_pass(const std::string &path, int fd, std::uint64_t bytes, bool writing, unsigned streams) {
     const std::size_t alignment = direct_io_alignment(fd).value_or(kFallbackDirectAlignment);
     std::atomic<std::uint64_t> next{0};
-    std::vector<std::exception_ptr> errors(kDiskCeilingStreams);
+    std::vector<std::exception_ptr> errors(streams);
     const auto stream = [&](std::size_t index) {
         try {
             std::unique_ptr<std::byte, FreeAligned> buffer(
@@ -60,7 +60,7 @@ void direct_pass(const std::string &path, int fd, std::uint64_t bytes, bool writ
         }
     };
     std::vector<std::thread> threads;
-    for (std::size_t i = 1; i < kDiskCeilingStreams; ++i) {
+    for (std::size_t i = 1; i < streams; ++i) {
         threads.push_back(start_thread("a disk ceiling", [&stream, i] { stream(i); }));
     }
     stream(0);
@@ -79,30 +79,30 @@ UniqueFd must_open_direct(const std::string &path, int flags) {
 
 } // namespace
 
-void direct_read_pass(const std::string &path) {
+void direct_read_pass(const std::string &path, unsigned streams) {
     const UniqueFd fd = must_open_direct(path, O_RDONLY);
     const off_t size = ::lseek(fd.get(), 0, SEEK_END);
     if (size < 0) throw IoError(errno_message("cannot read", quoted_name(path), errno));
-    direct_pass(path, fd.get(), static_cast<std::uint64_t>(size), false);
+    direct_pass(path, fd.get(), static_cast<std::uint64_t>(size), false, streams);
 }
 
-void direct_write_pass(const std::string &path, std::uint64_t bytes) {
+void direct_write_pass(const std::string &path, std::uint64_t bytes, unsigned streams) {
     const UniqueFd fd = must_open_direct(path, O_WRONLY | O_CREAT | O_TRUNC);
-    direct_pass(path, fd.get(), bytes, true);
+    direct_pass(path, fd.get(), bytes, true, streams);
 }
 
-void direct_copy_floor_pass(const std::string &from, const std::string &to, std::uint64_t bytes) {
+void direct_copy_floor_pass(const std::string &from, const std::string &to, std::uint64_t bytes, unsigned streams) {
     std::exception_ptr read_error;
     std::thread reader = start_thread("a disk ceiling", [&] {
         try {
-            direct_read_pass(from);
+            direct_read_pass(from, streams);
         } catch (...) {
             read_error = std::current_exception();
         }
     });
     std::exception_ptr write_error;
     try {
-        direct_write_pass(to, bytes);
+        direct_write_pass(to, bytes, streams);
     } catch (...) {
         write_error = std::current_exception();
     }
