@@ -3,7 +3,7 @@
 
 #include "cipher/cipher_backend.hpp"
 #include "common/errors.hpp"
-#include "common/threads.hpp"
+#include "common/worker_pool.hpp"
 #include "io/direct_io.hpp"
 
 #include <fcntl.h>
@@ -17,7 +17,6 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace aesgpu {
@@ -31,43 +30,31 @@ struct FreeAligned {
     void operator()(std::byte *p) const { std::free(p); }
 };
 
-// `streams` threads take kRequestBytes requests in turn until `bytes` are done.
+// `streams` tasks on a pool take kRequestBytes requests in turn until `bytes` are done. Short of
+// threads the pool makes do with those it got (a ceiling with fewer in flight beats none).
 void direct_pass(const std::string &path, int fd, std::uint64_t bytes, bool writing, unsigned streams) {
     const std::size_t alignment = direct_io_alignment(fd).value_or(kFallbackDirectAlignment);
     std::atomic<std::uint64_t> next{0};
-    std::vector<std::exception_ptr> errors(streams);
-    const auto stream = [&](std::size_t index) {
-        try {
-            std::unique_ptr<std::byte, FreeAligned> buffer(
-                static_cast<std::byte *>(std::aligned_alloc(alignment, kRequestBytes)));
-            if (!buffer) throw ResourceExhausted("not enough memory for a direct-I/O buffer");
-            std::memset(buffer.get(), 0x5a, kRequestBytes);
-            for (;;) {
-                const std::uint64_t offset = next.fetch_add(kRequestBytes);
-                if (offset >= bytes) return;
-                const std::size_t length = align_up(
-                    static_cast<std::size_t>(std::min<std::uint64_t>(kRequestBytes, bytes - offset)), alignment);
-                const ssize_t done = writing ? ::pwrite(fd, buffer.get(), length, static_cast<off_t>(offset))
-                                             : ::pread(fd, buffer.get(), length, static_cast<off_t>(offset));
-                if (done < 0 && errno == EINTR) continue; // the next request covers what is left
-                if (done < 0) {
-                    throw IoError(errno_message(writing ? "error writing" : "error reading", quoted_name(path), errno));
-                }
-                if (done == 0) return; // the file ended early (it shrank)
+    WorkerPool pool(streams, "a disk ceiling", ThreadShortfall::make_do);
+    pool.run(streams, [&](std::size_t) {
+        std::unique_ptr<std::byte, FreeAligned> buffer(
+            static_cast<std::byte *>(std::aligned_alloc(alignment, kRequestBytes)));
+        if (!buffer) throw ResourceExhausted("not enough memory for a direct-I/O buffer");
+        std::memset(buffer.get(), 0x5a, kRequestBytes);
+        for (;;) {
+            const std::uint64_t offset = next.fetch_add(kRequestBytes);
+            if (offset >= bytes) return;
+            const std::size_t length =
+                align_up(static_cast<std::size_t>(std::min<std::uint64_t>(kRequestBytes, bytes - offset)), alignment);
+            const ssize_t done = writing ? ::pwrite(fd, buffer.get(), length, static_cast<off_t>(offset))
+                                         : ::pread(fd, buffer.get(), length, static_cast<off_t>(offset));
+            if (done < 0 && errno == EINTR) continue; // a later request covers what is left
+            if (done < 0) {
+                throw IoError(errno_message(writing ? "error writing" : "error reading", quoted_name(path), errno));
             }
-        } catch (...) {
-            errors[index] = std::current_exception();
+            if (done == 0) return; // the file ended early (it shrank)
         }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t i = 1; i < streams; ++i) {
-        threads.push_back(start_thread("a disk ceiling", [&stream, i] { stream(i); }));
-    }
-    stream(0);
-    for (auto &thread : threads) thread.join();
-    for (const auto &error : errors) {
-        if (error) std::rethrow_exception(error);
-    }
+    });
     if (writing && ::fdatasync(fd) != 0) throw IoError(errno_message("error writing", quoted_name(path), errno));
 }
 
@@ -92,23 +79,15 @@ void direct_write_pass(const std::string &path, std::uint64_t bytes, unsigned st
 }
 
 void direct_copy_floor_pass(const std::string &from, const std::string &to, std::uint64_t bytes, unsigned streams) {
-    std::exception_ptr read_error;
-    std::thread reader = start_thread("a disk ceiling", [&] {
-        try {
+    // Short of a thread, one after the other: where the disk shares its bandwidth, about the same.
+    WorkerPool pool(2, "a disk ceiling", ThreadShortfall::make_do);
+    pool.run(2, [&](std::size_t side) {
+        if (side == 0) {
             direct_read_pass(from, streams);
-        } catch (...) {
-            read_error = std::current_exception();
+        } else {
+            direct_write_pass(to, bytes, streams);
         }
     });
-    std::exception_ptr write_error;
-    try {
-        direct_write_pass(to, bytes, streams);
-    } catch (...) {
-        write_error = std::current_exception();
-    }
-    reader.join();
-    if (read_error) std::rethrow_exception(read_error);
-    if (write_error) std::rethrow_exception(write_error);
 }
 
 bool accepts_direct_io(const std::string &path) {

@@ -726,6 +726,21 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
     EXPECT_EQ(bench.out.find("--size"), std::string::npos) << bench.out;
 }
 
+// The bench's disk ceilings start several threads each: one refused must end the stage with one
+// clear line, never abort (a joinable thread destroyed while the error unwound: status 134).
+TEST_F(Cli, BenchShortOfThreadsNeverAbortsInTheDiskCeilings) {
+    write_file(file("f"), random_bytes(5 << 20));
+    for (const int allowed : {2, 6, 12}) {
+        Outcome r = run("AESGPU_TEST_THREADS_ALLOWED=" + std::to_string(allowed) + " LD_PRELOAD=" +
+                        std::string(AESGPU_FAULT_INJECTION) +
+                        " $AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --direction encrypt "
+                        "--mode ecb -T 1 --file f");
+        EXPECT_EQ(r.status, 1) << allowed << ": " << r.err;
+        EXPECT_NE(r.err.find("aesgpu: file: cannot start a thread for "), std::string::npos) << allowed << r.err;
+        EXPECT_EQ(r.err.find("terminate"), std::string::npos) << allowed << ": " << r.err;
+    }
+}
+
 TEST_F(Cli, AThreadLimitOnlySlowsSplitFileReadsAndWrites) {
     // More threads only speed split reads and mapped writes up: refused some, they go on with
     // fewer. Which thread is refused moves with N, so every N up to all of them is tried; a
