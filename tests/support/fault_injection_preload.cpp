@@ -151,21 +151,13 @@ extern "C" int open(const char *path, int flags, ...) {
     return open_or_refuse("open", path, flags, mode);
 }
 
-extern "C" int open64(const char *path, int flags, ...) {
-    va_list arguments;
-    va_start(arguments, flags);
-    const mode_t mode = mode_argument(flags, arguments);
-    va_end(arguments);
-    return open_or_refuse("open64", path, flags, mode);
-}
-
 extern "C" int __open_2(const char *path, int flags) {
     return open_or_refuse("__open_2", path, flags, 0);
 }
 
-extern "C" int __open64_2(const char *path, int flags) {
-    return open_or_refuse("__open64_2", path, flags, 0);
-}
+// On x86-64 the large-file names are the same functions in glibc.
+extern "C" int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+extern "C" int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
 
 extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t offset) {
     static std::atomic<long long> written{0};
