@@ -7,10 +7,12 @@
 #include "io/io_threads.hpp"
 
 #include <fcntl.h>
-#include <linux/fs.h> // FS_IOC_GETFLAGS, FS_APPEND_FL
+#include <linux/fs.h>    // FS_IOC_GETFLAGS, FS_APPEND_FL
+#include <linux/magic.h> // OVERLAYFS_SUPER_MAGIC
 #include <stdio.h>    // renameat2
 #include <sys/ioctl.h>
 #include <sys/random.h>
+#include <sys/vfs.h> // fstatfs
 #include <unistd.h>
 
 #include <algorithm>
@@ -424,6 +426,8 @@ void OutputSink::write_behind(std::uint64_t window_bytes) {
     const auto page = static_cast<off_t>(::sysconf(_SC_PAGESIZE));
     behind_.window = std::max(page, static_cast<off_t>(window_bytes) / page * page);
     behind_.sent = behind_.dropped = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR)) / page * page;
+    struct statfs fs {};
+    behind_.whole_file_sync = ::fstatfs(fd_, &fs) == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC;
     may_map_ = false; // a mapping dirties a whole window of its own
 }
 
@@ -431,14 +435,17 @@ void OutputSink::write_behind(std::uint64_t window_bytes) {
 void OutputSink::push_behind() {
     const off_t now = ::lseek(fd_, 0, SEEK_CUR);
     if (now < 0 || now - behind_.sent < behind_.window) return;
-    if (::sync_file_range(fd_, behind_.sent, now - behind_.sent, SYNC_FILE_RANGE_WRITE) != 0) {
+    if (behind_.whole_file_sync) {
+        // Everything written so far reaches the disk, the last window too: one call, not two.
+        if (::fdatasync(fd_) != 0) throw IoError(errno_message("error writing", display_name_, errno));
+    } else if (::sync_file_range(fd_, behind_.sent, now - behind_.sent, SYNC_FILE_RANGE_WRITE) != 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }
     behind_.sent = now;
     while (behind_.sent - behind_.dropped > behind_.window) {
         const off_t length = behind_.sent - behind_.window - behind_.dropped;
         constexpr unsigned kWritten = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
-        if (::sync_file_range(fd_, behind_.dropped, length, kWritten) != 0) {
+        if (!behind_.whole_file_sync && ::sync_file_range(fd_, behind_.dropped, length, kWritten) != 0) {
             throw IoError(errno_message("error writing", display_name_, errno));
         }
         // From a little before: only whole folios go, and a large one may straddle the last end.

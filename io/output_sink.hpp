@@ -134,6 +134,9 @@ private:
         off_t window = 0;  // 0: off
         off_t sent = 0;    // file offset up to which writes were sent to the disk
         off_t dropped = 0; // up to which they left the page cache
+        // On overlayfs (a container's root) sync_file_range reaches the overlay's own empty page
+        // cache, not the file's, and does nothing: fdatasync, which the overlay passes on, instead.
+        bool whole_file_sync = false;
     } behind_;
 };
 
