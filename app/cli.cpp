@@ -542,7 +542,9 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     if (options.io == IoChoice::direct && (options.mode == Mode::gcm || !options.pass_spec.empty())) {
         throw UsageError(kDirectIoShiftRefusal);
     }
-    if (options.io == IoChoice::direct && options.chunk_bytes % 4096 != 0) throw UsageError(kDirectIoChunkRefusal);
+    if (options.io == IoChoice::direct && !chunk_suits_direct_io(options.chunk_bytes)) {
+        throw UsageError(kDirectIoChunkRefusal);
+    }
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
     if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {

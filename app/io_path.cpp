@@ -22,6 +22,10 @@ bool starts_aligned(std::uint64_t offset) {
 
 } // namespace
 
+bool chunk_suits_direct_io(std::size_t chunk_bytes) {
+    return starts_aligned(chunk_bytes);
+}
+
 void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (options.io != IoChoice::direct) return;
     // stat(), never open(): a FIFO's open would wait for its other end.
@@ -67,7 +71,7 @@ IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, In
     if (forced && sink && !sink->withdrawable()) {
         throw UsageError("--io direct writes regular files only; " + sink->display_name() + " is written as it goes");
     }
-    if (!starts_aligned(chunk_bytes)) {
+    if (!chunk_suits_direct_io(chunk_bytes)) {
         if (forced) throw UsageError(kDirectIoChunkRefusal);
         return buffered("a --chunk-size that is not a multiple of 4 KiB");
     }

@@ -25,6 +25,10 @@ inline constexpr const char *kDirectIoShiftRefusal =
 inline constexpr const char *kDirectIoChunkRefusal =
     "--io direct needs a --chunk-size that is a multiple of 4 KiB: direct reads and writes start where chunks do";
 
+// Whether chunks of `chunk_bytes` (0: the default) start where direct reads and writes may: a
+// multiple of the page size, which every file system's direct-I/O alignment divides.
+[[nodiscard]] bool chunk_suits_direct_io(std::size_t chunk_bytes);
+
 struct IoPath {
     bool reads_direct = false;
     bool writes_direct = false;
