@@ -20,7 +20,9 @@
 #include <cerrno>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 namespace aesgpu {
 
@@ -367,37 +369,57 @@ std::optional<std::string> OutputSink::write_directly() {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }
     if (!direct.fd.valid()) return direct.refusal;
-    // Space for the whole output in one step, where the size is known: a full disk fails here,
-    // before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is
-    // written.
-    if (expected_size_ > 0 &&
-        ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) != 0 && errno == ENOSPC) {
-        throw IoError(errno_message("error writing", display_name_, errno));
-    }
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;
     may_map_ = false;
     behind_.window = 0;
     durable_ = true;
+    reserve_direct_space();
     return std::nullopt;
 }
 
+void OutputSink::expect_size(std::uint64_t bytes) {
+    expected_size_ = bytes;
+    if (direct_fd_.valid()) reserve_direct_space();
+}
+
+// Space for the whole direct output in one step, once its size is known: a full disk fails here,
+// before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is written.
+// (Buffered outputs leave it to the page cache's delayed allocation; mapped ones reserve their own.)
+void OutputSink::reserve_direct_space() {
+    if (expected_size_ > 0 &&
+        ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) != 0 && errno == ENOSPC) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
+}
+
 // Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut across
-// kDirectIoStreams threads, the rest through the page cache. A direct write the file system
-// refuses after all (EINVAL), or leaves short, is finished through the page cache.
+// kDirectIoStreams threads, the rest through the page cache. What a direct write leaves undone
+// (the file system refuses it after all, EINVAL, or writes short) goes through the page cache too,
+// but only once every direct write of the call has ended: a buffered write reads in the page it
+// starts in, and if a neighbour's direct write to that page were still under way, the stale page
+// would be written back over it later.
 void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at) {
-    const auto write_at = [this](int fd, std::span<const std::byte> piece, std::uint64_t offset) {
+    struct Undone {
+        std::size_t offset; // in `bytes`
+        std::size_t length;
+        bool refused;       // EINVAL with nothing of the piece written: no direct writes from now on
+    };
+    std::mutex undone_mutex;
+    std::vector<Undone> undone;
+    const auto write_directly_at = [&](std::size_t offset, std::size_t length) {
         std::size_t done = 0;
-        while (done < piece.size()) {
-            const bool direct = fd == direct_fd_.get();
-            const ssize_t wrote = ::pwrite(fd, piece.data() + done, piece.size() - done,
-                                           static_cast<off_t>(offset + done));
+        while (done < length) {
+            const ssize_t wrote = ::pwrite(direct_fd_.get(), bytes.data() + offset + done, length - done,
+                                           static_cast<off_t>(at + offset + done));
             if (wrote < 0 && errno == EINTR) continue;
-            if (wrote < 0 && !(direct && errno == EINVAL)) {
-                throw IoError(errno_message("error writing", display_name_, errno));
+            if (wrote < 0 && errno != EINVAL) throw IoError(errno_message("error writing", display_name_, errno));
+            if (wrote <= 0) {
+                const std::lock_guard lock(undone_mutex);
+                undone.push_back({offset + done, length - done, wrote < 0 && done == 0});
+                return;
             }
-            if (wrote > 0) done += static_cast<std::size_t>(wrote);
-            if (direct && done < piece.size()) fd = fd_; // refused or short: the rest goes buffered
+            done += static_cast<std::size_t>(wrote);
         }
     };
     const std::size_t alignment = direct_alignment_;
@@ -408,13 +430,25 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
             direct_writers_ = std::make_unique<WorkerPool>(kDirectIoStreams, "parallel direct writes",
                                                            ThreadShortfall::make_do);
         }
-        direct_writers_->run_pieces(aligned, kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
-            write_at(direct_fd_.get(), bytes.subspan(offset, length), at + offset);
-        });
+        direct_writers_->run_pieces(aligned, kFileCopyPieces, write_directly_at);
     }
-    if (aligned < bytes.size()) write_at(fd_, bytes.subspan(aligned), at + aligned);
+    if (aligned < bytes.size()) undone.push_back({aligned, bytes.size() - aligned, false});
+    for (const Undone &piece : undone) write_buffered_at(bytes.subspan(piece.offset, piece.length), at + piece.offset);
+    if (std::any_of(undone.begin(), undone.end(), [](const Undone &piece) { return piece.refused; })) {
+        direct_fd_.reset(); // the rest is written through the page cache; commit() still flushes it
+    }
     if (::lseek(fd_, static_cast<off_t>(at + bytes.size()), SEEK_SET) < 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
+    }
+}
+
+void OutputSink::write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t wrote = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0) throw IoError(errno_message("error writing", display_name_, errno));
+        done += static_cast<std::size_t>(wrote);
     }
 }
 

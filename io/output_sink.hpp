@@ -60,7 +60,7 @@ public:
     // The same for `parts`, one after another, as if they were one buffer.
     void write_gathered(std::span<const std::span<const std::byte>> parts);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
-    void expect_size(std::uint64_t bytes) { expected_size_ = bytes; }
+    void expect_size(std::uint64_t bytes);
     // Under a memory limit (a control group's): the page cache that writes to a file fill is
     // charged to the group, and a dirty page cannot be given back before it reaches the disk. From
     // now on, writes to a regular file are sent to the disk every `window_bytes` and the window
@@ -104,6 +104,8 @@ private:
     OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
     void write_sequential(std::span<const std::byte> bytes);
     void write_direct(std::span<const std::byte> bytes, std::uint64_t at);
+    void write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at);
+    void reserve_direct_space();
     void push_behind();
     void apply_attributes();
     void link_into_place();

@@ -256,6 +256,56 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
     }
 }
 
+// A buffered write reads in the page it starts in; were a neighbouring direct write to that page
+// still under way, the stale page would later be written back over it. So what direct writes leave
+// undone goes through the page cache only once none is in flight. Direct writes are slowed and
+// refused from the second chunk on; before, the refused piece went buffered at once, beside three
+// direct writes still running.
+TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
+    const Bytes plain = random_bytes(4 * kChunk + 5);
+    write_file(file("p"), plain);
+    const std::string log = capture.file("writes.log");
+    Outcome r = run("AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER=" + std::to_string(kChunk + kChunk / 2) +
+                    " AESGPU_TEST_SLOW_PWRITE_MS=50 AESGPU_TEST_WRITE_LOG=" + log + " " + preload() +
+                    "$AESGPU encrypt -q --chunk-size 1M --io direct -K " + kKey128 + " p -o out && openssl enc " +
+                    "-aes-128-ecb -K " + kKey128 + " -in p | cmp - out");
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(slurp(log));
+    int direct_in_flight = 0;
+    std::size_t refused = 0;
+    std::size_t buffered = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("start direct", 0) == 0) ++direct_in_flight;
+        if (line.rfind("end direct", 0) == 0) --direct_in_flight;
+        if (line.rfind("refused direct", 0) == 0) ++refused;
+        if (line.rfind("start buffered", 0) == 0) {
+            ++buffered;
+            EXPECT_EQ(direct_in_flight, 0) << line;
+        }
+    }
+    EXPECT_GE(refused, 1u);
+    EXPECT_GE(buffered, 2u); // the refused pieces, and the rest of the file after them
+}
+
+// Space for the whole output is reserved before the first direct write, so a full disk fails
+// before any data. Before, the reservation came before the size was known, and was never made.
+TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
+    write_file(file("p"), random_bytes(3 * kChunk + 5));
+    const std::string log = capture.file("writes.log");
+    Outcome r = run("AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + "$AESGPU encrypt -q --chunk-size 1M --io direct -K " +
+                    kKey128 + " p -o out");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string calls = slurp(log);
+    const std::size_t reserve = calls.find("reserve ");
+    ASSERT_NE(reserve, std::string::npos) << calls;
+    EXPECT_LT(reserve, calls.find("start direct")) << calls;
+    std::istringstream line(calls.substr(reserve + 8));
+    long long mode = -1, offset = -1, length = -1;
+    line >> mode >> offset >> length;
+    EXPECT_EQ(offset, 0);
+    EXPECT_GE(length, 3 * static_cast<long long>(kChunk) + 16);
+}
+
 TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {
     write_file(file("p"), random_bytes(8 * kChunk));
     Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() +

@@ -16,6 +16,13 @@
 //   AESGPU_TEST_PWRITE_ERRNO=E       errno E (default ENOSPC); the same for pread() with
 //   AESGPU_TEST_PREAD_FAILS_AFTER=N  _PREAD_ (default EIO): a disk that fills or fails mid-run.
 //   AESGPU_TEST_SLOW_PWRITE_MS=MS  each pwrite() takes MS milliseconds more (a run to interrupt).
+//   AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER=N  pwrite() to an O_DIRECT descriptor fails with EINVAL
+//                                  once N bytes in all were asked of such writes, as a file system
+//                                  that takes some direct writes and not others.
+//   AESGPU_TEST_WRITE_LOG=PATH     each pwrite() is appended to PATH as "start direct|buffered
+//                                  OFFSET LENGTH" before and "end direct|buffered OFFSET" after it
+//                                  (a refused one as "refused direct OFFSET"), and each fallocate()
+//                                  as "reserve MODE OFFSET LENGTH": which writes overlapped in time.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -110,7 +117,8 @@ extern "C" int renameat2(int from_dir, const char *from, int to_dir, const char 
 
 namespace {
 
-// True once more than the bytes `limit_variable` allows have gone through `counter`; sets errno.
+// True once more than the bytes `limit_variable` allows have gone through `counter`; sets errno
+// (to `errno_variable`'s value where that is set).
 bool fails_now(std::atomic<long long> &counter, std::size_t bytes, const char *limit_variable,
                const char *errno_variable, int default_errno) {
     const char *limit = std::getenv(limit_variable);
@@ -118,7 +126,7 @@ bool fails_now(std::atomic<long long> &counter, std::size_t bytes, const char *l
     if (counter.fetch_add(static_cast<long long>(bytes)) + static_cast<long long>(bytes) <= std::atoll(limit)) {
         return false;
     }
-    const char *code = std::getenv(errno_variable);
+    const char *code = errno_variable ? std::getenv(errno_variable) : nullptr;
     errno = code ? std::atoi(code) : default_errno;
     return true;
 }
@@ -159,15 +167,53 @@ extern "C" int __open_2(const char *path, int flags) {
 extern "C" int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 extern "C" int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
 
+namespace {
+
+void log_write_event(const std::string &line) {
+    const char *path = std::getenv("AESGPU_TEST_WRITE_LOG");
+    if (!path) return;
+    const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    const std::string text = line + "\n";
+    [[maybe_unused]] const auto written = ::write(fd, text.data(), text.size());
+    ::close(fd);
+}
+
+} // namespace
+
 extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t offset) {
     static std::atomic<long long> written{0};
+    static std::atomic<long long> written_directly{0};
     if (fails_now(written, bytes, "AESGPU_TEST_PWRITE_FAILS_AFTER", "AESGPU_TEST_PWRITE_ERRNO", ENOSPC)) return -1;
+    const int flags = ::fcntl(fd, F_GETFL);
+    const bool direct = flags >= 0 && (flags & O_DIRECT);
+    const std::string where = std::to_string(offset);
+    if (direct && fails_now(written_directly, bytes, "AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER",
+                            nullptr, EINVAL)) {
+        log_write_event("refused direct " + where);
+        return -1;
+    }
+    const std::string kind = direct ? "direct " : "buffered ";
+    log_write_event("start " + kind + where + " " + std::to_string(bytes));
     if (const char *slow = std::getenv("AESGPU_TEST_SLOW_PWRITE_MS")) {
         std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(slow)));
     }
     static const auto real = real_function<ssize_t (*)(int, const void *, std::size_t, off_t)>("pwrite");
-    return real(fd, data, bytes, offset);
+    const ssize_t result = real(fd, data, bytes, offset);
+    const int saved = errno;
+    log_write_event("end " + kind + where);
+    errno = saved;
+    return result;
 }
+
+extern "C" int fallocate(int fd, int mode, off_t offset, off_t length) {
+    log_write_event("reserve " + std::to_string(mode) + " " + std::to_string(offset) + " " + std::to_string(length));
+    static const auto real = real_function<int (*)(int, int, off_t, off_t)>("fallocate");
+    return real(fd, mode, offset, length);
+}
+
+// On x86-64 the large-file name is the same function in glibc.
+extern "C" int fallocate64(int fd, int mode, off_t offset, off_t length) __attribute__((alias("fallocate")));
 
 extern "C" ssize_t pread(int fd, void *data, std::size_t bytes, off_t offset) {
     static std::atomic<long long> read{0};
