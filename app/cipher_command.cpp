@@ -388,6 +388,7 @@ struct RunSummary {
     std::vector<LaneReport> lanes; // with several backends (a dispatcher): what each ciphered
     bool input_removed = false;
     std::string io; // --io as it went: direct, buffered or mixed
+    std::string io_engine; // what kept the direct requests in flight: io_uring, threads ("": none)
 };
 
 void print_json_summary(const CipherOptions &options, const RunSummary &summary, const std::string &error) {
@@ -413,6 +414,8 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         object["split"] = std::move(split);
         object["input_removed"] = summary.input_removed;
         object["io"] = summary.io;
+        object["io_engine"] =
+            summary.io_engine.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary.io_engine);
     }
     std::cout << json_text(object) << std::endl;
     if (!std::cout) throw SummaryUnwritable();
@@ -544,6 +547,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     const IoPath io_path =
         choose_io_path(options.io, gcm_file || salt, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
     summary.io = io_path.name();
+    summary.io_engine = io_path.engine;
     spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));

@@ -20,6 +20,13 @@ bool starts_aligned(std::uint64_t offset) {
     return offset % kFallbackDirectAlignment == 0;
 }
 
+// "io_uring, 16 in flight", or "4 threads; io_uring: why not", for -v.
+std::string in_flight(const DirectQueue &queue) {
+    const std::string engine = queue.queue->engine();
+    if (engine == "io_uring") return engine + ", " + std::to_string(queue.queue->depth()) + " in flight";
+    return std::to_string(queue.queue->depth()) + " threads; io_uring: " + queue.why_not_io_uring;
+}
+
 } // namespace
 
 bool chunk_suits_direct_io(std::size_t chunk_bytes) {
@@ -96,7 +103,8 @@ IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, In
         return buffered("reads: " + *refusal);
     }
     path.reads_direct = true;
-    path.reason = "reads past the page cache";
+    path.engine = source.direct_queue()->queue->engine();
+    path.reason = "reads past the page cache (" + in_flight(*source.direct_queue()) + ")";
     if (!sink) return path;
     if (const std::optional<std::string> refusal = sink->write_directly()) {
         if (forced) throw IoError("cannot write " + sink->display_name() + " directly: " + *refusal);

@@ -34,6 +34,7 @@ struct IoPath {
     bool writes_direct = false;
     bool writes = true; // false: nothing is written (-t)
     std::string reason; // why each side went as it did, for -v
+    std::string engine; // what keeps the direct requests in flight: "io_uring", "threads" ("": none)
     [[nodiscard]] std::string name() const {
         if (reads_direct && (writes_direct || !writes)) return "direct";
         return reads_direct || writes_direct ? "mixed" : "buffered";

@@ -18,8 +18,8 @@ namespace aesgpu {
 // STATX_DIOALIGN: kernels before 6.1, or file systems that do not fill it in).
 inline constexpr std::size_t kFallbackDirectAlignment = 4096;
 
-// Direct requests in flight at once for one file: one leaves a virtio disk half idle (8 GiB on the
-// GPU hosts: 8.2 s read by one stream, 4.3-4.8 s by four).
+// Threads of the direct requests' fallback engine (DirectRequestQueue without io_uring): one
+// leaves a virtio disk half idle (8 GiB on the GPU hosts: 8.2 s read by one stream, 4.3-4.8 s by four).
 inline constexpr unsigned kDirectIoStreams = 4;
 
 // The alignment direct I/O on `fd` needs: the larger of statx's memory and offset alignments,

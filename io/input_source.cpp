@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <vector>
 
 namespace aesgpu {
 
@@ -89,10 +90,12 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
     return read_gathered(std::span(&buffer, 1), cancellation);
 }
 
-std::optional<std::string> InputSource::read_directly() {
+std::optional<std::string> InputSource::read_directly(DirectEngine engine) {
     if (!sized_) return "it is not a regular file";
     DirectFile direct = reopen_direct(fd_, O_RDONLY);
     if (!direct.fd.valid()) return direct.refusal;
+    direct_queue_ = make_direct_queue(engine);
+    if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;
     drop_behind_ = false; // nothing of it enters the page cache
@@ -175,10 +178,11 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
 // Each thread preads its piece at its offset from `start` (the file offset now). A piece that comes up short marks the
 // end of the file; the bytes read are those before the first such end.
 std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t start) {
-    if (!readers_)
-        readers_ = std::make_unique<WorkerPool>(direct_fd_.valid() ? kDirectIoStreams
-                                                                   : std::min(io_threads_, kMaxReadThreads),
-                                                "parallel file reads", ThreadShortfall::make_do);
+    if (direct_fd_.valid()) return read_direct_requests(buffer, start);
+    if (!readers_) {
+        readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads",
+                                                ThreadShortfall::make_do);
+    }
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {
         buffer.for_each_in(offset, length, [&](std::span<std::byte> piece, std::size_t at) {
@@ -201,6 +205,45 @@ std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t 
 std::optional<std::uint64_t> InputSource::size() const {
     if (sized_) return static_cast<std::uint64_t>(std::max<off_t>(0, status_.st_size - start_offset_));
     return std::nullopt;
+}
+
+// The buffer cut into as many direct requests as the queue keeps in flight (a request that
+// crosses the ring's wrap is two). What a request leaves undone, the file system refusing it or
+// the unaligned rest after the end of the file, is read through the page cache afterwards, which
+// finds the end of the file where there is one; the bytes read are those before the first end.
+std::size_t InputSource::read_direct_requests(const Gathered<std::byte> &buffer, off_t start) {
+    const std::size_t piece = piece_length(buffer.size(), direct_queue_.queue->depth(), kFileCopyPieces);
+    std::vector<DirectRequest> requests;
+    std::vector<DirectRequest> buffered; // parts the file system's alignment does not allow
+    for (std::size_t offset = 0; offset < buffer.size(); offset += piece) {
+        buffer.for_each_in(offset, std::min(piece, buffer.size() - offset), [&](std::span<std::byte> part, std::size_t at) {
+            const DirectRequest request{part.data(), part.size(), start + static_cast<off_t>(at)};
+            (direct_fits(part.data(), request.offset, part.size()) ? requests : buffered).push_back(request);
+            return true;
+        });
+    }
+    std::vector<DirectResult> results(requests.size());
+    direct_queue_.queue->run(DirectOp::read, direct_fd_.get(), requests, results);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (results[i].error != 0 && results[i].error != EINVAL) {
+            throw IoError(errno_message("error reading", display_name_, results[i].error));
+        }
+        if (results[i].done < requests[i].length) {
+            const std::size_t done = results[i].done;
+            buffered.push_back({requests[i].data + done, requests[i].length - done,
+                                requests[i].offset + static_cast<off_t>(done)});
+        }
+    }
+    std::size_t end = buffer.size();
+    for (const DirectRequest &part : buffered) {
+        const std::size_t filled = fill({part.data, part.length}, part.offset, nullptr);
+        if (filled < part.length) end = std::min(end, static_cast<std::size_t>(part.offset - start) + filled);
+    }
+    // Leave the offset where a plain read() would, for a caller sharing the descriptor.
+    if (::lseek(fd_, start + static_cast<off_t>(end), SEEK_SET) < 0) {
+        throw IoError(errno_message("error reading", display_name_, errno));
+    }
+    return end;
 }
 
 } // namespace aesgpu

@@ -4,6 +4,7 @@
 #include "common/unique_fd.hpp"
 #include "io/cancellation.hpp"
 #include "io/direct_io.hpp"
+#include "io/direct_requests.hpp"
 #include "io/gathered.hpp"
 #include "io/io_threads.hpp"
 
@@ -49,17 +50,20 @@ public:
     // Under a memory limit (a control group's, where the page cache counts): from now on what
     // has been read of a regular file leaves the page cache behind the reads.
     void drop_behind() { drop_behind_ = sized_ && !direct_fd_.valid(); }
-    // From now on reads of a regular file go past the page cache (O_DIRECT, kDirectIoStreams
-    // requests in flight) wherever buffer, offset and length are aligned as the file system
+    // From now on reads of a regular file go past the page cache (O_DIRECT, several requests in
+    // flight through `engine`) wherever buffer, offset and length are aligned as the file system
     // needs; the rest (a header, an odd tail) is read as before. Returns why not where it cannot
     // (not a regular file, or one the file system will not read directly); nothing is changed then.
-    [[nodiscard]] std::optional<std::string> read_directly();
+    [[nodiscard]] std::optional<std::string> read_directly(DirectEngine engine = DirectEngine::automatic);
     [[nodiscard]] bool reads_directly() const { return direct_fd_.valid(); }
+    // How direct reads are kept in flight; null before read_directly().
+    [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
     std::size_t read_parallel(const Gathered<std::byte> &buffer, off_t start);
+    std::size_t read_direct_requests(const Gathered<std::byte> &buffer, off_t start);
     [[nodiscard]] bool direct_fits(const std::byte *data, off_t offset, std::size_t length) const;
 
     UniqueFd owned_fd_; // empty for standard input, which we never close
@@ -74,6 +78,7 @@ private:
     std::unique_ptr<WorkerPool> readers_; // made on the first split read
     UniqueFd direct_fd_;                  // the same file opened with O_DIRECT, once read_directly()
     std::size_t direct_alignment_ = 0;
+    DirectQueue direct_queue_; // made by read_directly()
 };
 
 // True when both describe the same file (same device and inode).

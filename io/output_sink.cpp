@@ -20,7 +20,6 @@
 #include <cerrno>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -192,7 +191,7 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
       expected_size_(other.expected_size_), io_threads_(other.io_threads_), may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
-      direct_alignment_(other.direct_alignment_), direct_writers_(std::move(other.direct_writers_)),
+      direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
       behind_(other.behind_) {
     other.mapped_.reset();
 }
@@ -355,7 +354,7 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
     if (behind_.window) push_behind();
 }
 
-std::optional<std::string> OutputSink::write_directly() {
+std::optional<std::string> OutputSink::write_directly(DirectEngine engine) {
     if (kind_ == Kind::discard) return "nothing is written";
     if (kind_ == Kind::direct) return "it is written as it goes (standard output, a FIFO or a device)";
     if (mapped_ || bytes_written_ % kFallbackDirectAlignment != 0) return "writing has begun";
@@ -369,6 +368,8 @@ std::optional<std::string> OutputSink::write_directly() {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }
     if (!direct.fd.valid()) return direct.refusal;
+    direct_queue_ = make_direct_queue(engine);
+    if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;
     may_map_ = false;
@@ -393,8 +394,8 @@ void OutputSink::reserve_direct_space() {
     }
 }
 
-// Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut across
-// kDirectIoStreams threads, the rest through the page cache. What a direct write leaves undone
+// Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut into as many requests
+// as the queue keeps in flight, the rest through the page cache. What a direct write leaves undone
 // (the file system refuses it after all, EINVAL, or writes short) goes through the page cache too,
 // but only once every direct write of the call has ended: a buffered write reads in the page it
 // starts in, and if a neighbour's direct write to that page were still under way, the stale page
@@ -405,32 +406,31 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
         std::size_t length;
         bool refused;       // EINVAL with nothing of the piece written: no direct writes from now on
     };
-    std::mutex undone_mutex;
     std::vector<Undone> undone;
-    const auto write_directly_at = [&](std::size_t offset, std::size_t length) {
-        std::size_t done = 0;
-        while (done < length) {
-            const ssize_t wrote = ::pwrite(direct_fd_.get(), bytes.data() + offset + done, length - done,
-                                           static_cast<off_t>(at + offset + done));
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote < 0 && errno != EINVAL) throw IoError(errno_message("error writing", display_name_, errno));
-            if (wrote <= 0) {
-                const std::lock_guard lock(undone_mutex);
-                undone.push_back({offset + done, length - done, wrote < 0 && done == 0});
-                return;
-            }
-            done += static_cast<std::size_t>(wrote);
-        }
-    };
     const std::size_t alignment = direct_alignment_;
     const std::size_t aligned =
         direct_aligned(bytes.data(), at, 0, alignment) ? bytes.size() / alignment * alignment : 0;
     if (aligned > 0) {
-        if (!direct_writers_) {
-            direct_writers_ = std::make_unique<WorkerPool>(kDirectIoStreams, "parallel direct writes",
-                                                           ThreadShortfall::make_do);
+        const std::size_t piece = piece_length(aligned, direct_queue_.queue->depth(), kFileCopyPieces);
+        std::vector<DirectRequest> requests;
+        for (std::size_t offset = 0; offset < aligned; offset += piece) {
+            // The queue takes one kind of request for reads and writes; a write only reads its data.
+            requests.push_back({const_cast<std::byte *>(bytes.data()) + offset, std::min(piece, aligned - offset),
+                                static_cast<off_t>(at + offset)});
         }
-        direct_writers_->run_pieces(aligned, kFileCopyPieces, write_directly_at);
+        std::vector<DirectResult> results(requests.size());
+        direct_queue_.queue->run(DirectOp::write, direct_fd_.get(), requests, results);
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const DirectResult &result = results[i];
+            if (result.error != 0 && result.error != EINVAL) {
+                throw IoError(errno_message("error writing", display_name_, result.error));
+            }
+            const std::size_t offset = static_cast<std::size_t>(requests[i].offset - static_cast<off_t>(at));
+            if (result.done < requests[i].length) {
+                undone.push_back({offset + result.done, requests[i].length - result.done,
+                                  result.error == EINVAL && result.done == 0});
+            }
+        }
     }
     if (aligned < bytes.size()) undone.push_back({aligned, bytes.size() - aligned, false});
     for (const Undone &piece : undone) write_buffered_at(bytes.subspan(piece.offset, piece.length), at + piece.offset);

@@ -12,6 +12,7 @@
 #include "common/interrupt_cleanup.hpp"
 #include "common/unique_fd.hpp"
 #include "common/worker_pool.hpp"
+#include "io/direct_requests.hpp"
 #include "io/mapped_file_writer.hpp"
 
 #include <sys/stat.h>
@@ -66,13 +67,17 @@ public:
     // now on, writes to a regular file are sent to the disk every `window_bytes` and the window
     // before, once written, leaves the cache, so about two windows stay in memory; no mapped writes.
     void write_behind(std::uint64_t window_bytes);
-    // From now on writes go past the page cache (O_DIRECT, kDirectIoStreams requests in flight)
-    // wherever buffer, offset and length are aligned as the file system needs; the rest (a header,
-    // the odd tail) is written as before. No mapped writes and no write-behind then, and commit()
+    // From now on writes go past the page cache (O_DIRECT, several requests in flight through
+    // `engine`) wherever buffer, offset and length are aligned as the file system needs; the rest
+    // (a header, the odd tail) is written as before. No mapped writes and no write-behind then, and commit()
     // makes the file durable (it costs little once the data went straight to the disk). Returns
     // why not where it cannot (standard output, a device, a file system that will not write
     // directly); nothing is changed then.
-    [[nodiscard]] std::optional<std::string> write_directly();
+    [[nodiscard]] std::optional<std::string> write_directly(DirectEngine engine = DirectEngine::automatic);
+    // How direct writes are kept in flight ("io_uring", "threads"); null before write_directly().
+    [[nodiscard]] const DirectQueue *direct_queue() const {
+        return direct_queue_.queue ? &direct_queue_ : nullptr;
+    }
     [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
@@ -131,7 +136,7 @@ private:
     std::optional<MappedFileWriter> mapped_;
     UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
     std::size_t direct_alignment_ = 0;
-    std::unique_ptr<WorkerPool> direct_writers_; // made on the first direct write
+    DirectQueue direct_queue_; // made by write_directly()
     struct WriteBehind {
         off_t window = 0;  // 0: off
         off_t sent = 0;    // file offset up to which writes were sent to the disk

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The build's switches do what README says, each checked by a configure in a scratch directory
 # with nvcc hidden from PATH: AESGPU_ENABLE_CUDA=ON fails clearly without it, AUTO builds the CPU
-# backend alone, a bad value is refused, and BUILD_TESTING=OFF leaves the tests out.
+# backend alone, a bad value is refused, and BUILD_TESTING=OFF leaves the tests out; likewise
+# AESGPU_IO_URING (OFF, a bad value, ON with or without liburing).
 # Usage: check-build-switches.sh [CMAKE] (the cmake to run, by default the one on PATH; ctest
 # passes the one that configured the build, which need not be in /usr/bin or /bin).
 # Run by ctest (Build.SwitchesDoWhatTheySay).
@@ -35,4 +36,15 @@ configure notests -DAESGPU_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF
 expect "BUILD_TESTING=OFF leaves the tests out" "[ $? -eq 0 ] && [ ! -e '$scratch/notests/tests' ]"
 configure bad -DAESGPU_ENABLE_CUDA=maybe -DBUILD_TESTING=OFF
 expect "a bad AESGPU_ENABLE_CUDA is refused" "[ $? -ne 0 ] && grep -q 'must be AUTO, ON or OFF' '$scratch/bad.log'"
+configure nouring -DAESGPU_ENABLE_CUDA=OFF -DAESGPU_IO_URING=OFF -DBUILD_TESTING=OFF
+expect "AESGPU_IO_URING=OFF builds without io_uring" "[ $? -eq 0 ] && grep -q 'aesgpu: io_uring OFF' '$scratch/nouring.log'"
+configure baduring -DAESGPU_ENABLE_CUDA=OFF -DAESGPU_IO_URING=maybe -DBUILD_TESTING=OFF
+expect "a bad AESGPU_IO_URING is refused" "[ $? -ne 0 ] && grep -q 'AESGPU_IO_URING must be AUTO, ON or OFF' '$scratch/baduring.log'"
+if [ -e /usr/include/liburing.h ]; then
+  configure uring -DAESGPU_ENABLE_CUDA=OFF -DAESGPU_IO_URING=ON -DBUILD_TESTING=OFF
+  expect "AESGPU_IO_URING=ON with liburing builds it in" "[ $? -eq 0 ] && grep -q 'aesgpu: io_uring ON' '$scratch/uring.log'"
+else
+  configure uring -DAESGPU_ENABLE_CUDA=OFF -DAESGPU_IO_URING=ON -DBUILD_TESTING=OFF
+  expect "AESGPU_IO_URING=ON without liburing says why" "[ $? -ne 0 ] && grep -q 'install liburing-dev' '$scratch/uring.log'"
+fi
 exit $status

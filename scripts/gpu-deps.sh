@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Fills .deps/ (ignored by git), an install prefix that the device tool carries to the GPU host,
 # with what that host lacks and cannot fetch (it has no network): nlohmann-json's headers and
-# scdoc for the build, GNU parallel and setfacl for the tests that drive them. From Debian's
-# packages, unpacked (not installed) here; scripts/gpu-check.sh puts .deps on its paths.
+# scdoc for the build, liburing for direct I/O, GNU parallel and setfacl for the tests that drive
+# them. From Debian's packages, unpacked (not installed) here; scripts/gpu-check.sh puts .deps on
+# its paths.
 # Usage: scripts/gpu-deps.sh, then name .deps in the device tool's `carry`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get download nlohmann-json3-dev scdoc parallel acl libacl1 >/dev/null)
+(cd "$work" && apt-get download nlohmann-json3-dev scdoc parallel acl libacl1 liburing-dev liburing2 >/dev/null)
 rm -rf .deps
 mkdir -p .deps
 for package in "$work"/*.deb; do dpkg-deb -x "$package" "$work/root"; done

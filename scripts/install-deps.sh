@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libssl-dev openssl libcli11-dev libspdlog-dev libfmt-dev
-          libgtest-dev nlohmann-json3-dev scdoc bsdutils util-linux acl xxd python3 python3-venv)
+          libgtest-dev nlohmann-json3-dev scdoc liburing-dev bsdutils util-linux acl xxd python3 python3-venv)
 
 missing=()
 for package in "${packages[@]}"; do

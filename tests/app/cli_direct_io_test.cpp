@@ -26,6 +26,8 @@ protected:
         }
     }
     static std::string preload() { return "LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) + " "; }
+    // The shim's faults act on pread() and pwrite(): the thread engine's requests, not io_uring's.
+    static std::string on_threads() { return std::string(AESGPU_DENY_IO_URING) + " "; }
 };
 
 constexpr std::size_t kChunk = 1 << 20; // --chunk-size 1M: chunk boundaries within small files
@@ -151,7 +153,8 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
                        "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && $AESGPU encrypt -v" +
                        key + " big -o cold.aes && cmp hot.aes cold.aes");
     EXPECT_EQ(cold.status, 0) << cold.err;
-    EXPECT_NE(cold.err.find("I/O: direct (reads past the page cache, and so do writes"), std::string::npos) << cold.err;
+    EXPECT_NE(cold.err.find("I/O: direct (reads past the page cache ("), std::string::npos) << cold.err;
+    EXPECT_NE(cold.err.find("), and so do writes, each output durable at its end)"), std::string::npos) << cold.err;
     // Looking for the cache leaves it as it was: the next run is direct again (a probe that read
     // pages to look made them cached, and sent the next run through the cache).
     Outcome again = run("$AESGPU encrypt -v -f" + key + " big -o cold.aes && " + cached_pages("big"));
@@ -243,7 +246,7 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
                                                              "AESGPU_TEST_PWRITE_ERRNO=5",
                                                              "AESGPU_TEST_PREAD_FAILS_AFTER=2500000"}) {
         Outcome r =
-            run(fault + " " + preload() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + key + " p -o out");
+            run(fault + " " + preload() + on_threads() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + key + " p -o out");
         EXPECT_EQ(r.status, 1) << fault;
         const std::string reason =
             fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
@@ -266,7 +269,7 @@ TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
     write_file(file("p"), plain);
     const std::string log = capture.file("writes.log");
     Outcome r = run("AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER=" + std::to_string(kChunk + kChunk / 2) +
-                    " AESGPU_TEST_SLOW_PWRITE_MS=50 AESGPU_TEST_WRITE_LOG=" + log + " " + preload() +
+                    " AESGPU_TEST_SLOW_PWRITE_MS=50 AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() +
                     "$AESGPU encrypt -q --chunk-size 1M --io direct -K " + kKey128 + " p -o out && openssl enc " +
                     "-aes-128-ecb -K " + kKey128 + " -in p | cmp - out");
     EXPECT_EQ(r.status, 0) << r.err;
@@ -292,7 +295,7 @@ TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
 TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
     write_file(file("p"), random_bytes(3 * kChunk + 5));
     const std::string log = capture.file("writes.log");
-    Outcome r = run("AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + "$AESGPU encrypt -q --chunk-size 1M --io direct -K " +
+    Outcome r = run("AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() + "$AESGPU encrypt -q --chunk-size 1M --io direct -K " +
                     kKey128 + " p -o out");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string calls = slurp(log);
@@ -306,9 +309,51 @@ TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
     EXPECT_GE(length, 3 * static_cast<long long>(kChunk) + 16);
 }
 
+// Direct requests go through io_uring where the kernel allows it, and through a pool of threads
+// where it does not (a seccomp sandbox here, as Docker's default profile): the same bytes either
+// way, and -v and --json say which and why.
+TEST_F(DirectIoCli, WhereIoUringIsRefusedThreadsCarryTheSameBytesAndSaySo) {
+    write_file(file("p"), random_bytes(5 * kChunk + 4096 + 9));
+    const std::string key = " -K " + kKey128;
+    const std::string want = "openssl enc -aes-128-ecb" + key + " -in p -out want && ";
+    Outcome r = run(want + std::string(AESGPU_DENY_IO_URING) + " $AESGPU encrypt -v --chunk-size 1M --io direct" + key +
+                    " p -o denied && cmp denied want && " + AESGPU_DENY_IO_URING + " $AESGPU decrypt -q --json " +
+                    "--chunk-size 1M --io direct" + key + " denied -o back && cmp back p");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("I/O: direct (reads past the page cache (4 threads; io_uring: "), std::string::npos) << r.err;
+    const std::string why = AESGPU_IO_URING_BUILT ? "the kernel refused io_uring (Operation not permitted)"
+                                                  : "this build has no io_uring";
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("\"io\":\"direct\",\"io_engine\":\"threads\""), std::string::npos) << r.out;
+
+    r = run("$AESGPU encrypt -v --chunk-size 1M --io direct" + key + " p -o free && cmp free want && $AESGPU decrypt " +
+            "-q --json --chunk-size 1M --io buffered" + key + " free -o back2 && cmp back2 p");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"io\":\"buffered\",\"io_engine\":null"), std::string::npos) << r.out;
+    if (AESGPU_IO_URING_BUILT && r.err.find("the kernel refused io_uring") == std::string::npos) {
+        EXPECT_NE(r.err.find("(io_uring, 16 in flight)"), std::string::npos) << r.err;
+    }
+}
+
+// A real full disk, whichever engine the build and kernel give: a 24 MiB ext4 image on a loop
+// device (root only). The space is reserved before any data, so the run fails there.
+TEST_F(DirectIoCli, ARealFullDiskFailsBeforeAnyDataAndLeavesNothing) {
+    write_file(file("p"), random_bytes(30u << 20));
+    const std::string mount = capture.file("mnt");
+    if (run("truncate -s 24M " + capture.file("img") + " && mkfs.ext4 -q -F " + capture.file("img") +
+            " 2>/dev/null && mkdir " + mount + " && mount -o loop " + capture.file("img") + " " + mount + " 2>/dev/null")
+            .status != 0) {
+        GTEST_SKIP() << "cannot mount a loop device here (needs root, a loop device and mkfs.ext4)";
+    }
+    Outcome r = run("$AESGPU encrypt -q --io direct -K " + kKey128 + " p -o " + mount + "/out; echo status=$?; ls -A " +
+                    mount + "; umount " + mount);
+    EXPECT_EQ(r.out, "status=1\nlost+found\n") << r.err;
+    EXPECT_EQ(r.err, "aesgpu: error writing '" + mount + "/out': No space left on device\n");
+}
+
 TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {
     write_file(file("p"), random_bytes(8 * kChunk));
-    Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() +
+    Outcome r = run("AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() + on_threads() +
                     "$AESGPU encrypt -q --rm --chunk-size 1M --io direct -K " + kKey128 +
                     " p -o out & pid=$!; while [ ! -e /proc/$pid/fd ] || ! ls -l /proc/$pid/fd | grep -q "
                     "aesgpu-test; do sleep 0.01; done; sleep 0.2; kill -TERM $pid; wait $pid; echo status=$?; ls");

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/direct_requests.hpp"
+
+#include "common/worker_pool.hpp"
+#include "io/direct_io.hpp"
+#include "io/io_uring_queue.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace aesgpu {
+
+namespace {
+
+// Each request on a thread of its own, kDirectIoStreams at once: the fallback, and the engine
+// of builds without liburing.
+class ThreadedQueue final : public DirectRequestQueue {
+public:
+    ThreadedQueue() : pool_(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do) {}
+
+    void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
+        pool_.run(requests.size(), [&](std::size_t index) { results[index] = transfer(op, fd, requests[index]); });
+    }
+    [[nodiscard]] unsigned depth() const override { return pool_.threads(); }
+    [[nodiscard]] const char *engine() const override { return "threads"; }
+
+private:
+    static DirectResult transfer(DirectOp op, int fd, const DirectRequest &request) {
+        DirectResult result;
+        while (result.done < request.length) {
+            std::byte *const data = request.data + result.done;
+            const std::size_t length = request.length - result.done;
+            const off_t offset = request.offset + static_cast<off_t>(result.done);
+            const ssize_t moved =
+                op == DirectOp::read ? ::pread(fd, data, length, offset) : ::pwrite(fd, data, length, offset);
+            if (moved < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (moved < 0) {
+                result.error = errno;
+                break;
+            }
+            if (moved == 0) break; // a read at the end of the file
+            result.done += static_cast<std::size_t>(moved);
+        }
+        return result;
+    }
+
+    WorkerPool pool_;
+};
+
+} // namespace
+
+bool io_uring_built() {
+#if AESGPU_HAVE_IO_URING
+    return true;
+#else
+    return false;
+#endif
+}
+
+DirectQueue make_direct_queue(DirectEngine engine) {
+    DirectQueue made;
+    if (engine != DirectEngine::threads) {
+#if AESGPU_HAVE_IO_URING
+        made.queue = make_io_uring_queue(kDirectIoDepth, made.why_not_io_uring);
+        if (made.queue) return made;
+#else
+        made.why_not_io_uring = "this build has no io_uring (AESGPU_IO_URING=OFF or no liburing)";
+#endif
+        if (engine == DirectEngine::io_uring) return made;
+    }
+    made.queue = std::make_unique<ThreadedQueue>();
+    return made;
+}
+
+} // namespace aesgpu
