@@ -32,7 +32,7 @@ protected:
     // and nothing else is left in data/.
     void expect_outputs(std::initializer_list<std::size_t> blocked) const {
         for (std::size_t i = 0; i < kFiles; ++i) {
-            SCOPED_TRACE("f" + std::to_string(i));
+            SCOPED_TRACE(testing::Message() << "f" << i); // not "f" + to_string: a false -Wrestrict in GCC 12
             const bool was_blocked = std::find(blocked.begin(), blocked.end(), i) != blocked.end();
             if (was_blocked) {
                 EXPECT_TRUE(read_file(input(i) + ".aes") == (Bytes{'k', 'e', 'e', 'p'}));

@@ -61,14 +61,19 @@ extern "C" void *dlopen(const char *file, int mode) {
 
 namespace {
 
-void log_sync_event(const std::string &line) {
-    const char *path = std::getenv("AESGPU_TEST_SYNC_LOG");
+// Appends `line` to the file that the environment variable `log` names, if it names one.
+void append_to_log(const char *log, const std::string &line) {
+    const char *path = std::getenv(log);
     if (!path) return;
     const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return;
     const std::string text = line + "\n";
     [[maybe_unused]] const auto written = ::write(fd, text.data(), text.size());
     ::close(fd);
+}
+
+void log_sync_event(const std::string &line) {
+    append_to_log("AESGPU_TEST_SYNC_LOG", line);
 }
 
 std::string path_of(int fd) {
@@ -170,13 +175,7 @@ extern "C" int __open64_2(const char *path, int flags) __attribute__((alias("__o
 namespace {
 
 void log_write_event(const std::string &line) {
-    const char *path = std::getenv("AESGPU_TEST_WRITE_LOG");
-    if (!path) return;
-    const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    const std::string text = line + "\n";
-    [[maybe_unused]] const auto written = ::write(fd, text.data(), text.size());
-    ::close(fd);
+    append_to_log("AESGPU_TEST_WRITE_LOG", line);
 }
 
 } // namespace
