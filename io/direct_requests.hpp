@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -64,6 +65,10 @@ struct DirectQueue {
 // kernel.io_uring_disabled, ENOMEM from RLIMIT_MEMLOCK on kernels before 5.12), and where it
 // lacks plain reads and writes (kernels before 5.6).
 [[nodiscard]] DirectQueue make_direct_queue(DirectEngine engine);
+
+// Makes the queue a file's direct requests go through: make_direct_queue() in the program; a
+// queue that injects faults in tests, where no preload library sees io_uring's requests.
+using DirectQueueMaker = std::function<DirectQueue()>;
 
 // Whether this build has io_uring at all.
 [[nodiscard]] bool io_uring_built();

@@ -91,10 +91,14 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
 }
 
 std::optional<std::string> InputSource::read_directly(DirectEngine engine) {
+    return read_directly([engine] { return make_direct_queue(engine); });
+}
+
+std::optional<std::string> InputSource::read_directly(const DirectQueueMaker &make_queue) {
     if (!sized_) return "it is not a regular file";
     DirectFile direct = reopen_direct(fd_, O_RDONLY);
     if (!direct.fd.valid()) return direct.refusal;
-    direct_queue_ = make_direct_queue(engine);
+    direct_queue_ = make_queue();
     if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;

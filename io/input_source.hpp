@@ -55,6 +55,7 @@ public:
     // needs; the rest (a header, an odd tail) is read as before. Returns why not where it cannot
     // (not a regular file, or one the file system will not read directly); nothing is changed then.
     [[nodiscard]] std::optional<std::string> read_directly(DirectEngine engine = DirectEngine::automatic);
+    [[nodiscard]] std::optional<std::string> read_directly(const DirectQueueMaker &make_queue);
     [[nodiscard]] bool reads_directly() const { return direct_fd_.valid(); }
     // How direct reads are kept in flight; null before read_directly().
     [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }

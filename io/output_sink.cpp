@@ -355,6 +355,10 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
 }
 
 std::optional<std::string> OutputSink::write_directly(DirectEngine engine) {
+    return write_directly([engine] { return make_direct_queue(engine); });
+}
+
+std::optional<std::string> OutputSink::write_directly(const DirectQueueMaker &make_queue) {
     if (kind_ == Kind::discard) return "nothing is written";
     if (kind_ == Kind::direct) return "it is written as it goes (standard output, a FIFO or a device)";
     if (mapped_ || bytes_written_ % kFallbackDirectAlignment != 0) return "writing has begun";
@@ -368,7 +372,7 @@ std::optional<std::string> OutputSink::write_directly(DirectEngine engine) {
         throw IoError(errno_message("cannot set permissions of", display_name_, errno));
     }
     if (!direct.fd.valid()) return direct.refusal;
-    direct_queue_ = make_direct_queue(engine);
+    direct_queue_ = make_queue();
     if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;

@@ -74,6 +74,7 @@ public:
     // why not where it cannot (standard output, a device, a file system that will not write
     // directly); nothing is changed then.
     [[nodiscard]] std::optional<std::string> write_directly(DirectEngine engine = DirectEngine::automatic);
+    [[nodiscard]] std::optional<std::string> write_directly(const DirectQueueMaker &make_queue);
     // How direct writes are kept in flight ("io_uring", "threads"); null before write_directly().
     [[nodiscard]] const DirectQueue *direct_queue() const {
         return direct_queue_.queue ? &direct_queue_ : nullptr;
