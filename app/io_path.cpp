@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/io_path.hpp"
 
+#include "app/output_naming.hpp"
 #include "common/errors.hpp"
 #include "io/direct_io.hpp"
 
@@ -50,12 +51,25 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
         }
     }
     if (options.test_only || options.print_key) return;
-    const bool to_stdout = options.to_stdout || options.output == "-" ||
-                           (options.output.empty() && inputs == std::vector<std::string>{"-"});
-    if (to_stdout || (!options.output.empty() && !regular_or_missing(options.output))) {
-        throw UsageError("--io direct writes regular files only; " +
-                         (to_stdout ? std::string("standard output") : quoted_name(options.output)) +
-                         " is written as it goes");
+    // Each input's own output, -o or a name made from the input's: a FIFO there (ff.aes beside ff)
+    // would otherwise be opened, and wait for a reader, before the refusal. A directory is left to
+    // the output's own check, which says so.
+    const auto written_as_it_goes = [](const std::string &path) {
+        struct stat status {};
+        return ::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode);
+    };
+    for (const std::string &input : inputs) {
+        std::string output;
+        try {
+            output = resolve_output_path(options, input);
+        } catch (const UsageError &) {
+            continue; // no name to write to: that input's own error, in its turn
+        }
+        if (output.empty() || written_as_it_goes(output)) {
+            throw UsageError("--io direct writes regular files only; " +
+                             (output.empty() ? std::string("standard output") : quoted_name(output)) +
+                             " is written as it goes");
+        }
     }
 }
 
@@ -89,14 +103,16 @@ IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, In
         }
         return buffered("standard input starts inside a page of its file");
     }
+    std::string unseen_cache;
     if (!forced) {
         if (!source.size() || (sink && !sink->withdrawable())) {
             return buffered("a pipe, device or standard stream is not a regular file");
         }
         if (*source.size() < kDirectIoMinBytes) return buffered("a small file");
-        if (mostly_in_page_cache(source.fd(), static_cast<std::uint64_t>(source.start_offset()), *source.size())) {
-            return buffered("the input is in the page cache already");
-        }
+        const std::optional<bool> cached =
+            mostly_in_page_cache(source.fd(), static_cast<std::uint64_t>(source.start_offset()), *source.size());
+        if (cached.value_or(false)) return buffered("the input is in the page cache already");
+        if (!cached) unseen_cache = "; whether the input is cached cannot be seen: it is neither ours nor writable";
     }
     if (const std::optional<std::string> refusal = source.read_directly()) {
         if (forced) throw IoError("cannot read " + source.display_name() + " directly: " + *refusal);
@@ -105,14 +121,17 @@ IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, In
     path.reads_direct = true;
     path.engine = source.direct_queue()->queue->engine();
     path.reason = "reads past the page cache (" + in_flight(*source.direct_queue()) + ")";
-    if (!sink) return path;
+    if (!sink) {
+        path.reason += unseen_cache;
+        return path;
+    }
     if (const std::optional<std::string> refusal = sink->write_directly()) {
         if (forced) throw IoError("cannot write " + sink->display_name() + " directly: " + *refusal);
-        path.reason += "; writes buffered: " + *refusal;
+        path.reason += "; writes buffered: " + *refusal + unseen_cache;
         return path;
     }
     path.writes_direct = true;
-    path.reason += ", and so do writes, each output durable at its end";
+    path.reason += ", and so do writes, each output durable at its end" + unseen_cache;
     return path;
 }
 

@@ -41,7 +41,13 @@ DirectFile reopen_direct(int fd, int flags) {
     return {std::move(direct), *alignment, {}};
 }
 
-bool mostly_in_page_cache(int fd, std::uint64_t start, std::uint64_t length) {
+std::optional<bool> mostly_in_page_cache(int fd, std::uint64_t start, std::uint64_t length) {
+    // The kernel's rule (can_do_mincore): the file's owner (or CAP_FOWNER), or one who may write it.
+    struct stat status {};
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    const bool visible = (::fstat(fd, &status) == 0 && (status.st_uid == ::geteuid() || ::geteuid() == 0)) ||
+                         ::faccessat(AT_FDCWD, self.c_str(), W_OK, AT_EACCESS) == 0;
+    if (!visible) return std::nullopt;
     // mincore() of a mapping that is never touched: a read to probe (even preadv2 with
     // RWF_NOWAIT) starts readahead of what it misses, and a hole would count as cached.
     constexpr std::uint64_t kSamples = 8;

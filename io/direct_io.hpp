@@ -51,8 +51,10 @@ struct DirectFile {
 }
 
 // True when most of a sample of the file's pages (8 spread over [start, start + length)) are in
-// the page cache already (preadv2 with RWF_NOWAIT): reading it again from the disk would be slower.
-[[nodiscard]] bool mostly_in_page_cache(int fd, std::uint64_t start, std::uint64_t length);
+// the page cache already (mincore): reading it again from the disk would be slower. None where
+// this process cannot see: since Linux 5.0 mincore() calls every page of a file resident unless
+// the caller owns the file or may write it (a shared, read-only input).
+[[nodiscard]] std::optional<bool> mostly_in_page_cache(int fd, std::uint64_t start, std::uint64_t length);
 
 // `bytes` rounded up to a multiple of `alignment` (a power of two).
 [[nodiscard]] constexpr std::size_t align_up(std::size_t bytes, std::size_t alignment) {

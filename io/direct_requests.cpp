@@ -8,47 +8,49 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 
 namespace aesgpu {
 
 namespace {
 
 // Each request on a thread of its own, kDirectIoStreams at once: the fallback, and the engine
-// of builds without liburing.
+// of builds without liburing. The threads start at the first run, after the cipher's own: under a
+// thread limit (ulimit -u, a control group's pids.max) the cipher's are the ones it cannot do
+// without, and these make do with fewer, down to the caller's thread.
 class ThreadedQueue final : public DirectRequestQueue {
 public:
-    ThreadedQueue() : pool_(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do) {}
-
     void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-        pool_.run(requests.size(), [&](std::size_t index) { results[index] = transfer(op, fd, requests[index]); });
+        if (!pool_) pool_.emplace(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do);
+        pool_->run(requests.size(), [&](std::size_t index) {
+            results[index] = DirectResult{};
+            transfer_directly(op, fd, requests[index], results[index]);
+        });
     }
-    [[nodiscard]] unsigned depth() const override { return pool_.threads(); }
+    [[nodiscard]] unsigned depth() const override { return pool_ ? pool_->threads() : kDirectIoStreams; }
     [[nodiscard]] const char *engine() const override { return "threads"; }
 
 private:
-    static DirectResult transfer(DirectOp op, int fd, const DirectRequest &request) {
-        DirectResult result;
-        while (result.done < request.length) {
-            std::byte *const data = request.data + result.done;
-            const std::size_t length = request.length - result.done;
-            const off_t offset = request.offset + static_cast<off_t>(result.done);
-            const ssize_t moved =
-                op == DirectOp::read ? ::pread(fd, data, length, offset) : ::pwrite(fd, data, length, offset);
-            if (moved < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-            if (moved < 0) {
-                result.error = errno;
-                break;
-            }
-            if (moved == 0) break; // a read at the end of the file
-            result.done += static_cast<std::size_t>(moved);
-        }
-        return result;
-    }
-
-    WorkerPool pool_;
+    std::optional<WorkerPool> pool_;
 };
 
 } // namespace
+
+void transfer_directly(DirectOp op, int fd, const DirectRequest &request, DirectResult &result) {
+    while (result.done < request.length) {
+        std::byte *const data = request.data + result.done;
+        const std::size_t length = request.length - result.done;
+        const off_t offset = request.offset + static_cast<off_t>(result.done);
+        const ssize_t moved = op == DirectOp::read ? ::pread(fd, data, length, offset) : ::pwrite(fd, data, length, offset);
+        if (moved < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (moved < 0) {
+            result.error = errno;
+            return;
+        }
+        if (moved == 0) return; // a read at the end of the file
+        result.done += static_cast<std::size_t>(moved);
+    }
+}
 
 bool io_uring_built() {
 #if AESGPU_HAVE_IO_URING

@@ -70,6 +70,10 @@ struct DirectQueue {
 // queue that injects faults in tests, where no preload library sees io_uring's requests.
 using DirectQueueMaker = std::function<DirectQueue()>;
 
+// Moves what is left of `request` (from result.done on) with pread()/pwrite() on this thread,
+// continuing short transfers, and says in `result` where and why it stopped.
+void transfer_directly(DirectOp op, int fd, const DirectRequest &request, DirectResult &result);
+
 // Whether this build has io_uring at all.
 [[nodiscard]] bool io_uring_built();
 

@@ -37,6 +37,9 @@ public:
     void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
         std::fill(results.begin(), results.end(), DirectResult{});
         std::vector<std::size_t> again; // continued after a short transfer, EINTR or EAGAIN
+        // Cancelled by the kernel: a request it hands to a worker of its own, where no thread may
+        // start (ulimit -u, pids.max), fails so. Those are done here, once none is in flight.
+        std::vector<std::size_t> by_hand;
         std::size_t next = 0;
         unsigned in_flight = 0;
         const auto queue = [&](std::size_t index) {
@@ -74,6 +77,8 @@ public:
                 const int moved = completion->res;
                 if (moved == -EINTR || moved == -EAGAIN) {
                     again.push_back(index);
+                } else if (moved == -ECANCELED) {
+                    by_hand.push_back(index);
                 } else if (moved < 0) {
                     result.error = -moved;
                 } else if (moved > 0) {
@@ -83,6 +88,7 @@ public:
             }
             io_uring_cq_advance(&ring_, seen);
         }
+        for (const std::size_t index : by_hand) transfer_directly(op, fd, requests[index], results[index]);
     }
 
     [[nodiscard]] unsigned depth() const override { return depth_; }

@@ -189,7 +189,8 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       target_name_(std::move(other.target_name_)), temporary_name_(std::exchange(other.temporary_name_, {})),
       cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
       committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
-      expected_size_(other.expected_size_), io_threads_(other.io_threads_), may_map_(other.may_map_),
+      expected_size_(other.expected_size_), reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_),
+      may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
       behind_(other.behind_) {
@@ -392,10 +393,21 @@ void OutputSink::expect_size(std::uint64_t bytes) {
 // before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is written.
 // (Buffered outputs leave it to the page cache's delayed allocation; mapped ones reserve their own.)
 void OutputSink::reserve_direct_space() {
-    if (expected_size_ > 0 &&
-        ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) != 0 && errno == ENOSPC) {
+    if (expected_size_ == 0) return;
+    if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) == 0) {
+        reserved_bytes_ = expected_size_;
+    } else if (errno == ENOSPC) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }
+}
+
+// The reservation is the largest the output could be (padding, tags); what it did not take stays
+// allocated past the end of the file (KEEP_SIZE) until given back. Setting the size it has frees
+// the blocks past it (punching a hole there does not: ext4 stops a hole at the end of the file).
+// Where that fails, space stays allocated, and no data changes.
+void OutputSink::release_unwritten_reservation() {
+    if (reserved_bytes_ <= bytes_written_) return;
+    (void)::ftruncate(fd_, static_cast<off_t>(bytes_written_));
 }
 
 // Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut into as many requests
@@ -592,6 +604,7 @@ void OutputSink::commit() {
         return;
     }
     apply_attributes();
+    release_unwritten_reservation();
     if (durable_ && ::fsync(fd_) != 0) throw IoError(errno_message("error writing", display_name_, errno));
     if (kind_ == Kind::unnamed_temporary) {
         // Linked by its descriptor, so closed after: O_TMPFILE exists only on local file systems,

@@ -112,6 +112,7 @@ private:
     void write_direct(std::span<const std::byte> bytes, std::uint64_t at);
     void write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at);
     void reserve_direct_space();
+    void release_unwritten_reservation();
     void push_behind();
     void apply_attributes();
     void link_into_place();
@@ -132,6 +133,7 @@ private:
     bool durable_ = false;
     std::uint64_t bytes_written_ = 0;
     std::uint64_t expected_size_ = 0;
+    std::uint64_t reserved_bytes_ = 0; // allocated past what is written (direct writes), till commit
     unsigned io_threads_ = 1;
     bool may_map_ = false; // a temporary file not yet found unfit for mapping
     std::optional<MappedFileWriter> mapped_;

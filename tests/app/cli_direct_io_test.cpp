@@ -183,7 +183,9 @@ TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
              direct + "--chunk-size 1000000 -K " + kKey128 + " p -o out",
              // A FIFO among the files: refused before the first file is done, and never opened.
              "mkfifo fifo && " + direct + "-K " + kKey128 + " p fifo",
-             "timeout 10 " + direct + "-f -K " + kKey128 + " p -o fifo"}) {
+             "timeout 10 " + direct + "-f -K " + kKey128 + " p -o fifo",
+             // The output a name is made for (p2.aes) is a FIFO: refused before it is opened.
+             "cp p p2 && rm -f p2.aes && mkfifo p2.aes && timeout 10 " + direct + "-K " + kKey128 + " p2"}) {
         std::filesystem::remove(file("out"));
         Outcome r = run(command + "; echo status=$?");
         EXPECT_EQ(r.out, "status=2\n") << command << ": " << r.err;
@@ -194,6 +196,11 @@ TEST_F(DirectIoCli, WhatDirectCannotTakeIsAUsageErrorBeforeAnyWork) {
         }
         EXPECT_FALSE(std::filesystem::exists(file("p.aes"))) << command;
     }
+    // A directory for -o is the output's own error, as on the buffered path.
+    std::filesystem::create_directory(file("somedir"));
+    Outcome r = run(direct + "-K " + kKey128 + " p -o somedir");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: cannot write 'somedir': it is a directory\n");
 }
 
 TEST_F(DirectIoCli, AFileSystemThatRefusesDirectIoFallsBackUnderAutoAndFailsClearlyWhenAsked) {
@@ -307,6 +314,13 @@ TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
     line >> mode >> offset >> length;
     EXPECT_EQ(offset, 0);
     EXPECT_GE(length, 3 * static_cast<long long>(kChunk) + 16);
+    // What the output did not take of it is given back: decrypting 1 MiB reserved the 1 MiB and
+    // 16 bytes of the input, and kept a block past the end of the file.
+    write_file(file("m"), random_bytes(kChunk));
+    r = run("$AESGPU encrypt -q --io buffered -K " + kKey128 + " m && $AESGPU decrypt -q --io direct -K " + kKey128 +
+            " m.aes -o back && cmp back m && stat -c %b back");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, std::to_string(kChunk / 512) + "\n");
 }
 
 // Direct requests go through io_uring where the kernel allows it, and through a pool of threads
@@ -349,6 +363,47 @@ TEST_F(DirectIoCli, ARealFullDiskFailsBeforeAnyDataAndLeavesNothing) {
                     mount + "; umount " + mount);
     EXPECT_EQ(r.out, "status=1\nlost+found\n") << r.err;
     EXPECT_EQ(r.err, "aesgpu: error writing '" + mount + "/out': No space left on device\n");
+}
+
+// Under a thread limit the direct path runs wherever the buffered one does (4 threads of a user's
+// own here, -T 2: the main thread, a cipher worker, the reader and the writer). Before, io_uring
+// cancelled the requests it could start no worker for ("Operation canceled"), and the thread
+// engine's pools took the threads the cipher then could not start.
+TEST_F(DirectIoCli, UnderAThreadLimitDirectRunsWhereBufferedDoes) {
+    if (::geteuid() != 0) GTEST_SKIP() << "running as another user needs root";
+    // A user of its own: the limit counts every thread of the user, other tests' too.
+    const std::string user = std::to_string(50000 + ::getpid() % 10000);
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    write_file(file("p"), random_bytes(6 * kChunk + 4096 + 3));
+    ASSERT_EQ(::chmod(file("p").c_str(), 0644), 0);
+    const std::string as_user = "setpriv --reuid=" + user + " --regid=" + user + " --clear-groups prlimit --nproc=4:4 ";
+    const std::string cipher = "$AESGPU encrypt -q -f -T 2 --chunk-size 1M -K " + kKey128 + " p -o ";
+    Outcome r = run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out want && " + as_user + cipher +
+                    "buffered --io buffered && cmp buffered want && " + as_user + cipher +
+                    "uring --io direct && cmp uring want && " + as_user + on_threads() + cipher +
+                    "threads --io direct && cmp threads want");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
+// mincore() calls every page of a file resident for one who neither owns it nor may write it, so
+// auto took a shared read-only input for cached and went buffered, saying so falsely. Where the
+// cache cannot be seen, auto goes direct and says why it did not look.
+TEST_F(DirectIoCli, AutoGoesDirectForAnInputWhoseCacheItCannotSee) {
+    if (::geteuid() != 0) GTEST_SKIP() << "running as another user needs root";
+    const std::string user = std::to_string(50000 + ::getpid() % 10000);
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+    write_file(file("big"), random_bytes((64 << 20) + 5));
+    ASSERT_EQ(::chmod(file("big").c_str(), 0644), 0);
+    Outcome r = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
+                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && setpriv --reuid=" + user + " --regid=" +
+                    user + " --clear-groups $AESGPU encrypt -v -K " + kKey128 + " big -o out && openssl enc " +
+                    "-aes-128-ecb -K " + kKey128 + " -in big | cmp - out");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("I/O: direct (reads past the page cache ("), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("; whether the input is cached cannot be seen: it is neither ours nor writable)"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {

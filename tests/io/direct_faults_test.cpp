@@ -106,9 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Combine(testing::Values(DirectEngine::io_uring, DirectEngine::threads),
                      testing::Values(Fault{DirectOp::write, ENOSPC}, Fault{DirectOp::write, EIO},
                                      Fault{DirectOp::read, EIO})),
-    [](const testing::TestParamInfo<std::tuple<DirectEngine, Fault>> &info) {
-        const Fault fault = std::get<1>(info.param);
-        return std::string(std::get<0>(info.param) == DirectEngine::io_uring ? "IoUring" : "Threads") +
+    [](const testing::TestParamInfo<std::tuple<DirectEngine, Fault>> &parameters) {
+        const Fault fault = std::get<1>(parameters.param);
+        return std::string(std::get<0>(parameters.param) == DirectEngine::io_uring ? "IoUring" : "Threads") +
                (fault.side == DirectOp::read ? "Read" : "Write") + (fault.error == ENOSPC ? "NoSpace" : "IoError");
     });
 

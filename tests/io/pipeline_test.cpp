@@ -404,6 +404,14 @@ TEST(Pipeline, TheFirstRingFitsAMemoryLimit) {
     stats = run(ecb);
     EXPECT_EQ(stats.chunk_bytes, kMinRetryChunkBytes) << "no smaller than a retry would go";
     EXPECT_EQ(stats.ring_slots, 3u);
+    // Halved in whole pages, so a chunk that direct I/O takes still does: 1028K goes to 512K,
+    // not 514K (257 KiB, then 128.5 KiB, went mostly through the page cache on a direct run).
+    PipelineOptions pages{Direction::encrypt, Framing::pkcs7, 1028u << 10, 5};
+    pages.memory_limit = 12u << 20;
+    stats = run(pages);
+    EXPECT_EQ(stats.chunk_bytes, 512u << 10);
+    pages.memory_limit = 3u << 20;
+    EXPECT_EQ(run(pages).chunk_bytes, 128u << 10);
     PipelineOptions gcm{Direction::encrypt, Framing::any_length, 4u << 20, 5};
     gcm.segments = SegmentGeometry{1u << 20, 24};
     gcm.memory_limit = 16u << 20;
