@@ -24,7 +24,7 @@ public:
         if (!pool_) pool_.emplace(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do);
         pool_->run(requests.size(), [&](std::size_t index) {
             results[index] = DirectResult{};
-            transfer_directly(op, fd, requests[index], results[index]);
+            transfer_at(op, fd, requests[index], results[index]);
         });
     }
     [[nodiscard]] unsigned depth() const override { return pool_ ? pool_->threads() : kDirectIoStreams; }
@@ -36,7 +36,7 @@ private:
 
 } // namespace
 
-void transfer_directly(DirectOp op, int fd, const DirectRequest &request, DirectResult &result) {
+void transfer_at(DirectOp op, int fd, const DirectRequest &request, DirectResult &result) {
     while (result.done < request.length) {
         std::byte *const data = request.data + result.done;
         const std::size_t length = request.length - result.done;

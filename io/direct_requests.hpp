@@ -71,8 +71,9 @@ struct DirectQueue {
 using DirectQueueMaker = std::function<DirectQueue()>;
 
 // Moves what is left of `request` (from result.done on) with pread()/pwrite() on this thread,
-// continuing short transfers, and says in `result` where and why it stopped.
-void transfer_directly(DirectOp op, int fd, const DirectRequest &request, DirectResult &result);
+// continuing short transfers, and says in `result` where and why it stopped: the thread engine's
+// request, io_uring's cancelled ones, and OutputSink's buffered writes at an offset.
+void transfer_at(DirectOp op, int fd, const DirectRequest &request, DirectResult &result);
 
 // Whether this build has io_uring at all.
 [[nodiscard]] bool io_uring_built();

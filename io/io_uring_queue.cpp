@@ -88,7 +88,7 @@ public:
             }
             io_uring_cq_advance(&ring_, seen);
         }
-        for (const std::size_t index : by_hand) transfer_directly(op, fd, requests[index], results[index]);
+        for (const std::size_t index : by_hand) transfer_at(op, fd, requests[index], results[index]);
     }
 
     [[nodiscard]] unsigned depth() const override { return depth_; }

@@ -459,12 +459,12 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
 }
 
 void OutputSink::write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t wrote = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote < 0) throw IoError(errno_message("error writing", display_name_, errno));
-        done += static_cast<std::size_t>(wrote);
+    DirectResult result;
+    transfer_at(DirectOp::write, fd_, {const_cast<std::byte *>(bytes.data()), bytes.size(), static_cast<off_t>(at)},
+                result);
+    // A pwrite() of nothing with no error (never seen on a file) is an error too, not a loop.
+    if (result.done < bytes.size()) {
+        throw IoError(errno_message("error writing", display_name_, result.error != 0 ? result.error : EIO));
     }
 }
 
