@@ -715,9 +715,8 @@ private:
 
     const BenchSettings &plan_;
     BenchReport &report_;
-    double copy_floor_seconds_ = 0;
-    std::string direct_io_refusal_; // why the file system took no O_DIRECT, once it refused    // the disk's read and
-                                    // write at once, where measured
+    double copy_floor_seconds_ = 0; // the disk's read and write at once (the faster depth), where measured
+    std::string direct_io_refusal_; // why the file system took no O_DIRECT, once it refused
     bool input_stayed_cached_ = false; // a file row's input could not be dropped from the page cache
     std::vector<std::byte> verify_input_;
 };
