@@ -122,17 +122,21 @@ std::vector<OpenSslBackend::Piece> OpenSslBackend::cut_into_pieces(const CipherJ
         const std::size_t per_piece = segments_per_piece(segments.size(), spec_.gcm.geometry.segment_bytes, threads());
         for (std::size_t i = 0; i < segments.size(); i += per_piece) {
             const auto end = segments.begin() + static_cast<std::ptrdiff_t>(std::min(segments.size(), i + per_piece));
-            pieces.push_back(Piece{buffer, 0, {segments.begin() + static_cast<std::ptrdiff_t>(i), end}});
+            const std::span<std::byte> data = buffer.subspan(job.input_offset, job.bytes);
+            pieces.push_back(Piece{data, data, 0, {segments.begin() + static_cast<std::ptrdiff_t>(i), end}});
         }
         if (pieces.empty()) pieces.emplace_back();
         return pieces;
     }
+    const std::span<std::byte> input = buffer.subspan(job.input_offset, job.bytes);
+    const std::span<std::byte> output = buffer.subspan(job.output_offset, job.bytes);
     const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
-    pieces.push_back(Piece{buffer.first(std::min(piece, job.bytes)), job.first_block, {}});
+    pieces.push_back(Piece{input.first(std::min(piece, job.bytes)), output.first(std::min(piece, job.bytes)),
+                           job.first_block, {}});
     for (std::size_t offset = piece; offset < job.bytes; offset += piece) {
-        pieces.push_back(Piece{buffer.subspan(offset, std::min(piece, job.bytes - offset)),
-                               job.first_block + offset / kAesBlockBytes,
-                               {}});
+        const std::size_t length = std::min(piece, job.bytes - offset);
+        pieces.push_back(Piece{input.subspan(offset, length), output.subspan(offset, length),
+                               job.first_block + offset / kAesBlockBytes, {}});
     }
     return pieces;
 }
@@ -144,7 +148,7 @@ std::exception_ptr OpenSslBackend::run_piece(unsigned thread, const Piece &piece
                 gcm_[thread].transform(piece.data.subspan(segment.offset, segment.ciphertext_bytes), segment);
             }
         } else {
-            ciphers_[thread].transform(piece.data, piece.data, piece.first_block);
+            ciphers_[thread].transform(piece.data, piece.output, piece.first_block);
         }
         return nullptr;
     } catch (...) {

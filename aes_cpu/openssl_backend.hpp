@@ -67,7 +67,8 @@ private:
 
     // A part of a job one thread runs: its bytes (ECB, CTR) or its segments (GCM).
     struct Piece {
-        std::span<std::byte> data;
+        std::span<std::byte> data;   // the input (GCM: the job's segments, ciphered in place)
+        std::span<std::byte> output; // ECB, CTR: where the result goes (data itself when in place)
         std::uint64_t first_block = 0;
         std::vector<SegmentSpan> segments;
     };

@@ -182,19 +182,22 @@ void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t
     // order, so each copy in waits for the previous piece's copy out.
     for (std::size_t offset = 0; offset < job.bytes; offset += device_piece_bytes_) {
         const std::size_t piece = std::min(device_piece_bytes_, job.bytes - offset);
-        std::byte *host = target.host.data() + offset;
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), host, piece, cudaMemcpyHostToDevice, stream));
+        std::byte *const input = target.host.data() + job.input_offset + offset;
+        std::byte *const output = target.host.data() + job.output_offset + offset;
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), input, piece, cudaMemcpyHostToDevice, stream));
         kernel_->launch(target.device.get(), piece / kAesBlockBytes, job.first_block + offset / kAesBlockBytes, stream);
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(host, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(output, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
     }
 }
 
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
     slot.first_segment = job.first_segment;
-    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), slot.host.data(), job.bytes, cudaMemcpyHostToDevice, stream));
+    // In place (check_job_size): input_offset is output_offset.
+    std::byte *const segments = slot.host.data() + job.input_offset;
+    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), segments, job.bytes, cudaMemcpyHostToDevice, stream));
     AESGPU_CUDA_TRY(cudaMemsetAsync(slot.failure.get(), 0xff, sizeof(std::uint32_t), stream));
     gcm_->launch(slot.device.get(), job, slot.tag_sums.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
-    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.host.data(), slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
+    AESGPU_CUDA_TRY(cudaMemcpyAsync(segments, slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.failure_host.get(), slot.failure.get(), sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
 }

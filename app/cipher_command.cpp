@@ -545,7 +545,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     check_input_length(options, source, header_bytes);
     if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
     const IoPath io_path =
-        choose_io_path(options.io, gcm_file || salt, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
+        choose_io_path(options.io, source, sink && !options.test_only ? &*sink : nullptr);
     summary.io = io_path.name();
     summary.io_engine = io_path.engine;
     spdlog::info("I/O: {} ({})", summary.io, io_path.reason);

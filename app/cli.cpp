@@ -539,12 +539,6 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
                          "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
     }
-    if (options.io == IoChoice::direct && (options.mode == Mode::gcm || !options.pass_spec.empty())) {
-        throw UsageError(kDirectIoShiftRefusal);
-    }
-    if (options.io == IoChoice::direct && !chunk_suits_direct_io(options.chunk_bytes)) {
-        throw UsageError(kDirectIoChunkRefusal);
-    }
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
     if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {

@@ -15,12 +15,6 @@ namespace aesgpu {
 
 namespace {
 
-// Direct requests start where chunks do: at multiples of the chunk from where reading starts.
-// The page size is a multiple of every file system's direct-I/O alignment.
-bool starts_aligned(std::uint64_t offset) {
-    return offset % kFallbackDirectAlignment == 0;
-}
-
 // "io_uring, 16 in flight", or "4 threads; io_uring: why not", for -v.
 std::string in_flight(const DirectQueue &queue) {
     const std::string engine = queue.queue->engine();
@@ -29,10 +23,6 @@ std::string in_flight(const DirectQueue &queue) {
 }
 
 } // namespace
-
-bool chunk_suits_direct_io(std::size_t chunk_bytes) {
-    return starts_aligned(chunk_bytes);
-}
 
 void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (options.io != IoChoice::direct) return;
@@ -73,7 +63,7 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
     }
 }
 
-IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
+IoPath choose_io_path(IoChoice choice, InputSource &source, OutputSink *sink) {
     IoPath path{};
     path.writes = sink != nullptr;
     const auto buffered = [&path](std::string reason) {
@@ -82,26 +72,11 @@ IoPath choose_io_path(IoChoice choice, bool shifted, std::size_t chunk_bytes, In
     };
     if (choice == IoChoice::buffered) return buffered("--io buffered");
     const bool forced = choice == IoChoice::direct;
-    if (shifted) {
-        if (forced) throw UsageError(kDirectIoShiftRefusal);
-        return buffered("a passphrase or GCM header shifts the output against the input");
-    }
     if (forced && !source.size()) {
         throw UsageError("--io direct reads regular files only; " + source.display_name() + " is read as it comes");
     }
     if (forced && sink && !sink->withdrawable()) {
         throw UsageError("--io direct writes regular files only; " + sink->display_name() + " is written as it goes");
-    }
-    if (!chunk_suits_direct_io(chunk_bytes)) {
-        if (forced) throw UsageError(kDirectIoChunkRefusal);
-        return buffered("a --chunk-size that is not a multiple of 4 KiB");
-    }
-    if (source.size() && !starts_aligned(static_cast<std::uint64_t>(source.start_offset()))) {
-        if (forced) {
-            throw IoError("cannot read " + source.display_name() + " directly: it was read up to byte " +
-                          std::to_string(source.start_offset()) + ", which is not a multiple of 4 KiB");
-        }
-        return buffered("standard input starts inside a page of its file");
     }
     std::string unseen_cache;
     if (!forced) {

@@ -444,9 +444,8 @@ public:
                 }
                 run_file_job(job, *selected.backend);
             };
-            // The direct path covers ECB and CTR so far (headers and tags shift GCM's output).
             std::vector<bool> paths = {false};
-            if (mode != Mode::gcm && direct_io_refusal_.empty()) paths.push_back(true);
+            if (direct_io_refusal_.empty()) paths.push_back(true);
             for (const bool direct : paths) {
                 const std::string io = direct ? ", direct" : "";
                 step(backend + " file check" + io);

@@ -80,12 +80,17 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// One job: the first `bytes` of a slot's buffer, and where they sit in the stream. ECB uses only
-// the slot and the byte count; CTR the position (its counter is spec.iv + first_block + i for the
-// job's block i); GCM the segments, laid out as cipher/segments.hpp says.
+// One job: `bytes` of a slot's buffer, and where they sit in the stream. ECB uses only the slot
+// and the byte count; CTR the position (its counter is spec.iv + first_block + i for the job's
+// block i); GCM the segments, laid out as cipher/segments.hpp says. The bytes start at
+// `input_offset` in the slot and their result goes to `output_offset`: the same place (in place),
+// or for ECB and CTR a range apart from them (out of place: direct I/O with a header, whose input
+// and output lie differently against the disk's alignment).
 struct CipherJob {
     std::size_t slot = 0;
     std::size_t bytes = 0;           // ECB, CTR: a multiple of 16, possibly 0; GCM: the segments' ciphertext
+    std::size_t input_offset = 0;    // where in the slot the job's bytes start
+    std::size_t output_offset = 0;   // where their result goes
     std::uint64_t first_block = 0;   // index in the stream of the job's first 16-byte block
     std::uint64_t first_segment = 0; // authenticated modes: number of the job's first segment
     std::uint32_t segments = 0;      // authenticated modes: segments in the job
@@ -168,7 +173,17 @@ inline void check_job_size(const CipherJob &job, std::size_t slot_bytes, Mode mo
     if (mode != Mode::gcm && job.bytes % kAesBlockBytes != 0) {
         throw std::invalid_argument("submit needs whole 16-byte blocks");
     }
-    if (job.bytes > slot_bytes) throw std::invalid_argument("submit beyond the slot's buffer");
+    const auto fits = [&](std::size_t offset) { return offset <= slot_bytes && job.bytes <= slot_bytes - offset; };
+    if (!fits(job.input_offset) || !fits(job.output_offset)) {
+        throw std::invalid_argument("submit beyond the slot's buffer");
+    }
+    // Ciphers write block by block as they read: an output that overlaps its input elsewhere than
+    // exactly would be overwritten before it is read. GCM's segments are ciphered in place only.
+    const bool in_place = job.input_offset == job.output_offset;
+    const bool apart = job.input_offset + job.bytes <= job.output_offset || job.output_offset + job.bytes <= job.input_offset;
+    if (!in_place && (mode == Mode::gcm || !apart)) {
+        throw std::invalid_argument("a job's output must be its input's place or lie apart from it");
+    }
     // A segment number past 2^32 - 1 would wrap in the nonce (the GPU kernels keep 32 bits of it).
     if (mode == Mode::gcm) check_segment_numbers(job.first_segment, job.segments, job.holds_last_segment);
 }

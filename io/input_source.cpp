@@ -90,6 +90,31 @@ std::size_t InputSource::read_full(std::span<std::byte> buffer, const Cancellati
     return read_gathered(std::span(&buffer, 1), cancellation);
 }
 
+std::size_t InputSource::read_full_with_room(std::span<std::byte> buffer, std::size_t room) {
+    if (direct_fd_.valid() && room >= direct_alignment_) {
+        if (const std::optional<std::size_t> got = read_aligned_around(buffer)) return *got;
+    }
+    return read_full(buffer);
+}
+
+// Reads the aligned range around `buffer` directly (the caller's room takes what lies outside it)
+// where the buffer's address is as far into an alignment unit as the file offset is; none
+// otherwise, nothing read. The file offset moves on by the bytes that landed in `buffer`.
+std::optional<std::size_t> InputSource::read_aligned_around(std::span<std::byte> buffer) {
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    if (at < 0) throw IoError(errno_message("error reading", display_name_, errno));
+    const std::size_t lead = static_cast<std::size_t>(at) % direct_alignment_;
+    std::byte *const from = buffer.data() - lead;
+    if (!direct_aligned(from, 0, 0, direct_alignment_)) return std::nullopt;
+    const std::span<std::byte> around(from, align_up(lead + buffer.size(), direct_alignment_));
+    const std::size_t got = read_direct_requests(Gathered<std::byte>(std::span(&around, 1)), at - static_cast<off_t>(lead));
+    const std::size_t filled = std::min(buffer.size(), got - std::min(got, lead));
+    if (::lseek(fd_, at + static_cast<off_t>(filled), SEEK_SET) < 0) {
+        throw IoError(errno_message("error reading", display_name_, errno));
+    }
+    return filled;
+}
+
 std::optional<std::string> InputSource::read_directly(DirectEngine engine) {
     return read_directly([engine] { return make_direct_queue(engine); });
 }
@@ -204,6 +229,10 @@ std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t 
         throw IoError(errno_message("error reading", display_name_, errno));
     }
     return filled;
+}
+
+std::uint64_t InputSource::position() const {
+    return static_cast<std::uint64_t>(std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR)));
 }
 
 std::optional<std::uint64_t> InputSource::size() const {

@@ -32,6 +32,11 @@ public:
     // where one read() would. A read that would wait on a pipe or terminal waits on `cancellation`
     // too and throws Cancelled when it fires. Throws IoError.
     std::size_t read_full(std::span<std::byte> buffer, const Cancellation *cancellation = nullptr);
+    // read_full() into `buffer` with `room` bytes before and after it that the source may
+    // overwrite. Reading directly, a start or end that is not aligned (the stream begins after a
+    // header, or a chunk is not whole alignment units) is then read directly too, as part of the
+    // aligned range around it, instead of through the page cache.
+    std::size_t read_full_with_room(std::span<std::byte> buffer, std::size_t room);
     // The same into `parts` one after another, as if they were one buffer.
     std::size_t read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation = nullptr);
 
@@ -57,6 +62,8 @@ public:
     [[nodiscard]] std::optional<std::string> read_directly(DirectEngine engine = DirectEngine::automatic);
     [[nodiscard]] std::optional<std::string> read_directly(const DirectQueueMaker &make_queue);
     [[nodiscard]] bool reads_directly() const { return direct_fd_.valid(); }
+    // The file offset reading goes on from (a regular file; 0 where there is none).
+    [[nodiscard]] std::uint64_t position() const;
     // How direct reads are kept in flight; null before read_directly().
     [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }
 
@@ -65,6 +72,7 @@ private:
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
     std::size_t read_parallel(const Gathered<std::byte> &buffer, off_t start);
     std::size_t read_direct_requests(const Gathered<std::byte> &buffer, off_t start);
+    std::optional<std::size_t> read_aligned_around(std::span<std::byte> buffer);
     [[nodiscard]] bool direct_fits(const std::byte *data, off_t offset, std::size_t length) const;
 
     UniqueFd owned_fd_; // empty for standard input, which we never close

@@ -193,7 +193,7 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
-      behind_(other.behind_) {
+      held_back_(std::move(other.held_back_)), held_back_at_(other.held_back_at_), behind_(other.behind_) {
     other.mapped_.reset();
 }
 
@@ -333,6 +333,7 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
     if (direct_fd_.valid()) {
         std::uint64_t at = bytes_written_;
         for (const std::span<const std::byte> part : parts) {
+            write_held_back(); // these bytes bring no room for it
             write_direct(part, at);
             at += part.size();
         }
@@ -353,6 +354,29 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
     }
     bytes_written_ += bytes.size();
     if (behind_.window) push_behind();
+}
+
+void OutputSink::write_with_room(std::span<std::byte> bytes, std::size_t room_before) {
+    const std::size_t held = held_back_.size();
+    const std::uint64_t at = held_back_at_;
+    if (!direct_fd_.valid() || held == 0 || held > room_before || at + held != bytes_written_ ||
+        !direct_aligned(bytes.data() - held, at, 0, direct_alignment_)) {
+        write_all(bytes);
+        return;
+    }
+    std::byte *const start = bytes.data() - held;
+    std::copy(held_back_.begin(), held_back_.end(), start);
+    held_back_.clear();
+    write_direct({start, held + bytes.size()}, at);
+    bytes_written_ += bytes.size();
+}
+
+// What write_direct held back goes through the page cache, at its place. No direct write is under
+// way then (each call waits for its own), so none can meet its page.
+void OutputSink::write_held_back() {
+    if (held_back_.empty()) return;
+    write_buffered_at(held_back_, held_back_at_);
+    held_back_.clear();
 }
 
 std::optional<std::string> OutputSink::write_directly(DirectEngine engine) {
@@ -448,10 +472,19 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
             }
         }
     }
-    if (aligned < bytes.size()) undone.push_back({aligned, bytes.size() - aligned, false});
+    // An unaligned end that starts aligned waits for the next bytes, which may bring it room to be
+    // written directly with them (write_with_room); anything else unaligned goes through the cache.
+    const std::size_t rest = bytes.size() - aligned;
+    if (rest > 0 && rest < alignment && (at + aligned) % alignment == 0) {
+        held_back_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(aligned), bytes.end());
+        held_back_at_ = at + aligned;
+    } else if (rest > 0) {
+        undone.push_back({aligned, rest, false});
+    }
     for (const Undone &piece : undone) write_buffered_at(bytes.subspan(piece.offset, piece.length), at + piece.offset);
     if (std::any_of(undone.begin(), undone.end(), [](const Undone &piece) { return piece.refused; })) {
         direct_fd_.reset(); // the rest is written through the page cache; commit() still flushes it
+        write_held_back();
     }
     if (::lseek(fd_, static_cast<off_t>(at + bytes.size()), SEEK_SET) < 0) {
         throw IoError(errno_message("error writing", display_name_, errno));
@@ -587,6 +620,7 @@ void OutputSink::rename_into_place() {
 
 void OutputSink::commit() {
     if (mapped_) mapped_->finish();
+    write_held_back();
     if (kind_ == Kind::discard) {
         committed_ = true;
         return;

@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -60,6 +61,12 @@ public:
     void write_all(std::span<const std::byte> bytes);
     // The same for `parts`, one after another, as if they were one buffer.
     void write_gathered(std::span<const std::span<const std::byte>> parts);
+    // write_all() for `bytes` with `room_before` bytes in front of them that the sink may
+    // overwrite. Writing directly, an output's unaligned end (a header, a chunk that is not whole
+    // alignment units) is held back rather than written through the page cache, and goes into that
+    // room in front of the next bytes, which then start aligned and go to the disk directly.
+    // What is still held back at the end is written at commit().
+    void write_with_room(std::span<std::byte> bytes, std::size_t room_before);
     // The total the output should reach (0: unknown), so the space is reserved in one step.
     void expect_size(std::uint64_t bytes);
     // Under a memory limit (a control group's): the page cache that writes to a file fill is
@@ -80,6 +87,8 @@ public:
         return direct_queue_.queue ? &direct_queue_ : nullptr;
     }
     [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
+    // The bytes taken so far: where the next write lands in the output.
+    [[nodiscard]] std::uint64_t position() const { return bytes_written_; }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
@@ -110,6 +119,7 @@ private:
     OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
     void write_sequential(std::span<const std::byte> bytes);
     void write_direct(std::span<const std::byte> bytes, std::uint64_t at);
+    void write_held_back();
     void write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at);
     void reserve_direct_space();
     void release_unwritten_reservation();
@@ -140,6 +150,10 @@ private:
     UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
     std::size_t direct_alignment_ = 0;
     DirectQueue direct_queue_; // made by write_directly()
+    // Written directly: bytes of the output not yet in the file, less than one alignment unit from
+    // the aligned offset held_back_at_ (write_with_room).
+    std::vector<std::byte> held_back_;
+    std::uint64_t held_back_at_ = 0;
     struct WriteBehind {
         off_t window = 0;  // 0: off
         off_t sent = 0;    // file offset up to which writes were sent to the disk

@@ -5,6 +5,7 @@
 #include "common/threads.hpp"
 #include "io/cancellation.hpp"
 #include "io/channel.hpp"
+#include "io/out_of_place_slots.hpp"
 #include "io/pkcs7.hpp"
 #include "io/segment_chunks.hpp"
 
@@ -26,6 +27,13 @@ struct FilledChunk {
     bool final;
     std::size_t input_bytes; // read from the input for this chunk (before padding)
     CipherJob job;           // as submitted (its segments, for writing them out)
+    std::size_t output_at;   // out of place: where in the slot the output is written from
+};
+
+// A chunk read into its slot: how many bytes, and from where in the slot.
+struct ReadChunk {
+    std::size_t length = 0;
+    std::size_t at = 0;
 };
 
 void validate(const PipelineOptions &options) {
@@ -45,6 +53,13 @@ public:
 
     PipelineStats run() {
         const auto start = std::chrono::steady_clock::now();
+        // Direct I/O where chunks cannot start aligned on both sides: a header, tags, a chunk size
+        // off the page grid, or standard input read partway into a page before.
+        input_position_ = source_.position();
+        output_position_ = sink_.position();
+        out_of_place_ = (source_.reads_directly() || sink_.writes_directly()) &&
+                        (options_.segments || input_position_ % OutOfPlaceSlots::kRoom != 0 ||
+                         output_position_ % OutOfPlaceSlots::kRoom != 0 || chunk_bytes_ % OutOfPlaceSlots::kRoom != 0);
         // The reader starts first and waits for a free slot: where address space is short
         // (ulimit -v), the ring's retry then fits what the thread's stack leaves, and no thread
         // is refused after the ring took it all.
@@ -101,13 +116,9 @@ private:
         fit_memory_limit();
         for (;;) {
             try {
-                if (options_.segments) {
-                    segments_.emplace(*options_.segments, options_.direction, chunk_bytes_);
-                    backend_.configure_slots(ring_slots_, segments_->slot_bytes());
-                    return;
-                }
-                // One spare block per slot, so the padding of a full final chunk fits in place.
-                backend_.configure_slots(ring_slots_, chunk_bytes_ + kAesBlockBytes);
+                if (options_.segments) segments_.emplace(*options_.segments, options_.direction, chunk_bytes_);
+                backend_.configure_slots(ring_slots_, slot_bytes());
+                if (out_of_place_) halves_.emplace(data_bytes());
                 return;
             } catch (const ResourceExhausted &) {
                 if (segments_ && segments_->segments_per_chunk() == 1) throw;
@@ -115,6 +126,16 @@ private:
                 chunk_bytes_ = halved(chunk_bytes_);
             }
         }
+    }
+
+    // What one chunk's data takes in a slot: whole segments, or the chunk and one spare block, so
+    // that the padding of a full final chunk fits.
+    [[nodiscard]] std::size_t data_bytes() const {
+        return options_.segments ? SegmentChunks(*options_.segments, options_.direction, chunk_bytes_).slot_bytes()
+                                 : chunk_bytes_ + kAesBlockBytes;
+    }
+    [[nodiscard]] std::size_t slot_bytes() const {
+        return out_of_place_ ? OutOfPlaceSlots(data_bytes()).slot_bytes() : data_bytes();
     }
 
     // Half a chunk, in whole pages where there are no segments to keep whole: a chunk that direct
@@ -132,10 +153,7 @@ private:
     void fit_memory_limit() {
         if (options_.memory_limit == 0) return;
         const std::uint64_t share = options_.memory_limit / kRingShareOfMemoryLimit;
-        const auto ring_bytes = [this] {
-            if (!options_.segments) return ring_slots_ * (chunk_bytes_ + kAesBlockBytes);
-            return ring_slots_ * SegmentChunks(*options_.segments, options_.direction, chunk_bytes_).slot_bytes();
-        };
+        const auto ring_bytes = [this] { return ring_slots_ * slot_bytes(); };
         while (ring_bytes() > share && chunk_bytes_ / 2 >= kMinRetryChunkBytes &&
                (!options_.segments || chunk_bytes_ / 2 >= options_.segments->segment_bytes)) {
             chunk_bytes_ = halved(chunk_bytes_);
@@ -155,33 +173,56 @@ private:
         std::optional<std::size_t> slot = free_slots_.pop();
         if (!slot) return;
         std::uint64_t chunk = 0;
-        std::size_t length = read_chunk(*slot, chunk);
+        ReadChunk read = read_chunk(*slot, chunk);
         for (;;) {
-            bool final = length < chunk_capacity(chunk);
+            bool final = read.length < chunk_capacity(chunk);
             std::optional<std::size_t> next;
-            std::size_t next_length = 0;
+            ReadChunk next_read;
             if (!final) {
                 next = free_slots_.pop();
                 if (!next) return;
-                next_length = read_chunk(*next, chunk + 1);
-                final = next_length == 0;
+                next_read = read_chunk(*next, chunk + 1);
+                final = next_read.length == 0;
             }
-            CipherJob job{.slot = *slot};
+            CipherJob job{.slot = *slot, .input_offset = read.at, .output_offset = read.at};
             if (segments_) {
-                job = segments_->job(*slot, chunk, length, final);
+                job = segments_->job(*slot, chunk, read.length, final);
+                job.input_offset = job.output_offset = read.at;
             } else {
-                job.bytes = seal_chunk(*slot, length, final);
+                job.bytes = seal_chunk(*slot, read, final);
                 job.first_block = blocks_submitted_;
                 blocks_submitted_ += job.bytes / kAesBlockBytes;
             }
+            const std::size_t output_at = place_output(job, chunk, read);
             backend_.submit(job);
             stats_.bytes_ciphered += job.bytes;
-            filled_.push({*slot, job.bytes, final, length, job});
+            filled_.push({*slot, job.bytes, final, read.length, job, output_at});
             if (final) return;
             slot = next;
-            length = next_length;
+            read = next_read;
             ++chunk;
         }
+    }
+
+    // Out of place: where the chunk's output goes in the output half, as far into an alignment unit
+    // as its place in the output file. ECB and CTR cipher there from the input half; GCM's plaintext
+    // is spread there first and ciphered in place (encrypting), or its ciphertext is ciphered in
+    // place in the input half and the writer gathers the plaintext there (decrypting). Returns
+    // where the writer finds the output.
+    std::size_t place_output(CipherJob &job, std::uint64_t chunk, const ReadChunk &read) {
+        if (!halves_) return job.output_offset;
+        const std::size_t output_at = halves_->output_at(output_position_);
+        if (!segments_) {
+            job.output_offset = output_at;
+            output_position_ += read.length; // all chunks but the last, whose padding nothing follows
+        } else if (options_.direction == Direction::encrypt) {
+            segments_->spread_plaintext(backend_.slot_buffer(job.slot), read.at, output_at, chunk, read.length);
+            job.input_offset = job.output_offset = output_at;
+            output_position_ += job.bytes;
+        } else {
+            output_position_ += job.bytes - std::size_t{job.segments} * kGcmTagBytes;
+        }
+        return output_at;
     }
 
     // Input bytes a full chunk holds: a shorter read ends the stream.
@@ -189,22 +230,32 @@ private:
         return segments_ ? segments_->input_capacity(chunk) : chunk_bytes_;
     }
 
-    std::size_t read_chunk(std::size_t slot, std::uint64_t chunk) {
+    ReadChunk read_chunk(std::size_t slot, std::uint64_t chunk) {
         const std::span<std::byte> buffer = backend_.slot_buffer(slot);
-        const std::size_t got = segments_ ? segments_->read(source_, buffer, chunk, &cancellation_)
-                                          : source_.read_full(buffer.first(chunk_bytes_), &cancellation_);
-        stats_.bytes_read += got;
-        return got;
+        ReadChunk read;
+        if (halves_) {
+            // The file as it lies, to where direct reads of the aligned range around it land.
+            read.at = OutOfPlaceSlots::input_at(input_position_);
+            read.length = source_.read_full_with_room(buffer.subspan(read.at, chunk_capacity(chunk)),
+                                                      OutOfPlaceSlots::kRoom);
+            input_position_ += read.length;
+        } else {
+            read.length = segments_ ? segments_->read(source_, buffer, chunk, &cancellation_)
+                                    : source_.read_full(buffer.first(chunk_bytes_), &cancellation_);
+        }
+        stats_.bytes_read += read.length;
+        return read;
     }
 
     // Turns the bytes read into whole blocks: pads the last chunk when encrypting with PKCS#7, fills
     // out a partial last block with zeros for CTR (the writer cuts its keystream off again), and
     // refuses a ragged length where neither applies. Every chunk but the last is a full chunk, so
     // the last one is ragged exactly when the whole stream is.
-    std::size_t seal_chunk(std::size_t slot, std::size_t length, bool final) {
+    std::size_t seal_chunk(std::size_t slot, const ReadChunk &read, bool final) {
+        const std::size_t length = read.length;
         if (!final) return length;
         check_stream_length(options_.direction, options_.framing, stats_.bytes_read);
-        const std::span<std::byte> buffer = backend_.slot_buffer(slot);
+        const std::span<std::byte> buffer = backend_.slot_buffer(slot).subspan(read.at);
         if (options_.framing == Framing::pkcs7 && options_.direction == Direction::encrypt) {
             return pkcs7_pad(buffer, length);
         }
@@ -221,19 +272,30 @@ private:
     void write_all() {
         while (const auto chunk = filled_.pop()) {
             backend_.wait(chunk->slot);
-            if (segments_) {
-                stats_.bytes_written += segments_->write(sink_, backend_.slot_buffer(chunk->slot), chunk->job);
+            const std::span<std::byte> slot = backend_.slot_buffer(chunk->slot);
+            if (segments_ && !halves_) {
+                stats_.bytes_written += segments_->write(sink_, slot, chunk->job);
                 finish_chunk(*chunk);
                 continue;
             }
-            auto bytes = backend_.slot_buffer(chunk->slot).first(chunk->bytes);
+            if (segments_) {
+                const std::size_t bytes = options_.direction == Direction::encrypt
+                                              ? chunk->job.bytes
+                                              : segments_->gather_plaintext(slot, chunk->job, chunk->output_at);
+                sink_.write_with_room(slot.subspan(chunk->output_at, bytes),
+                                      OutOfPlaceSlots::room_before_output(chunk->output_at));
+                stats_.bytes_written += bytes;
+                finish_chunk(*chunk);
+                continue;
+            }
+            auto bytes = slot.subspan(chunk->output_at, chunk->bytes);
             if (chunk->final && options_.framing == Framing::pkcs7 && options_.direction == Direction::decrypt) {
                 const auto unpadded = pkcs7_unpadded_length(bytes);
                 if (!unpadded) throw BadPadding("bad decrypt (wrong key or corrupted input)");
                 bytes = bytes.first(*unpadded);
             }
             if (options_.framing == Framing::any_length) bytes = bytes.first(chunk->input_bytes);
-            sink_.write_all(bytes);
+            sink_.write_with_room(bytes, halves_ ? OutOfPlaceSlots::room_before_output(chunk->output_at) : 0);
             stats_.bytes_written += bytes.size();
             finish_chunk(*chunk);
         }
@@ -253,6 +315,10 @@ private:
     std::size_t chunk_bytes_;
     std::size_t ring_slots_; // fewer than asked where a memory limit takes some away
     std::optional<SegmentChunks> segments_; // set for an authenticated stream
+    bool out_of_place_ = false;              // direct I/O with a header or tags
+    std::optional<OutOfPlaceSlots> halves_;  // set once the ring is, where out_of_place_
+    std::uint64_t input_position_ = 0;       // reader thread: the input's file offset of the next read
+    std::uint64_t output_position_ = 0;      // reader thread: the output's offset of the next chunk's output
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
     Cancellation cancellation_;          // ends a read waiting on a pipe when the writer has failed

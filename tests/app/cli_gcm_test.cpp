@@ -3,11 +3,8 @@
 // every way a stream can be tampered with: exit 1, "authentication failed" or "cut short", no
 // output file, and nothing unverified on standard output. Passphrase files (aesgpu's scrypt
 // header in front of a Tink stream), and the options gcm does not take.
-//
-// Python with tink: $AESGPU_TINK_PYTHON (a command), else <source>/.venv-tink/bin/python3 (made
-// by scripts/tink-venv.sh), else python3. Without tink the interop tests skip, unless
-// AESGPU_REQUIRE_TINK is set (CI sets it), when they fail.
 #include "support/cli_fixture.hpp"
+#include "support/tink.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,30 +12,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-std::string tink_python() {
-    if (const char *command = std::getenv("AESGPU_TINK_PYTHON"); command && *command) return command;
-    const std::string venv = std::string(AESGPU_SOURCE_DIR) + "/.venv-tink/bin/python3";
-    return std::filesystem::exists(venv) ? venv : "python3";
-}
-
-// The command that runs tests/interop/tink_stream.py, or "" (and a skip or failure) without tink.
-std::string tink_command() {
-    static const std::string command = [] {
-        const std::string python = tink_python();
-        if (std::system((python + " -c 'import tink' 2>/dev/null").c_str()) != 0) return std::string();
-        return python + " " + AESGPU_SOURCE_DIR + "/tests/interop/tink_stream.py";
-    }();
-    return command;
-}
-
-#define REQUIRE_TINK()                                                                                                 \
-    do {                                                                                                               \
-        if (tink_command().empty()) {                                                                                  \
-            if (std::getenv("AESGPU_REQUIRE_TINK")) FAIL() << "Python's tink is required here: " << tink_python();     \
-            GTEST_SKIP() << "Python's tink is not installed (scripts/tink-venv.sh makes .venv-tink)";                  \
-        }                                                                                                              \
-    } while (false)
 
 class Gcm : public Cli {
 protected:
