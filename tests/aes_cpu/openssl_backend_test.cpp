@@ -5,6 +5,7 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "support/allocation_hooks.hpp"
+#include "support/offset_jobs.hpp"
 #include "support/test_support.hpp"
 
 #include <algorithm>
@@ -272,6 +273,46 @@ TEST(OpenSslBackend, SlotsWorkIndependently) {
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plains[slot], expected));
         EXPECT_EQ(std::memcmp(backend.slot_buffer(slot).data(), expected.data(), slot_bytes), 0) << "slot " << slot;
     }
+}
+
+// Out of place (ECB, CTR) or in place away from the slot's start (GCM): the bytes in-place jobs
+// give, and an input left as it was where the output went elsewhere.
+TEST(OpenSslBackend, JobsAtOffsetsAndOutOfPlaceGiveWhatInPlaceGives) {
+    const Bytes key = random_bytes(16);
+    const Bytes data = random_bytes((3 << 20) + 4096 + 48);
+    for (const CipherSpec &spec : {CipherSpec(Direction::encrypt), CipherSpec(Direction::decrypt),
+                                   CipherSpec(Direction::encrypt, Mode::ctr, CounterBlock{0xff, 0xff})}) {
+        OpenSslBackend backend(key, spec, 4);
+        CipherJob at_block{.first_block = 7};
+        const Bytes expected = run_job_at(backend, data, at_block);
+        at_block.input_offset = kOffsetInput;
+        at_block.output_offset = kOffsetOutput;
+        Bytes input_after;
+        EXPECT_TRUE(run_job_at(backend, data, at_block, &input_after) == expected) << mode_name(spec.mode);
+        EXPECT_TRUE(input_after == data) << "the input was overwritten";
+    }
+    CipherSpec gcm(Direction::encrypt, Mode::gcm);
+    gcm.gcm.geometry = {4096, 24};
+    OpenSslBackend backend(key, gcm, 4);
+    const Bytes segments = random_bytes(40 * 4096);
+    CipherJob job = full_segments_job(gcm.gcm.geometry, 0, segments.size());
+    const Bytes expected = run_job_at(backend, segments, job);
+    job.input_offset = job.output_offset = kOffsetInput + 8;
+    EXPECT_TRUE(run_job_at(backend, segments, job) == expected);
+
+    backend.configure_slots(1, 8192);
+    // GCM's segments are ciphered where they lie; a block cipher's output overlaps its input only
+    // exactly; no job reaches past its slot.
+    EXPECT_THROW(backend.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4096, .segments = 1,
+                                 .holds_last_segment = true}),
+                 std::invalid_argument);
+    OpenSslBackend ecb(key, Direction::encrypt, 1);
+    ecb.configure_slots(1, 8192);
+    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 16}), std::invalid_argument);
+    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 4096, .output_offset = 16}), std::invalid_argument);
+    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4112}), std::invalid_argument);
+    ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4096});
+    ecb.wait(0);
 }
 
 TEST(OpenSslBackend, RejectsMisuse) {

@@ -189,6 +189,14 @@ TEST_F(DirectIoCli, EveryGpuAndTheCpuCipherTheDirectRing) {
             EXPECT_EQ(r.status, 0) << backend << " " << mode << ": " << r.out << r.err;
             EXPECT_NE(r.err.find("I/O: direct"), std::string::npos) << r.err;
         }
+        // Out of place: a passphrase's header, and GCM's header and tags.
+        for (const std::string &format : std::vector<std::string>{" -p pass:pw", " --mode gcm -K " + kKey128}) {
+            Outcome r = run("$AESGPU encrypt -v -f --io direct --backend " + backend + format + " p -o d.aes && " +
+                            "$AESGPU decrypt -q -f --io buffered --backend cpu" + format + " d.aes -o back && cmp back p && " +
+                            "$AESGPU decrypt -q -f --io direct --backend " + backend + format + " d.aes -o back2 && cmp back2 p");
+            EXPECT_EQ(r.status, 0) << backend << format << ": " << r.out << r.err;
+            EXPECT_NE(r.err.find("I/O: direct"), std::string::npos) << r.err;
+        }
     }
 }
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Direct I/O where the output lies otherwise against the disk's alignment than the input (a
+// header, GCM's tags, a chunk off the page grid): the ring ciphers out of place, and then all but
+// the output's odd tail and the input's last partial page go to and from the disk directly, in
+// aligned requests, and the bytes are those of the buffered path. A queue in front of the real one
+// counts what went directly, or refuses writes partway (EINVAL, as a file system may).
+#include "aes_cpu/openssl_backend.hpp"
+#include "io/direct_io.hpp"
+#include "io/direct_requests.hpp"
+#include "io/file_job.hpp"
+#include "support/test_support.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace aesgpu::test {
+namespace {
+
+// Counts the bytes the requests moved; with a `refuse_after` budget of write bytes, the request
+// that crosses it and every later one are refused (EINVAL, nothing done).
+class CountingQueue final : public DirectRequestQueue {
+public:
+    CountingQueue(std::unique_ptr<DirectRequestQueue> inner, std::size_t *moved, std::size_t refuse_after)
+        : inner_(std::move(inner)), moved_(moved), budget_(refuse_after) {}
+
+    void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
+        std::size_t passing = 0;
+        while (passing < requests.size() && requests[passing].length <= budget_) budget_ -= requests[passing++].length;
+        inner_->run(op, fd, requests.first(passing), results.first(passing));
+        for (std::size_t i = passing; i < requests.size(); ++i) results[i] = DirectResult{0, EINVAL};
+        if (passing < requests.size()) budget_ = 0;
+        for (std::size_t i = 0; i < passing; ++i) *moved_ += results[i].done;
+    }
+    [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
+    [[nodiscard]] const char *engine() const override { return inner_->engine(); }
+
+private:
+    std::unique_ptr<DirectRequestQueue> inner_;
+    std::size_t *moved_;
+    std::size_t budget_;
+};
+
+DirectQueueMaker counting(std::size_t *moved, std::size_t refuse_after = SIZE_MAX) {
+    return [moved, refuse_after] {
+        DirectQueue made = make_direct_queue(DirectEngine::threads);
+        made.queue = std::make_unique<CountingQueue>(std::move(made.queue), moved, refuse_after);
+        return made;
+    };
+}
+
+struct Format {
+    const char *name;
+    Direction direction;
+    std::size_t header_bytes; // written in front of the output (encrypt) or read from in front of the input
+    std::size_t chunk_bytes;
+    bool gcm;
+};
+
+// Test names without a dump of the struct's bytes.
+void PrintTo(const Format &format, std::ostream *out) {
+    *out << format.name;
+}
+
+class OutOfPlace : public testing::TestWithParam<Format> {
+protected:
+    void SetUp() override {
+        write_file(dir.file("probe"), random_bytes(4096));
+        if (!open_direct(dir.file("probe"), O_RDONLY).valid()) GTEST_SKIP() << "this file system refuses O_DIRECT";
+    }
+
+    [[nodiscard]] CipherSpec spec() const {
+        CipherSpec spec(GetParam().direction, GetParam().gcm ? Mode::gcm : Mode::ecb);
+        spec.gcm.geometry = {4096, GetParam().header_bytes};
+        spec.gcm.nonce_prefix = {1, 2, 3, 4, 5, 6, 7};
+        return spec;
+    }
+
+    // Runs the format over `input` into `output`: directly through the counting queues, or
+    // buffered. Returns the output's bytes.
+    Bytes run(const std::string &input, const std::string &output, bool direct, std::size_t refuse_writes_after) {
+        const Format &format = GetParam();
+        InputSource source = InputSource::open(dir.file(input));
+        const Bytes header(format.header_bytes, 0x5a);
+        std::uint64_t header_read = 0;
+        if (format.direction == Direction::decrypt) {
+            Bytes skipped(format.header_bytes);
+            header_read = source.read_full(std::as_writable_bytes(std::span(skipped)));
+        }
+        OutputSink sink = OutputSink::create(dir.file(output), {.overwrite = true});
+        if (direct) {
+            EXPECT_EQ(source.read_directly(counting(&read_directly)), std::nullopt);
+            EXPECT_EQ(sink.write_directly(counting(&written_directly, refuse_writes_after)), std::nullopt);
+        }
+        OpenSslBackend backend(key, spec(), 2);
+        FileJob job{source, sink, PipelineOptions{format.direction, Framing::pkcs7, format.chunk_bytes, 4}};
+        if (format.gcm) job.pipeline.segments = spec().gcm.geometry;
+        if (format.direction == Direction::encrypt) job.header = std::as_bytes(std::span(header));
+        job.header_bytes_read = header_read;
+        (void)run_file_job(job, backend);
+        return read_file(dir.file(output));
+    }
+
+    TempDir dir;
+    Bytes key = random_bytes(16);
+    std::size_t read_directly = 0;
+    std::size_t written_directly = 0;
+};
+
+TEST_P(OutOfPlace, AllButTheEndsGoDirectlyAndTheBytesAreTheBufferedPaths) {
+    const Format &format = GetParam();
+    for (const std::size_t size : {std::size_t{0}, std::size_t{4097}, std::size_t{(5 << 20) + 4096 + 7}}) {
+        SCOPED_TRACE(size);
+        const Bytes plain = random_bytes(size);
+        Bytes input = plain;
+        if (format.direction == Direction::decrypt) {
+            // What this format's encryption writes, header first.
+            CipherSpec encrypting = spec();
+            encrypting.direction = Direction::encrypt;
+            write_file(dir.file("plain"), plain);
+            OpenSslBackend backend(key, encrypting, 2);
+            InputSource source = InputSource::open(dir.file("plain"));
+            OutputSink sink = OutputSink::create(dir.file("in"), {.overwrite = true});
+            const Bytes header(format.header_bytes, 0x5a);
+            FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, format.chunk_bytes, 4},
+                        std::as_bytes(std::span(header))};
+            if (format.gcm) job.pipeline.segments = encrypting.gcm.geometry;
+            (void)run_file_job(job, backend);
+            input = read_file(dir.file("in"));
+        }
+        write_file(dir.file("in"), input);
+        const Bytes buffered = run("in", "buffered", false, SIZE_MAX);
+        read_directly = written_directly = 0;
+        const Bytes direct = run("in", "direct", true, SIZE_MAX);
+        EXPECT_TRUE(direct == buffered) << "direct and buffered outputs differ";
+        if (format.direction == Direction::decrypt) EXPECT_TRUE(direct == plain);
+        // What goes through the page cache: the header read before the job, the input's last
+        // partial page, and the output's odd tail.
+        EXPECT_GE(read_directly + format.header_bytes + 4096, input.size());
+        EXPECT_GE(written_directly + 4096, direct.size());
+        EXPECT_EQ(written_directly % 4096, 0u);
+    }
+}
+
+// A file system may refuse a direct write partway (EINVAL); the rest goes through the page cache,
+// bytes held back for the next chunk's room included, and the output is whole.
+TEST_P(OutOfPlace, AWriteRefusedPartwayStillGivesEveryByte) {
+    write_file(dir.file("plain"), random_bytes((3 << 20) + 123));
+    if (GetParam().direction == Direction::decrypt) GTEST_SKIP() << "the encrypting formats cover the writes";
+    const Bytes buffered = run("plain", "buffered", false, SIZE_MAX);
+    for (const std::size_t refuse_after : {std::size_t{0}, std::size_t{4096}, std::size_t{1} << 20}) {
+        SCOPED_TRACE(refuse_after);
+        written_directly = 0;
+        EXPECT_TRUE(run("plain", "direct", true, refuse_after) == buffered);
+        EXPECT_LE(written_directly, refuse_after);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, OutOfPlace,
+                         testing::Values(Format{"EcbSaltedEncrypt", Direction::encrypt, 16, 1 << 20, false},
+                                         Format{"EcbSaltedDecrypt", Direction::decrypt, 16, 1 << 20, false},
+                                         Format{"EcbChunkOffThePageGrid", Direction::encrypt, 0, (1 << 20) + 16, false},
+                                         Format{"GcmEncrypt", Direction::encrypt, 24, 1 << 20, true},
+                                         Format{"GcmDecrypt", Direction::decrypt, 24, 1 << 20, true}),
+                         [](const testing::TestParamInfo<Format> &info) { return std::string(info.param.name); });
+
+} // namespace
+} // namespace aesgpu::test
