@@ -305,7 +305,7 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
             fmt::format("How files reach the cipher: direct (O_DIRECT: disk to memory and back past the page "
                         "cache, for regular files; each output durable at its end), buffered (through the page "
                         "cache), or auto (the default: direct for files of {} or more on file systems that take "
-                        "it, unless the input is cached already; ECB and CTR with a raw key so far)",
+                        "it, unless the input is cached already)",
                         std::to_string(kDirectIoMinBytes >> 20) + " MiB"))
         ->check(CLI::IsMember({"auto", "direct", "buffered"}))
         ->option_text("HOW");
