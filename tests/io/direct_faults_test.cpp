@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A disk that fills or fails in the middle of a direct run, on either engine: no preload library
-// sees io_uring's requests, so the fault comes from a queue put in front of the real one. The run
+// sees io_uring's requests, so the fault comes from a queue put in front of the real one
+// (support/budget_queue.hpp). The run
 // fails with the error's own words, nothing is put in place, no temporary is left, and the input
 // is as it was.
 #include "aes_cpu/openssl_backend.hpp"
@@ -8,6 +9,7 @@
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
 #include "io/file_job.hpp"
+#include "support/budget_queue.hpp"
 #include "support/test_support.hpp"
 
 #include <fcntl.h>
@@ -19,29 +21,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-// Runs requests on `inner` while they fit in `budget` bytes; the one that crosses it and every
-// later one fail with `error` without being submitted, as a disk that filled or failed there.
-class FailingQueue final : public DirectRequestQueue {
-public:
-    FailingQueue(std::unique_ptr<DirectRequestQueue> inner, std::size_t budget, int error)
-        : inner_(std::move(inner)), budget_(budget), error_(error) {}
-
-    void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-        std::size_t fitting = 0;
-        while (fitting < requests.size() && requests[fitting].length <= budget_) budget_ -= requests[fitting++].length;
-        inner_->run(op, fd, requests.first(fitting), results.first(fitting));
-        for (std::size_t i = fitting; i < requests.size(); ++i) results[i] = DirectResult{0, error_};
-        if (fitting < requests.size()) budget_ = 0;
-    }
-    [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
-    [[nodiscard]] const char *engine() const override { return inner_->engine(); }
-
-private:
-    std::unique_ptr<DirectRequestQueue> inner_;
-    std::size_t budget_;
-    int error_;
-};
 
 struct Fault {
     DirectOp side;
@@ -63,7 +42,7 @@ protected:
         return [this, side, budget] {
             DirectQueue made = make_direct_queue(engine());
             if (side == fault().side) {
-                made.queue = std::make_unique<FailingQueue>(std::move(made.queue), budget, fault().error);
+                made.queue = std::make_unique<BudgetQueue>(std::move(made.queue), budget, fault().error);
             }
             return made;
         };

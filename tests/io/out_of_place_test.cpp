@@ -8,6 +8,7 @@
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
 #include "io/file_job.hpp"
+#include "support/budget_queue.hpp"
 #include "support/test_support.hpp"
 
 #include <fcntl.h>
@@ -22,34 +23,10 @@
 namespace aesgpu::test {
 namespace {
 
-// Counts the bytes the requests moved; with a `refuse_after` budget of write bytes, the request
-// that crosses it and every later one are refused (EINVAL, nothing done).
-class CountingQueue final : public DirectRequestQueue {
-public:
-    CountingQueue(std::unique_ptr<DirectRequestQueue> inner, std::size_t *moved, std::size_t refuse_after)
-        : inner_(std::move(inner)), moved_(moved), budget_(refuse_after) {}
-
-    void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-        std::size_t passing = 0;
-        while (passing < requests.size() && requests[passing].length <= budget_) budget_ -= requests[passing++].length;
-        inner_->run(op, fd, requests.first(passing), results.first(passing));
-        for (std::size_t i = passing; i < requests.size(); ++i) results[i] = DirectResult{0, EINVAL};
-        if (passing < requests.size()) budget_ = 0;
-        for (std::size_t i = 0; i < passing; ++i) *moved_ += results[i].done;
-    }
-    [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
-    [[nodiscard]] const char *engine() const override { return inner_->engine(); }
-
-private:
-    std::unique_ptr<DirectRequestQueue> inner_;
-    std::size_t *moved_;
-    std::size_t budget_;
-};
-
 DirectQueueMaker counting(std::size_t *moved, std::size_t refuse_after = SIZE_MAX) {
     return [moved, refuse_after] {
         DirectQueue made = make_direct_queue(DirectEngine::threads);
-        made.queue = std::make_unique<CountingQueue>(std::move(made.queue), moved, refuse_after);
+        made.queue = std::make_unique<BudgetQueue>(std::move(made.queue), refuse_after, EINVAL, moved);
         return made;
     };
 }
