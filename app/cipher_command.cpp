@@ -3,6 +3,7 @@
 
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
+#include "app/input_removal.hpp"
 #include "app/io_path.hpp"
 #include "app/interrupts.hpp"
 #include "app/json_text.hpp"
@@ -440,33 +441,6 @@ void print_json_failure(const CipherOptions &options, const std::string &input, 
     print_json_summary(options, failed, error);
 }
 
-bool same_time(const timespec &a, const timespec &b) {
-    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
-}
-
-// --rm: the input goes once its output is in place on disk, and only where removing the name
-// removes exactly the data that was read: a regular file, not a symbolic link (its target would
-// stay), with no other hard link (the data would stay), under the same name (not a file put there
-// meanwhile), unchanged while it was read (a same-size rewrite would be lost). Otherwise it stays,
-// and the run fails (exit 1) so that a script counting on the space does not go on.
-void remove_input(const InputSource &source, const std::string &input) {
-    const std::string name = source.display_name();
-    const struct stat &read = source.status();
-    struct stat named {};
-    struct stat now {};
-    const auto keep = [&name](const std::string &why) { throw IoError("not removing " + name + ": " + why); };
-    if (!S_ISREG(read.st_mode)) keep("not a regular file");
-    if (::lstat(input.c_str(), &named) != 0) keep("it is no longer there");
-    if (S_ISLNK(named.st_mode)) keep("it is a symbolic link, and its target would stay");
-    if (!same_file(named, read)) keep("the name no longer leads to the file that was read");
-    if (named.st_nlink > 1) keep("it has other hard links, which would keep its data");
-    if (::fstat(source.fd(), &now) != 0 || now.st_size != read.st_size || !same_time(now.st_mtim, read.st_mtim) ||
-        !same_time(now.st_ctim, read.st_ctim)) {
-        keep("it changed while it was read");
-    }
-    if (::unlink(input.c_str()) != 0) throw IoError(errno_message("cannot remove", name, errno));
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -531,6 +505,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
             throw UsageError("--rm removes the input only once its output is a complete file; " + sink->display_name() +
                              " is not a regular file");
         }
+        check_input_removable(source, input);
     }
     // --rm deletes the only other copy, so it needs what --sync asks for.
     if (sink && (options.sync || options.remove_input)) sink->make_durable();

@@ -685,17 +685,20 @@ TEST_F(Cli, RemoveKeepsTheInputUnlessItsOutputStandsInForItExactly) {
         EXPECT_TRUE(std::filesystem::exists(file("p"))) << output;
     }
     // A symbolic link (its target would stay) and a file with another hard link (its data would):
-    // the output is made, the input kept, and the run fails so that a script notices.
+    // the run fails before any work, so that a script notices and nothing is left half done.
     ASSERT_EQ(run("ln -s p link && ln p hard").status, 0);
     Outcome link = run("$AESGPU encrypt -q --rm link" + kKey);
     EXPECT_EQ(link.status, 1);
-    EXPECT_EQ(link.err, "aesgpu: not removing 'link': it is a symbolic link, and its target would stay\n");
-    EXPECT_TRUE(std::filesystem::exists(file("link.aes")));
+    EXPECT_EQ(link.err,
+              "aesgpu: not removing 'link': it is a symbolic link, and its target would stay; nothing was written\n");
+    EXPECT_FALSE(std::filesystem::exists(file("link.aes")));
     Outcome hard = run("$AESGPU encrypt -q --rm hard" + kKey);
     EXPECT_EQ(hard.status, 1);
-    EXPECT_EQ(hard.err, "aesgpu: not removing 'hard': it has other hard links, which would keep its data\n");
+    EXPECT_EQ(hard.err,
+              "aesgpu: not removing 'hard': it has other hard links, which would keep its data; nothing was written\n");
     EXPECT_TRUE(std::filesystem::exists(file("hard")));
-    ASSERT_EQ(run("rm link hard link.aes hard.aes").status, 0);
+    EXPECT_FALSE(std::filesystem::exists(file("hard.aes")));
+    ASSERT_EQ(run("rm link hard").status, 0);
     // Rewritten in place while it was read (same size): the output has the old bytes, so the
     // input must stay. 16-byte chunks make the run last long enough; rewriting every 20 ms until
     // it ends makes sure a rewrite lands after aesgpu opened the file, however slowly it starts.
@@ -706,6 +709,42 @@ TEST_F(Cli, RemoveKeepsTheInputUnlessItsOutputStandsInForItExactly) {
     EXPECT_EQ(changed.status, 1);
     EXPECT_EQ(changed.err, "aesgpu: not removing 'slow': it changed while it was read\n");
     EXPECT_TRUE(std::filesystem::exists(file("slow")));
+}
+
+// An input --rm could not remove once the work is done: the run fails first, and writes nothing.
+// Before, the output was made, the removal failed, and both files were left with exit 1.
+TEST_F(Cli, AnInputRmCannotRemoveFailsBeforeAnyWork) {
+    if (::geteuid() != 0 || !have_command("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+    const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all ";
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+    // A directory the user may not change, and a sticky one (as /tmp) where neither it nor the
+    // file is the user's; the output goes to a directory of the user's own.
+    ASSERT_EQ(run("mkdir locked sticky out && head -c 5000 /dev/urandom > locked/f && cp locked/f sticky/f && "
+                  "chown 65534 locked locked/f out && chmod 555 locked && chmod 1777 sticky && chmod a+r sticky/f")
+                  .status,
+              0);
+    for (const auto &[input, why] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"locked/f", "this user may not remove names from its directory 'locked'"},
+             {"sticky/f", "its directory 'sticky' is sticky, and neither it nor the file is this user's"}}) {
+        Outcome r = run(nobody + "$AESGPU encrypt -q --rm " + input + " -o out/x.aes" + kKey);
+        EXPECT_EQ(r.status, 1) << input;
+        EXPECT_EQ(r.err, "aesgpu: not removing '" + input + "': " + why + "; nothing was written\n");
+        EXPECT_TRUE(std::filesystem::exists(file(input)));
+        EXPECT_FALSE(std::filesystem::exists(file("out/x.aes"))) << input;
+    }
+    // Marked immutable (where the file system takes the mark): even root may not remove it.
+    if (run("head -c 5000 /dev/urandom > frozen && chattr +i frozen").status == 0) {
+        Outcome r = run("$AESGPU encrypt -q --rm frozen" + kKey + "; chattr -i frozen");
+        EXPECT_EQ(r.err, "aesgpu: not removing 'frozen': it is marked immutable or append-only (chattr); nothing was "
+                         "written\n");
+        EXPECT_FALSE(std::filesystem::exists(file("frozen.aes")));
+    }
+    // What it may remove, it still does.
+    Outcome ok = run("chmod 755 locked && " + nobody + "$AESGPU encrypt -q --rm locked/f -o out/y.aes" + kKey);
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_FALSE(std::filesystem::exists(file("locked/f")));
+    EXPECT_TRUE(std::filesystem::exists(file("out/y.aes")));
 }
 
 TEST_F(Cli, JsonNeverMixesWithTheDataAndItsFailuresCount) {
