@@ -174,8 +174,8 @@ void OpenSslBackend::submit(const CipherJob &job) {
     std::exception_ptr not_posted;
     for (std::size_t i = first_posted; i < pieces.size(); ++i) {
         try {
-            pool_.post([this, slot = job.slot, piece = pieces[i]](unsigned worker) {
-                finish_piece(slot, run_piece(worker, piece));
+            pool_.post([this, slot = job.slot, index = i, piece = pieces[i]](unsigned worker) {
+                finish_piece(slot, index, run_piece(worker, piece));
             });
         } catch (...) {
             not_posted = std::current_exception();
@@ -183,12 +183,12 @@ void OpenSslBackend::submit(const CipherJob &job) {
                 std::lock_guard lock(mutex_);
                 slots_[job.slot].pieces_left -= pieces.size() - i - 1;
             }
-            finish_piece(job.slot, not_posted);
+            finish_piece(job.slot, i, not_posted);
             break;
         }
     }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    if (!posts_every_piece_) finish_piece(job.slot, not_posted ? not_posted : run_piece(0, pieces.front()));
+    if (!posts_every_piece_) finish_piece(job.slot, 0, not_posted ? not_posted : run_piece(0, pieces.front()));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {
@@ -200,13 +200,17 @@ void OpenSslBackend::wait(std::size_t slot) {
 
 // The job's last piece tells the listener before it lets wait() return: it alone sees one piece
 // left, and takes it off only after the listener has run (outside the lock, which the listener's
-// owner may hold while it asks this backend things).
-void OpenSslBackend::finish_piece(std::size_t slot, std::exception_ptr error) {
+// owner may hold while it asks this backend things). Of several failing pieces, the earliest in
+// the job names the failure, whichever ends first (GCM: the first segment that fails).
+void OpenSslBackend::finish_piece(std::size_t slot, std::size_t piece, std::exception_ptr error) {
     JobEndListener *listener = nullptr;
     {
         std::lock_guard lock(mutex_);
         Slot &target = slots_[slot];
-        if (error && !target.error) target.error = error;
+        if (error && (!target.error || piece < target.error_piece)) {
+            target.error = error;
+            target.error_piece = piece;
+        }
         if (target.pieces_left > 1) {
             --target.pieces_left;
             return;

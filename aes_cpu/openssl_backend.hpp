@@ -62,7 +62,8 @@ private:
     struct Slot {
         std::span<std::byte> buffer;
         std::size_t pieces_left = 0;
-        std::exception_ptr error;
+        std::exception_ptr error; // the first failing piece's, in the job's order
+        std::size_t error_piece = 0;
     };
 
     // A part of a job one thread runs: its bytes (ECB, CTR) or its segments (GCM).
@@ -74,7 +75,7 @@ private:
     };
     [[nodiscard]] std::vector<Piece> cut_into_pieces(const CipherJob &job, std::span<std::byte> buffer) const;
     [[nodiscard]] std::exception_ptr run_piece(unsigned thread, const Piece &piece) noexcept;
-    void finish_piece(std::size_t slot, std::exception_ptr error);
+    void finish_piece(std::size_t slot, std::size_t piece, std::exception_ptr error);
     void wait_for_all() noexcept;
 
     std::mutex mutex_;

@@ -227,6 +227,33 @@ TEST(OpenSslBackend, GcmRefusesEveryChangedByteNamingItsSegment) {
     EXPECT_THROW((void)run_gcm_job(wrong_key, v.segments, 3), AuthenticationFailed);
 }
 
+// Segments in several pieces on several threads, two of them changed: the first one is named
+// every time, whichever piece ends first. (Before, the first piece to end did: the job's first
+// piece runs on the submitting thread after the others are posted, so a later one usually won.)
+TEST(OpenSslBackend, GcmNamesTheFirstFailingSegmentWhicheverPieceEndsFirst) {
+    const Bytes key = random_bytes(16);
+    CipherSpec spec(Direction::encrypt, Mode::gcm);
+    spec.gcm.geometry = {kCipherPieces.min_piece_bytes / 4, 24};
+    const std::size_t segments = 32; // four pieces of eight on four threads
+    OpenSslBackend seal(key, spec, 4);
+    const CipherJob job = full_segments_job(spec.gcm.geometry, 0, segments * spec.gcm.geometry.segment_bytes);
+    Bytes sealed = run_job_at(seal, random_bytes(job.bytes), job);
+    // The last byte of segment 7 (numbered 8: the job starts at segment 1), last in the first
+    // piece, and the first of segment 24 (numbered 25), first in the last piece.
+    sealed[8 * spec.gcm.geometry.segment_bytes - 1] ^= 1;
+    sealed[24 * spec.gcm.geometry.segment_bytes] ^= 1;
+    spec.direction = Direction::decrypt;
+    OpenSslBackend open(key, spec, 4);
+    for (int round = 0; round < 20; ++round) {
+        try {
+            (void)run_job_at(open, sealed, job);
+            ADD_FAILURE() << "changed segments passed";
+        } catch (const AuthenticationFailed &e) {
+            EXPECT_EQ(std::string(e.what()), "authentication failed in segment 8") << "round " << round;
+        }
+    }
+}
+
 TEST(OpenSslBackend, GcmMatchesTheReferenceAcrossThreadsAndSegmentSizes) {
     for (const std::size_t key_bytes : {16u, 32u}) {
         const Bytes key = random_bytes(key_bytes);

@@ -21,7 +21,8 @@ inline constexpr std::size_t kOffsetSlotBytes = std::size_t{8} << 20;
 // `input`, the rest filled with 0xee; returns the job.bytes at job.output_offset. With
 // `input_after`, also what is left at job.input_offset afterwards.
 inline Bytes run_job_at(CipherBackend &backend, const Bytes &input, CipherJob job, Bytes *input_after = nullptr) {
-    backend.configure_slots(1, kOffsetSlotBytes);
+    const std::size_t end = std::max(job.input_offset, job.output_offset) + input.size();
+    backend.configure_slots(1, std::max(kOffsetSlotBytes, (end + 15) / 16 * 16));
     const std::span<std::byte> slot = backend.slot_buffer(0);
     std::fill(slot.begin(), slot.end(), std::byte{0xee});
     std::memcpy(slot.data() + job.input_offset, input.data(), input.size());
