@@ -600,6 +600,11 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     // A signal during the commit waits for it; one after the last commit finds every output final.
     job.commit = [&](const PipelineStats &stats) {
         progress.finish();
+        if (const std::optional<std::uint64_t> at = sink->direct_writes_refused_at()) {
+            summary.io = "mixed";
+            spdlog::info("I/O: the file system refused a direct write at byte {}; the rest went through the page cache",
+                         *at);
+        }
         spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
         if (selected.dispatcher) log_lanes(options.backend.choice, selected.dispatcher->report());
         if (stats.chunk_bytes != job.pipeline.chunk_bytes || stats.ring_slots != job.pipeline.ring_slots) {

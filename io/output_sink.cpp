@@ -193,7 +193,8 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
-      held_back_(std::move(other.held_back_)), held_back_at_(other.held_back_at_), behind_(other.behind_) {
+      held_back_(std::move(other.held_back_)), held_back_at_(other.held_back_at_),
+      direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
     other.mapped_.reset();
 }
 
@@ -482,7 +483,9 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
         undone.push_back({aligned, rest, false});
     }
     for (const Undone &piece : undone) write_buffered_at(bytes.subspan(piece.offset, piece.length), at + piece.offset);
-    if (std::any_of(undone.begin(), undone.end(), [](const Undone &piece) { return piece.refused; })) {
+    const auto refused = std::find_if(undone.begin(), undone.end(), [](const Undone &piece) { return piece.refused; });
+    if (refused != undone.end()) {
+        direct_refused_at_ = at + refused->offset;
         direct_fd_.reset(); // the rest is written through the page cache; commit() still flushes it
         write_held_back();
     }

@@ -87,6 +87,9 @@ public:
         return direct_queue_.queue ? &direct_queue_ : nullptr;
     }
     [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
+    // Where the file system refused a direct write partway (EINVAL), after which the rest went
+    // through the page cache; none where it did not.
+    [[nodiscard]] std::optional<std::uint64_t> direct_writes_refused_at() const { return direct_refused_at_; }
     // The bytes taken so far: where the next write lands in the output.
     [[nodiscard]] std::uint64_t position() const { return bytes_written_; }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
@@ -154,6 +157,7 @@ private:
     // the aligned offset held_back_at_ (write_with_room).
     std::vector<std::byte> held_back_;
     std::uint64_t held_back_at_ = 0;
+    std::optional<std::uint64_t> direct_refused_at_;
     struct WriteBehind {
         off_t window = 0;  // 0: off
         off_t sent = 0;    // file offset up to which writes were sent to the disk

@@ -351,9 +351,12 @@ TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
     const std::string log = capture.file("writes.log");
     Outcome r = run("AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER=" + std::to_string(kChunk + kChunk / 2) +
                     " AESGPU_TEST_SLOW_PWRITE_MS=50 AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() +
-                    "$AESGPU encrypt -q --chunk-size 1M --io direct -K " + kKey128 + " p -o out && openssl enc " +
+                    "$AESGPU encrypt -v --json --chunk-size 1M --io direct -K " + kKey128 + " p -o out && openssl enc " +
                     "-aes-128-ecb -K " + kKey128 + " -in p | cmp - out");
     EXPECT_EQ(r.status, 0) << r.err;
+    // -v and --json say so: the file went partly direct (before, -v said "direct" and nothing more).
+    EXPECT_NE(r.err.find("I/O: the file system refused a direct write at byte "), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("\"io\":\"mixed\""), std::string::npos) << r.out;
     std::istringstream lines(slurp(log));
     int direct_in_flight = 0;
     std::size_t refused = 0;
