@@ -5,7 +5,7 @@
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
 # wall time, CPU seconds (user + system) and peak resident memory (scripts/measure.py).
-# Usage: [STEPS="test sanitize kernel bench cli rss cgroup"] [LIMITS="16 64 ..."] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
+# Usage: [STEPS="test sanitize kernel bench cli rss cgroup disk"] [LIMITS="16 64 ..."] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
 #        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] [CUDA_ARCHS=90] scripts/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
 # bench's JSON goes to BENCH_JSON, default BUILD_DIR/bench.json). With BASELINE_SRC (another
@@ -16,6 +16,13 @@
 # with and without split I/O, and prints the peak resident memory of both: memory must not grow
 # with the file. The cgroup step (not in the default STEPS; root) runs each backend under control
 # groups of LIMITS MiB of memory and says which finish, which the OOM killer ends. CUDA_ARCHS builds for those GPU architectures only (faster), e.g. 90 for Hopper.
+# The disk step (not in the default STEPS; root) times the direct-I/O goals on a disk, DISK_DIR
+# (default /var/tmp; ZRAM=SIZE first makes an ext4 on /dev/zram0 of that size and uses it):
+# FILE_GIB GiB, the DISK_ROWS (default: ECB and GCM encrypt with cpu and gpu, --io direct and
+# --io buffered --sync, and GCM decrypt on the gpu both ways), REPS rounds interleaved, each from a
+# cold cache and ending durable: wall, CPU s/GiB, the growth of Cached in /proc/meminfo, and the
+# pages of the input and output left in the page cache (mincore). Then the disk's own ceilings
+# (`aesgpu bench --file`, O_DIRECT read, write and both at once) unless DISK_BENCH=0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # What the GPU host lacks and has no network to fetch (nlohmann-json's headers, scdoc) may travel
@@ -160,6 +167,59 @@ if mkdir "$group" && [ -e "$group/$limit_file" ]; then
 else
   echo "no control group with a memory limit could be made here (root, cgroup v2 or v1)"
 fi
+fi
+
+if wanted disk; then
+disk_dir=${DISK_DIR:-/var/tmp}
+if [ -n "${ZRAM:-}" ]; then
+  # No brd module on the GPU hosts; zram compresses each page in the writer's context, so its
+  # writes cost system time that is the device's: compare wall time there, CPU time on a real disk.
+  modprobe zram 2>/dev/null; zramctl --reset /dev/zram0 2>/dev/null
+  zramctl /dev/zram0 -s "$ZRAM" -a lz4 && mkfs.ext4 -q /dev/zram0 && mkdir -p /mnt/aesgpu-zram &&
+    mount /dev/zram0 /mnt/aesgpu-zram && disk_dir=/mnt/aesgpu-zram || { echo "no zram here"; exit 1; }
+fi
+gib=${FILE_GIB:-8}
+step "disk: $gib GiB on $disk_dir ($(findmnt -no FSTYPE,SOURCE --target "$disk_dir")), cold cache, until durable; kernel $(uname -r)"
+work=$disk_dir/aesgpu-disk
+mkdir -p "$work" && rm -f "$work"/*
+random_file "$work/in" "${gib}G"
+"$build/aesgpu" encrypt -q --mode gcm --io direct -K $key "$work/in" -o "$work/in.gcm" || status=1
+rows=${DISK_ROWS:-cpu-ecb-direct cpu-ecb-buffered gpu-ecb-direct gpu-ecb-buffered cpu-gcm-direct cpu-gcm-buffered gpu-gcm-direct gpu-gcm-buffered gpu-gcmdec-direct gpu-gcmdec-buffered}
+disk_command() { # backend-mode-io
+  local backend=${1%%-*} rest=${1#*-} io=${1##*-} mode input=$work/in direction=encrypt
+  mode=${rest%-*}
+  [ "$io" = buffered ] && io="buffered --sync"
+  [ "$mode" = gcmdec ] && { mode=gcm; input=$work/in.gcm; direction=decrypt; }
+  echo "$build/aesgpu $direction -q --backend $backend --mode $mode --io $io -K $key $input -o $work/out"
+}
+cached_kib() { awk '/^Cached:/ { print $2 }' /proc/meminfo; }
+: > "$work/times"
+for ((rep = 0; rep < ${REPS:-3}; rep++)); do
+  for row in $rows; do
+    rm -f "$work/out"; sync; echo 3 > /proc/sys/vm/drop_caches
+    before=$(cached_kib)
+    # shellcheck disable=SC2046
+    cost=$(python3 scripts/measure.py $(disk_command "$row") || echo failed)
+    after=$(cached_kib)
+    input=$work/in; [[ $row == *gcmdec* ]] && input=$work/in.gcm
+    echo "$row $cost cache_mib=$(( (after - before) / 1024 )) in_pages=$(python3 tests/support/cached_pages.py "$input" | tr ' ' /) out_pages=$(python3 tests/support/cached_pages.py "$work/out" | tr ' ' /)" | tee -a "$work/times"
+  done
+done
+grep -q failed "$work/times" && status=1
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for row in $rows; do
+  runs=$(grep "^$row wall=" "$work/times" | tr '=' ' ')
+  [ -z "$runs" ] && continue
+  printf "%-20s median wall %6.2f s, CPU %5.2f s/GiB, Cached +%5d MiB (%4.1f%% of the file)\n" "$row" \
+    "$(awk '{ print $3 }' <<< "$runs" | median)" "$(awk -v g="$gib" '{ print ($5 + $7) / g }' <<< "$runs" | median)" \
+    "$(awk '{ print $11 }' <<< "$runs" | median)" "$(awk -v g="$gib" '{ print $11 / (g * 10.24) }' <<< "$runs" | median)"
+done
+if [ "${DISK_BENCH:-1}" != 0 ]; then
+  "$build/aesgpu" bench --backend gpu --mode ecb --key-bits 128 --direction encrypt --reps 1 --size 256M \
+    --file "$work/in" | grep -E "ceiling|file" || status=1
+fi
+rm -rf "$work"
+[ -n "${ZRAM:-}" ] && { umount /mnt/aesgpu-zram; zramctl --reset /dev/zram0; }
 fi
 
 wanted cli || exit $status
