@@ -315,7 +315,7 @@ private:
     std::size_t chunk_bytes_;
     std::size_t ring_slots_; // fewer than asked where a memory limit takes some away
     std::optional<SegmentChunks> segments_; // set for an authenticated stream
-    bool out_of_place_ = false;              // direct I/O with a header or tags
+    bool out_of_place_ = false;              // direct I/O where the two sides lie apart (see run())
     std::optional<OutOfPlaceSlots> halves_;  // set once the ring is, where out_of_place_
     std::uint64_t input_position_ = 0;       // reader thread: the input's file offset of the next read
     std::uint64_t output_position_ = 0;      // reader thread: the output's offset of the next chunk's output
