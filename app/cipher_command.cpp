@@ -520,7 +520,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     check_input_length(options, source, header_bytes);
     if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
     const IoPath io_path =
-        choose_io_path(options.io, source, sink && !options.test_only ? &*sink : nullptr);
+        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
     summary.io = io_path.name();
     summary.io_engine = io_path.engine;
     spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
@@ -609,6 +609,11 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         if (selected.dispatcher) log_lanes(options.backend.choice, selected.dispatcher->report());
         if (stats.chunk_bytes != job.pipeline.chunk_bytes || stats.ring_slots != job.pipeline.ring_slots) {
             spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10, stats.ring_slots);
+        }
+        if (stats.went_in_place) {
+            summary.io = "mixed";
+            spdlog::info("I/O: memory was short for the out-of-place ring (twice the chunks): ran in place, and what "
+                         "the header or tags put off the disk's alignment went through the page cache");
         }
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {

@@ -111,19 +111,31 @@ public:
     }
 
 private:
-    // Nothing has been read yet, so a smaller chunk is a safe retry when memory is short.
+    // Nothing has been read yet, so a smaller chunk is a safe retry when memory is short. Last, an
+    // out-of-place ring (twice the memory) goes in place: the bytes are the same, and only the
+    // chunks' unaligned ends, for a shifted stream all of it, go through the page cache.
     void configure_ring() {
-        fit_memory_limit();
         for (;;) {
             try {
+                fit_memory_limit();
                 if (options_.segments) segments_.emplace(*options_.segments, options_.direction, chunk_bytes_);
                 backend_.configure_slots(ring_slots_, slot_bytes());
                 if (out_of_place_) halves_.emplace(data_bytes());
                 return;
             } catch (const ResourceExhausted &) {
-                if (segments_ && segments_->segments_per_chunk() == 1) throw;
-                if (chunk_bytes_ / 2 < kMinRetryChunkBytes) throw;
-                chunk_bytes_ = halved(chunk_bytes_);
+                // A chunk holds one segment at the least.
+                const bool can_halve = chunk_bytes_ / 2 >= kMinRetryChunkBytes &&
+                                       (!options_.segments || chunk_bytes_ / 2 >= options_.segments->segment_bytes);
+                if (can_halve) {
+                    chunk_bytes_ = halved(chunk_bytes_);
+                } else if (out_of_place_) {
+                    out_of_place_ = false;
+                    stats_.went_in_place = true;
+                    chunk_bytes_ = options_.chunk_bytes;
+                    ring_slots_ = options_.ring_slots;
+                } else {
+                    throw;
+                }
             }
         }
     }

@@ -73,6 +73,10 @@ struct PipelineStats {
     double seconds = 0;
     std::size_t chunk_bytes = 0; // the chunk size used: smaller than asked if memory was short
     std::size_t ring_slots = 0;  // the slots used: fewer than asked where a memory limit took some
+    // Direct I/O with a header, tags or a chunk off the page grid, where the out-of-place ring
+    // (twice the memory) did not fit: the ring went in place, and the chunks' unaligned ends went
+    // through the page cache.
+    bool went_in_place = false;
 };
 
 // Throws FormatError when a stream of `length` bytes cannot be ciphered whole: not whole blocks

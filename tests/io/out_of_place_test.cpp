@@ -5,6 +5,7 @@
 // aligned requests, and the bytes are those of the buffered path. A queue in front of the real one
 // counts what went directly, or refuses writes partway (EINVAL, as a file system may).
 #include "aes_cpu/openssl_backend.hpp"
+#include "cipher/cipher_backend.hpp"
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
 #include "io/file_job.hpp"
@@ -136,6 +137,50 @@ TEST_P(OutOfPlace, AWriteRefusedPartwayStillGivesEveryByte) {
         EXPECT_TRUE(run("plain", "direct", true, refuse_after) == buffered);
         EXPECT_LE(written_directly, refuse_after);
     }
+}
+
+// A backend whose ring may not pass `limit` bytes: the ResourceExhausted of memory that is short.
+class LimitedBackend final : public CipherBackend {
+public:
+    LimitedBackend(CipherBackend &inner, std::size_t limit) : inner_(inner), limit_(limit) {}
+    [[nodiscard]] std::string describe() const override { return inner_.describe(); }
+    void configure_slots(std::size_t slot_count, std::size_t slot_bytes) override {
+        if (slot_count * slot_bytes > limit_) throw ResourceExhausted("short of memory (a test's limit)");
+        inner_.configure_slots(slot_count, slot_bytes);
+    }
+    void adopt_slots(std::span<const std::span<std::byte>> buffers) override { inner_.adopt_slots(buffers); }
+    [[nodiscard]] std::span<std::byte> slot_buffer(std::size_t slot) override { return inner_.slot_buffer(slot); }
+    void submit(const CipherJob &job) override { inner_.submit(job); }
+    void wait(std::size_t slot) override { inner_.wait(slot); }
+
+private:
+    CipherBackend &inner_;
+    std::size_t limit_;
+};
+
+// Where the out-of-place ring (twice the memory) does not fit even with the smallest chunks, the
+// ring goes in place: the same bytes, the shifted parts through the page cache, and the run says
+// so. Before, such a run failed ("not enough memory") where --io buffered went through.
+TEST_P(OutOfPlace, ShortOfMemoryTheRingGoesInPlaceWithTheSameBytes) {
+    const Format &format = GetParam();
+    if (format.direction == Direction::decrypt) GTEST_SKIP() << "the encrypting formats cover the ring";
+    write_file(dir.file("plain"), random_bytes((3 << 20) + 123));
+    const Bytes buffered = run("plain", "buffered", false, SIZE_MAX);
+    InputSource source = InputSource::open(dir.file("plain"));
+    OutputSink sink = OutputSink::create(dir.file("direct"), {.overwrite = true});
+    ASSERT_EQ(source.read_directly(counting(&read_directly)), std::nullopt);
+    ASSERT_EQ(sink.write_directly(counting(&written_directly)), std::nullopt);
+    OpenSslBackend cipher(key, spec(), 2);
+    // An in-place ring of 4 slots of the smallest chunk fits; twice that does not.
+    const std::size_t smallest = format.gcm ? 4096 * (kMinRetryChunkBytes / 4096) : kMinRetryChunkBytes + 16;
+    LimitedBackend limited(cipher, 4 * smallest + 4096);
+    const Bytes header(format.header_bytes, 0x5a);
+    FileJob job{source, sink, PipelineOptions{format.direction, Framing::pkcs7, format.chunk_bytes, 4},
+                std::as_bytes(std::span(header))};
+    if (format.gcm) job.pipeline.segments = spec().gcm.geometry;
+    const PipelineStats stats = run_file_job(job, limited);
+    EXPECT_TRUE(stats.went_in_place);
+    EXPECT_TRUE(read_file(dir.file("direct")) == buffered);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, OutOfPlace,
