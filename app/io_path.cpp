@@ -63,7 +63,7 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
     }
 }
 
-IoPath choose_io_path(IoChoice choice, InputSource &source, OutputSink *sink) {
+IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
     IoPath path{};
     path.writes = sink != nullptr;
     const auto buffered = [&path](std::string reason) {
@@ -84,6 +84,7 @@ IoPath choose_io_path(IoChoice choice, InputSource &source, OutputSink *sink) {
             return buffered("a pipe, device or standard stream is not a regular file");
         }
         if (*source.size() < kDirectIoMinBytes) return buffered("a small file");
+        if (chunk_bytes != 0 && chunk_bytes < kDirectIoMinChunkBytes) return buffered("a --chunk-size under 1 MiB");
         const std::optional<bool> cached =
             mostly_in_page_cache(source.fd(), static_cast<std::uint64_t>(source.start_offset()), *source.size());
         if (cached.value_or(false)) return buffered("the input is in the page cache already");

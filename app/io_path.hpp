@@ -17,6 +17,12 @@ namespace aesgpu {
 // direct path is measured on the GPU hosts' disk (bench/NOTES.md).
 inline constexpr std::uint64_t kDirectIoMinBytes = std::uint64_t{64} << 20;
 
+// Below this, an explicit --chunk-size keeps --io auto on the page cache: each chunk's direct
+// requests wait for each other, and a chunk that starts or ends inside a page (a header, GCM's
+// tags, a size off the 4 KiB grid) reads that page again with its neighbour. A 16-byte chunk read
+// 256 times the file, 4112 bytes twice; from 1 MiB on it is under 1% more.
+inline constexpr std::size_t kDirectIoMinChunkBytes = std::size_t{1} << 20;
+
 struct IoPath {
     bool reads_direct = false;
     bool writes_direct = false;
@@ -37,6 +43,7 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
 // Sets `source` and `sink` (nullptr: nothing is written, -t or -P) reading and writing directly
 // where `choice` and the files allow. Throws UsageError where --io direct cannot apply to what the
 // files are (a pipe, a device), IoError where their file system refuses it.
-IoPath choose_io_path(IoChoice choice, InputSource &source, OutputSink *sink);
+// `chunk_bytes`: --chunk-size (0: the default, which is large enough).
+IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink);
 
 } // namespace aesgpu

@@ -245,6 +245,10 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
         EXPECT_NE(shifted.err.find("I/O: direct (reads past"), std::string::npos) << options << ": " << shifted.err;
         EXPECT_EQ(shifted.out, "0 16384\n") << options;
     }
+    // Small chunks stay on the page cache: each would wait on its own few direct requests, and one
+    // off the page grid would read the pages it shares with its neighbours again.
+    Outcome small = run(evict("big") + " && $AESGPU encrypt -v -f --chunk-size 4112" + key + " big -o s.aes");
+    EXPECT_NE(small.err.find("I/O: buffered (a --chunk-size under 1 MiB)"), std::string::npos) << small.err;
     Outcome partway = run(evict("big") + " && (head -c 1000 > /dev/null && $AESGPU encrypt -v -f --io direct" + key +
                           " -o s.aes) < big && tail -c +1001 big | openssl enc -aes-128-ecb -K " + kKey128 +
                           " | cmp - s.aes");
