@@ -193,8 +193,7 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
-      held_back_(std::move(other.held_back_)), held_back_at_(other.held_back_at_),
-      direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
+      held_back_(std::move(other.held_back_)), direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
     other.mapped_.reset();
 }
 
@@ -332,13 +331,12 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
         return;
     }
     if (direct_fd_.valid()) {
-        std::uint64_t at = bytes_written_;
         for (const std::span<const std::byte> part : parts) {
             write_held_back(); // these bytes bring no room for it
+            const std::uint64_t at = bytes_written_;
+            bytes_written_ += part.size(); // first: what write_direct holds back ends here
             write_direct(part, at);
-            at += part.size();
         }
-        bytes_written_ = at;
         return;
     }
     if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
@@ -359,8 +357,8 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
 
 void OutputSink::write_with_room(std::span<std::byte> bytes, std::size_t room_before) {
     const std::size_t held = held_back_.size();
-    const std::uint64_t at = held_back_at_;
-    if (!direct_fd_.valid() || held == 0 || held > room_before || at + held != bytes_written_ ||
+    const std::uint64_t at = bytes_written_ - held;
+    if (!direct_fd_.valid() || held == 0 || held > room_before ||
         !direct_aligned(bytes.data() - held, at, 0, direct_alignment_)) {
         write_all(bytes);
         return;
@@ -368,15 +366,16 @@ void OutputSink::write_with_room(std::span<std::byte> bytes, std::size_t room_be
     std::byte *const start = bytes.data() - held;
     std::copy(held_back_.begin(), held_back_.end(), start);
     held_back_.clear();
+    bytes_written_ += bytes.size(); // first: what write_direct holds back ends here
     write_direct({start, held + bytes.size()}, at);
-    bytes_written_ += bytes.size();
 }
 
-// What write_direct held back goes through the page cache, at its place. No direct write is under
-// way then (each call waits for its own), so none can meet its page.
+// What write_direct held back goes through the page cache, at its place: the output's end, as
+// each write first sends on what the one before held back. No direct write is under way then
+// (each call waits for its own), so none can meet its page.
 void OutputSink::write_held_back() {
     if (held_back_.empty()) return;
-    write_buffered_at(held_back_, held_back_at_);
+    write_buffered_at(held_back_, bytes_written_ - held_back_.size());
     held_back_.clear();
 }
 
@@ -478,7 +477,6 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
     const std::size_t rest = bytes.size() - aligned;
     if (rest > 0 && rest < alignment && (at + aligned) % alignment == 0) {
         held_back_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(aligned), bytes.end());
-        held_back_at_ = at + aligned;
     } else if (rest > 0) {
         undone.push_back({aligned, rest, false});
     }

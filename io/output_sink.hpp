@@ -153,10 +153,9 @@ private:
     UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
     std::size_t direct_alignment_ = 0;
     DirectQueue direct_queue_; // made by write_directly()
-    // Written directly: bytes of the output not yet in the file, less than one alignment unit from
-    // the aligned offset held_back_at_ (write_with_room).
+    // Written directly: the output's last bytes, not yet in the file, less than one alignment unit
+    // from an aligned offset up to bytes_written_ (write_with_room).
     std::vector<std::byte> held_back_;
-    std::uint64_t held_back_at_ = 0;
     std::optional<std::uint64_t> direct_refused_at_;
     struct WriteBehind {
         off_t window = 0;  // 0: off

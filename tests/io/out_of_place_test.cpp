@@ -116,7 +116,9 @@ TEST_P(OutOfPlace, AllButTheEndsGoDirectlyAndTheBytesAreTheBufferedPaths) {
         read_directly = written_directly = 0;
         const Bytes direct = run("in", "direct", true, SIZE_MAX);
         EXPECT_TRUE(direct == buffered) << "direct and buffered outputs differ";
-        if (format.direction == Direction::decrypt) EXPECT_TRUE(direct == plain);
+        if (format.direction == Direction::decrypt) {
+            EXPECT_TRUE(direct == plain);
+        }
         // What goes through the page cache: the header read before the job, the input's last
         // partial page, and the output's odd tail.
         EXPECT_GE(read_directly + format.header_bytes + 4096, input.size());
@@ -189,7 +191,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, OutOfPlace,
                                          Format{"EcbChunkOffThePageGrid", Direction::encrypt, 0, (1 << 20) + 16, false},
                                          Format{"GcmEncrypt", Direction::encrypt, 24, 1 << 20, true},
                                          Format{"GcmDecrypt", Direction::decrypt, 24, 1 << 20, true}),
-                         [](const testing::TestParamInfo<Format> &info) { return std::string(info.param.name); });
+                         [](const testing::TestParamInfo<Format> &test) { return std::string(test.param.name); });
 
 } // namespace
 } // namespace aesgpu::test
