@@ -447,7 +447,8 @@ TEST_F(DirectIoCli, ARealFullDiskFailsBeforeAnyDataAndLeavesNothing) {
 }
 
 // Under a thread limit the direct path runs wherever the buffered one does (4 threads of a user's
-// own here, -T 2: the main thread, a cipher worker, the reader and the writer). Before, io_uring
+// own here, -T 2: the main thread, a cipher worker, the reader and the writer; the CPU backend, as
+// a GPU driver starts threads of its own). Before, io_uring
 // cancelled the requests it could start no worker for ("Operation canceled"), and the thread
 // engine's pools took the threads the cipher then could not start.
 TEST_F(DirectIoCli, UnderAThreadLimitDirectRunsWhereBufferedDoes) {
@@ -459,7 +460,7 @@ TEST_F(DirectIoCli, UnderAThreadLimitDirectRunsWhereBufferedDoes) {
     write_file(file("p"), random_bytes(6 * kChunk + 4096 + 3));
     ASSERT_EQ(::chmod(file("p").c_str(), 0644), 0);
     const std::string as_user = "setpriv --reuid=" + user + " --regid=" + user + " --clear-groups prlimit --nproc=4:4 ";
-    const std::string cipher = "$AESGPU encrypt -q -f -T 2 --chunk-size 1M -K " + kKey128 + " p -o ";
+    const std::string cipher = "$AESGPU encrypt -q -f --backend cpu -T 2 --chunk-size 1M -K " + kKey128 + " p -o ";
     Outcome r = run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out want && " + as_user + cipher +
                     "buffered --io buffered && cmp buffered want && " + as_user + cipher +
                     "uring --io direct && cmp uring want && " + as_user + on_threads() + cipher +
