@@ -32,6 +32,11 @@ if [ -d .deps ]; then
   prefix_args=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
   export PATH="$PWD/.deps/bin:$PATH"
 fi
+# The installed binary and the .deb's dependency list need liburing2 where the system looks for
+# libraries: install the carried packages (root) where the host has none.
+if [ -d .deps/debs ] && [ "$(id -u)" = 0 ] && ! ldconfig -p | grep -q 'liburing\.so\.2 '; then
+  dpkg -i .deps/debs/*.deb >/dev/null || echo "gpu-check: could not install the carried liburing"
+fi
 build=${1:-/tmp/aesgpu-gpu-check}
 status=0
 steps=${STEPS:-test sanitize bench cli}

@@ -18,4 +18,7 @@ cp -a "$work/root/usr/." .deps/
 # setfacl and getfacl live in /bin on Debian 12, beside their library.
 [ -d "$work/root/bin" ] && cp -a "$work/root/bin/." .deps/bin/
 [ -d "$work/root/lib" ] && cp -a "$work/root/lib/." .deps/lib/
+# liburing2 is also needed at run time by an installed binary and by dpkg-shlibdeps when the .deb
+# is made: scripts/gpu-check.sh installs these two where the host lacks them.
+mkdir -p .deps/debs && cp "$work"/liburing*.deb .deps/debs/
 echo "gpu-deps: $(du -sh .deps | cut -f1) in .deps: $(ls .deps/bin | tr '\n' ' ')"
