@@ -414,24 +414,28 @@ void OutputSink::expect_size(std::uint64_t bytes) {
 }
 
 // Space for the whole direct output in one step, once its size is known: a full disk fails here,
-// before any data, and the file's blocks lie together. KEEP_SIZE: the length stays what is written.
-// (Buffered outputs leave it to the page cache's delayed allocation; mapped ones reserve their own.)
+// before any data, and the file's blocks lie together. The length becomes the expected one at
+// once (only the temporary file is written directly, and commit() gives it the length written):
+// a direct write past the end of the file is one ext4 serialises, each holding the inode lock
+// until its data is on the disk, so that writes went one at a time; within the length they are
+// in flight together. (Buffered outputs leave it to the page cache's delayed allocation; mapped
+// ones reserve their own.)
 void OutputSink::reserve_direct_space() {
     if (expected_size_ == 0) return;
-    if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(expected_size_)) == 0) {
+    if (::fallocate(fd_, 0, 0, static_cast<off_t>(expected_size_)) == 0) {
         reserved_bytes_ = expected_size_;
     } else if (errno == ENOSPC) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }
 }
 
-// The reservation is the largest the output could be (padding, tags); what it did not take stays
-// allocated past the end of the file (KEEP_SIZE) until given back. Setting the size it has frees
-// the blocks past it (punching a hole there does not: ext4 stops a hole at the end of the file).
-// Where that fails, space stays allocated, and no data changes.
+// The reservation is the largest the output could be (padding, tags), and the file's length until
+// now: setting the length written frees the blocks past it.
 void OutputSink::release_unwritten_reservation() {
     if (reserved_bytes_ <= bytes_written_) return;
-    (void)::ftruncate(fd_, static_cast<off_t>(bytes_written_));
+    if (::ftruncate(fd_, static_cast<off_t>(bytes_written_)) != 0) {
+        throw IoError(errno_message("error writing", display_name_, errno));
+    }
 }
 
 // Writes `bytes` at file offset `at`: the aligned front with O_DIRECT, cut into as many requests

@@ -3,6 +3,7 @@
 // and the input itself are protected.
 #include "common/errors.hpp"
 #include "common/interrupt_cleanup.hpp"
+#include "io/direct_requests.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 #include "support/test_support.hpp"
@@ -11,7 +12,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -364,6 +368,60 @@ TEST(OutputSink, WritingBehindKeepsAboutTwoWindowsOfTheOutputInThePageCache) {
         ASSERT_EQ(written.size(), 32 * piece.size());
         EXPECT_TRUE(std::equal(piece.begin(), piece.end(), written.end() - static_cast<std::ptrdiff_t>(piece.size())));
     }
+}
+
+// A direct write past the end of the file is one ext4 serialises, each holding the inode lock until
+// its data is on the disk: the 8 GiB runs' writes went one at a time. Once the output's size is
+// known, every direct write lies within the file's length, and commit() gives the file the length
+// written, not the one reserved.
+TEST(OutputSink, DirectWritesLieWithinTheFileAndCommitGivesTheLengthWritten) {
+    class LengthChecks final : public DirectRequestQueue {
+    public:
+        LengthChecks(std::unique_ptr<DirectRequestQueue> inner, std::size_t &writes, std::size_t &beyond)
+            : inner_(std::move(inner)), writes_(writes), beyond_(beyond) {}
+        void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
+            struct stat status {};
+            ASSERT_EQ(::fstat(fd, &status), 0);
+            for (const DirectRequest &request : requests) {
+                ++writes_;
+                if (request.offset + static_cast<off_t>(request.length) > status.st_size) ++beyond_;
+            }
+            inner_->run(op, fd, requests, results);
+        }
+        [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
+        [[nodiscard]] const char *engine() const override { return inner_->engine(); }
+
+    private:
+        std::unique_ptr<DirectRequestQueue> inner_;
+        std::size_t &writes_;
+        std::size_t &beyond_;
+    };
+    TempDir dir;
+    constexpr std::size_t kPiece = 4u << 20;
+    const std::unique_ptr<std::byte, decltype(&std::free)> aligned(
+        static_cast<std::byte *>(std::aligned_alloc(4096, kPiece)), &std::free);
+    const Bytes data = random_bytes(2 * kPiece + 100);
+    std::size_t writes = 0;
+    std::size_t beyond = 0;
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), {});
+        const std::optional<std::string> refused = sink.write_directly([&] {
+            DirectQueue made = make_direct_queue(DirectEngine::automatic);
+            made.queue = std::make_unique<LengthChecks>(std::move(made.queue), writes, beyond);
+            return made;
+        });
+        if (refused) GTEST_SKIP() << "no direct writes here: " << *refused;
+        sink.expect_size(data.size() + 16); // the most it could be, as with padding still to come
+        for (std::size_t at = 0; at < data.size(); at += kPiece) {
+            const std::size_t length = std::min(kPiece, data.size() - at);
+            std::memcpy(aligned.get(), data.data() + at, length);
+            sink.write_all({aligned.get(), length});
+        }
+        sink.commit();
+    }
+    EXPECT_GT(writes, 0u) << "nothing was written directly";
+    EXPECT_EQ(beyond, 0u) << "direct writes past the end of the file, of " << writes;
+    EXPECT_TRUE(read_file(dir.file("out")) == data);
 }
 
 TEST(OutputSink, SaysWhetherWhatIsWrittenCanBeWithdrawn) {
