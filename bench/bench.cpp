@@ -504,8 +504,8 @@ private:
     // O_DIRECT read of the file, write of as many bytes, and both at once (a copy's floor), each
     // timed until durable; nothing but a note where the file system refuses O_DIRECT.
     void disk_ceilings(const std::string &path, off_t size, const std::string &scratch_file) {
-        if (!accepts_direct_io(path)) {
-            report_.unavailable.push_back({"file", "no disk ceilings: the file system refuses O_DIRECT"});
+        if (const std::string why_not = why_no_disk_ceilings(path); !why_not.empty()) {
+            report_.unavailable.push_back({"file", "no disk ceilings: " + why_not});
             return;
         }
         const auto bytes = static_cast<std::uint64_t>(size);

@@ -90,8 +90,10 @@ void direct_copy_floor_pass(const std::string &from, const std::string &to, std:
     });
 }
 
-bool accepts_direct_io(const std::string &path) {
-    return open_direct(path, O_RDONLY).valid();
+std::string why_no_disk_ceilings(const std::string &path) {
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.valid()) return errno_message("cannot open", quoted_name(path), errno);
+    return reopen_direct(file.get(), O_RDONLY).refusal;
 }
 
 void make_file_durable(const std::string &path) {

@@ -22,8 +22,10 @@ void direct_write_pass(const std::string &path, std::uint64_t bytes, unsigned st
 // writes, no copy of the file can be faster.
 void direct_copy_floor_pass(const std::string &from, const std::string &to, std::uint64_t bytes, unsigned streams);
 
-// False where `path`'s file system refuses O_DIRECT (tmpfs before Linux 6.6, some FUSE ones).
-[[nodiscard]] bool accepts_direct_io(const std::string &path);
+// Why `path` has no disk to measure, by the file path's own rule (reopen_direct): tmpfs, whose
+// O_DIRECT (Linux 6.6+) still copies through its page cache, or a file system that refuses
+// O_DIRECT; empty where the disk can be measured.
+[[nodiscard]] std::string why_no_disk_ceilings(const std::string &path);
 
 // fsync of `path` and then of its directory, as OutputSink's durable commit does.
 void make_file_durable(const std::string &path);

@@ -221,7 +221,7 @@ for row in $rows; do
 done
 if [ "${DISK_BENCH:-1}" != 0 ]; then
   "$build/aesgpu" bench --backend gpu --mode ecb --key-bits 128 --direction encrypt --reps 1 --size 256M \
-    --file "$work/in" | grep -E "ceiling|file" || status=1
+    --file "$work/in" | grep -E "ceiling|file|O_DIRECT" || status=1
 fi
 rm -rf "$work"
 [ -n "${ZRAM:-}" ] && { umount /mnt/aesgpu-zram; zramctl --reset /dev/zram0; }
