@@ -18,6 +18,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
+#include "io/segment_chunks.hpp"
 #include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
@@ -573,12 +574,17 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     }
     if (encrypting) job.header = header;
     job.header_bytes_read = header_bytes;
+    // A chunk holds whole segments: with segments larger than the chunk asked for, one segment.
+    const std::size_t chunk_shown =
+        job.pipeline.segments
+            ? SegmentChunks(*job.pipeline.segments, options.direction, job.pipeline.chunk_bytes).slot_bytes()
+            : job.pipeline.chunk_bytes;
     spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
                  options.test_only ? "testing"
                  : encrypting      ? "encrypting"
                                    : "decrypting",
                  source.display_name(), sink->display_name(), cipher_name(options, key.key.size() * 8),
-                 selected.backend->describe(), job.pipeline.chunk_bytes >> 10, job.pipeline.ring_slots, io_threads,
+                 selected.backend->describe(), chunk_shown >> 10, job.pipeline.ring_slots, io_threads,
                  io_threads == 1 ? "" : "s");
 
     const bool show_progress = options.progress == ProgressChoice::always ||

@@ -114,6 +114,20 @@ TEST_F(Gcm, AssociatedDataOfAnyLengthInteroperatesWithTink) {
 }
 
 // --aad-file's failures say "associated data"; it is no input, and not the data's standard input.
+// A chunk holds whole segments, so segments larger than the chunk asked for make each chunk one
+// segment: -v says the chunk the ring holds (it said the 1 MiB asked for, of 8 MiB slots).
+TEST_F(Gcm, VerboseSaysTheChunkOfWholeSegments) {
+    write_file(file("p"), random_bytes(3u << 20));
+    for (const std::string direction : {"encrypt", "decrypt"}) {
+        const std::string input = direction == "encrypt" ? "p" : "c";
+        Outcome r = run("$AESGPU " + direction + " -v -f --backend cpu --mode gcm --segment-size 8M --chunk-size 1M -K " +
+                        kKey128 + " " + input + " -o " + (direction == "encrypt" ? "c" : "back"));
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.err.find(", chunk 8192 KiB x "), std::string::npos) << r.err;
+    }
+    EXPECT_TRUE(read_file(file("back")) == read_file(file("p")));
+}
+
 TEST_F(Gcm, AnAssociatedDataFileIsReadWholeAndItsFailuresSaySo) {
     write_file(file("p"), random_bytes(100));
     write_file(file("aad"), random_bytes(100));
