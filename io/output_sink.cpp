@@ -420,17 +420,18 @@ void OutputSink::expect_size(std::uint64_t bytes) {
 // until its data is on the disk, so that writes went one at a time; within the length they are
 // in flight together. (Buffered outputs leave it to the page cache's delayed allocation; mapped
 // ones reserve their own.)
+// A reservation that fails partway (a quota, EDQUOT) may have lengthened the file already, so
+// commit() cuts it to the length written whether or not this succeeded.
 void OutputSink::reserve_direct_space() {
     if (expected_size_ == 0) return;
-    if (::fallocate(fd_, 0, 0, static_cast<off_t>(expected_size_)) == 0) {
-        reserved_bytes_ = expected_size_;
-    } else if (errno == ENOSPC) {
+    reserved_bytes_ = expected_size_;
+    if (::fallocate(fd_, 0, 0, static_cast<off_t>(expected_size_)) != 0 && errno == ENOSPC) {
         throw IoError(errno_message("error writing", display_name_, errno));
     }
 }
 
 // The reservation is the largest the output could be (padding, tags), and the file's length until
-// now: setting the length written frees the blocks past it.
+// now (or part of it): setting the length written frees the blocks past it.
 void OutputSink::release_unwritten_reservation() {
     if (reserved_bytes_ <= bytes_written_) return;
     if (::ftruncate(fd_, static_cast<off_t>(bytes_written_)) != 0) {

@@ -344,6 +344,24 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
     }
 }
 
+// A reservation that fails partway (a quota: ext4 raises the length as it allocates) left the
+// length it reached, and commit() cut only a reservation that had succeeded: a decrypted output
+// came out with zeros after its end, exit 0, and with --rm the ciphertext was gone (found by a
+// hostile review). Every output has the length written, whatever the reservation did.
+TEST_F(DirectIoCli, AReservationThatFailsPartwayLeavesNoBytesPastTheEnd) {
+    const Bytes plain = random_bytes(kChunk - 6);
+    write_file(file("p"), plain);
+    Outcome r = run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out c && " + preload() +
+                    "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) + " $AESGPU decrypt -q --io direct -K " +
+                    kKey128 + " c -o back && " + preload() + "AESGPU_TEST_FALLOCATE_STOPS_AT=" +
+                    std::to_string(kChunk) + " $AESGPU encrypt -q --io direct --mode ctr --iv " + kKey128 +
+                    " -K " + kKey128 + " p -o ctr && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128 +
+                    " -in p | cmp - ctr");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(read_file(file("back")) == plain) << read_file(file("back")).size() << " bytes";
+}
+
 // A buffered write reads in the page it starts in; were a neighbouring direct write to that page
 // still under way, the stale page would later be written back over it. So what direct writes leave
 // undone goes through the page cache only once none is in flight. Direct writes are slowed and

@@ -23,6 +23,9 @@
 //                                  OFFSET LENGTH" before and "end direct|buffered OFFSET" after it
 //                                  (a refused one as "refused direct OFFSET"), and each fallocate()
 //                                  as "reserve MODE OFFSET LENGTH": which writes overlapped in time.
+//   AESGPU_TEST_FALLOCATE_STOPS_AT=N  fallocate() that sets the length (mode 0) past N lengthens
+//                                  the file to N and fails with EDQUOT, as a quota that runs out
+//                                  partway (ext4 raises the length as it allocates).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -208,6 +211,14 @@ extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t off
 extern "C" int fallocate(int fd, int mode, off_t offset, off_t length) {
     log_write_event("reserve " + std::to_string(mode) + " " + std::to_string(offset) + " " + std::to_string(length));
     static const auto real = real_function<int (*)(int, int, off_t, off_t)>("fallocate");
+    if (const char *stop = std::getenv("AESGPU_TEST_FALLOCATE_STOPS_AT"); stop && mode == 0) {
+        const off_t at = std::atoll(stop);
+        if (offset + length > at) {
+            if (at > offset) (void)real(fd, 0, offset, at - offset);
+            errno = EDQUOT;
+            return -1;
+        }
+    }
     return real(fd, mode, offset, length);
 }
 
