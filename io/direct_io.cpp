@@ -22,7 +22,12 @@ std::optional<std::size_t> direct_io_alignment(int fd) {
         return kFallbackDirectAlignment;
     }
     if (status.stx_dio_mem_align == 0 || status.stx_dio_offset_align == 0) return std::nullopt;
-    return std::max<std::size_t>(status.stx_dio_mem_align, status.stx_dio_offset_align);
+    // Whole file-system blocks where they fit the fallback: ext4 takes a direct write of part of a
+    // block (512-byte aligned) into unwritten extents only exclusively, after every write in
+    // flight has ended, and io_uring hands each such write to a worker thread that waits.
+    std::size_t block = status.stx_blksize;
+    if (block > kFallbackDirectAlignment || (block & (block - 1)) != 0) block = 0;
+    return std::max<std::size_t>({status.stx_dio_mem_align, status.stx_dio_offset_align, block});
 }
 
 DirectFile reopen_direct(int fd, int flags) {

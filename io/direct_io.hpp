@@ -22,8 +22,8 @@ inline constexpr std::size_t kFallbackDirectAlignment = 4096;
 // leaves a virtio disk half idle (8 GiB on the GPU hosts: 8.2 s read by one stream, 4.3-4.8 s by four).
 inline constexpr unsigned kDirectIoStreams = 4;
 
-// The alignment direct I/O on `fd` needs: the larger of statx's memory and offset alignments,
-// else kFallbackDirectAlignment. None where the file system says it cannot do direct I/O at all
+// The alignment direct I/O on `fd` is given: the largest of statx's memory and offset alignments
+// and the file system's block size (up to kFallbackDirectAlignment), else kFallbackDirectAlignment. None where the file system says it cannot do direct I/O at all
 // (STATX_DIOALIGN given as 0).
 [[nodiscard]] std::optional<std::size_t> direct_io_alignment(int fd);
 

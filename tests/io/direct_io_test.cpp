@@ -24,7 +24,7 @@ TEST(DirectIo, AlignUpRoundsToTheNextMultiple) {
 }
 
 // The alignment given is one a direct read really takes: a buffer, offset and length of exactly
-// that alignment read the file's bytes (CI's /tmp is ext4: 512 there, from statx).
+// that alignment read the file's bytes (CI's /tmp is ext4: 4096 there, its block size; statx says 512).
 TEST(DirectIo, TheAlignmentItGivesIsOneADirectReadTakes) {
     const TempDir dir;
     const Bytes data = random_bytes(3 * 4096 + 100);
