@@ -55,16 +55,24 @@ void EvpGcmSegmentCipher::transform(std::span<std::byte> data, const SegmentSpan
         throw std::invalid_argument("a GCM segment is its ciphertext and its tag");
     }
     const std::size_t length = segment.plaintext_bytes();
+    transform(data.first(length), data.first(length), data.subspan(length, kGcmTagBytes), segment);
+}
+
+void EvpGcmSegmentCipher::transform(std::span<const std::byte> text_in, std::span<std::byte> text_out,
+                                    std::span<std::byte> tag, const SegmentSpan &segment) {
+    const std::size_t length = segment.plaintext_bytes();
+    if (text_in.size() != length || text_out.size() != length || tag.size() != kGcmTagBytes) {
+        throw std::invalid_argument("a GCM segment is its text and its tag");
+    }
     if (length > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
         throw std::invalid_argument("a GCM segment longer than EVP takes in one call");
     }
-    const std::span<std::byte> text = data.first(length);
-    const std::span<std::byte> tag = data.subspan(length, kGcmTagBytes);
     const auto nonce = segment_nonce(prefix_, segment.number, segment.last);
     int written = 0;
     if (EVP_CipherInit_ex2(ctx_.get(), nullptr, nullptr, nonce.data(), -1, nullptr) != 1 ||
         (length > 0 &&
-         (EVP_CipherUpdate(ctx_.get(), bytes_of(text), &written, bytes_of(text), static_cast<int>(length)) != 1 ||
+         (EVP_CipherUpdate(ctx_.get(), bytes_of(text_out), &written,
+                           reinterpret_cast<const unsigned char *>(text_in.data()), static_cast<int>(length)) != 1 ||
           static_cast<std::size_t>(written) != length))) {
         throw std::runtime_error(openssl_error("OpenSSL AES-GCM failed"));
     }

@@ -32,6 +32,10 @@ public:
     // ciphertext). Throws AuthenticationFailed, naming the segment, when a tag does not match;
     // the segment's bytes are then not plaintext to release.
     void transform(std::span<std::byte> data, const SegmentSpan &segment);
+    // The same with the segment's text read from `text_in` and written to `text_out` (the same
+    // bytes, or bytes apart from them), its tag at `tag`: what an out-of-place job's segments take.
+    void transform(std::span<const std::byte> text_in, std::span<std::byte> text_out, std::span<std::byte> tag,
+                   const SegmentSpan &segment);
 
 private:
     struct CtxFree {

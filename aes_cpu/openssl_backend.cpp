@@ -116,14 +116,16 @@ std::vector<OpenSslBackend::Piece> OpenSslBackend::cut_into_pieces(const CipherJ
                                                                    std::span<std::byte> buffer) const {
     std::vector<Piece> pieces;
     if (spec_.mode == Mode::gcm) {
-        std::vector<SegmentSpan> segments;
+        // Out of place, each thread moves its own segments' text as it ciphers them: no copy.
+        std::vector<PlacedSegment> segments;
         for_each_segment(spec_.gcm.geometry, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
-                         [&](const SegmentSpan &segment) { segments.push_back(segment); });
+                         [&](const SegmentSpan &segment) {
+                             segments.push_back({segment, segment_place(job, spec_.direction, segment)});
+                         });
         const std::size_t per_piece = segments_per_piece(segments.size(), spec_.gcm.geometry.segment_bytes, threads());
         for (std::size_t i = 0; i < segments.size(); i += per_piece) {
             const auto end = segments.begin() + static_cast<std::ptrdiff_t>(std::min(segments.size(), i + per_piece));
-            const std::span<std::byte> data = buffer.subspan(job.input_offset, job.bytes);
-            pieces.push_back(Piece{data, data, 0, {segments.begin() + static_cast<std::ptrdiff_t>(i), end}});
+            pieces.push_back(Piece{buffer, buffer, 0, {segments.begin() + static_cast<std::ptrdiff_t>(i), end}});
         }
         if (pieces.empty()) pieces.emplace_back();
         return pieces;
@@ -144,8 +146,11 @@ std::vector<OpenSslBackend::Piece> OpenSslBackend::cut_into_pieces(const CipherJ
 std::exception_ptr OpenSslBackend::run_piece(unsigned thread, const Piece &piece) noexcept {
     try {
         if (spec_.mode == Mode::gcm) {
-            for (const SegmentSpan &segment : piece.segments) {
-                gcm_[thread].transform(piece.data.subspan(segment.offset, segment.ciphertext_bytes), segment);
+            for (const auto &[segment, place] : piece.segments) {
+                const std::size_t length = segment.plaintext_bytes();
+                gcm_[thread].transform(piece.data.subspan(place.text_from, length),
+                                       piece.data.subspan(place.text_to, length),
+                                       piece.data.subspan(place.tag, kGcmTagBytes), segment);
             }
         } else {
             ciphers_[thread].transform(piece.data, piece.output, piece.first_block);

@@ -66,12 +66,17 @@ private:
         std::size_t error_piece = 0;
     };
 
+    // GCM: one of a job's segments, and where it lies in the slot.
+    struct PlacedSegment {
+        SegmentSpan span;
+        SegmentPlace place;
+    };
     // A part of a job one thread runs: its bytes (ECB, CTR) or its segments (GCM).
     struct Piece {
-        std::span<std::byte> data;   // the input (GCM: the job's segments, ciphered in place)
+        std::span<std::byte> data;   // ECB, CTR: the input; GCM: the whole slot
         std::span<std::byte> output; // ECB, CTR: where the result goes (data itself when in place)
         std::uint64_t first_block = 0;
-        std::vector<SegmentSpan> segments;
+        std::vector<PlacedSegment> segments;
     };
     [[nodiscard]] std::vector<Piece> cut_into_pieces(const CipherJob &job, std::span<std::byte> buffer) const;
     [[nodiscard]] std::exception_ptr run_piece(unsigned thread, const Piece &piece) noexcept;

@@ -11,9 +11,44 @@
 
 namespace aesgpu {
 
+namespace {
+
+// Out of place, a GCM job's plaintext lies in the slot as in the file, with no room for tags, and
+// the kernel works on the segments' layout: the copy engine moves each segment's text between
+// the two (`kind` says which way), consecutive segments of one length in one strided copy, so no
+// CPU thread copies it.
+void copy_segment_texts(const CipherJob &job, const SegmentGeometry &geometry, std::byte *host_plaintext,
+                        std::byte *device_segments, cudaMemcpyKind kind, cudaStream_t stream) {
+    SegmentSpan first; // of a run of segments of one length
+    std::size_t count = 0;
+    const auto copy_run = [&] {
+        const std::size_t width = first.plaintext_bytes();
+        if (count == 0 || width == 0) return;
+        std::byte *const segments = device_segments + first.offset;
+        std::byte *const plaintext = host_plaintext + first.plaintext_offset;
+        const std::size_t pitch = first.ciphertext_bytes;
+        AESGPU_CUDA_TRY(kind == cudaMemcpyHostToDevice
+                            ? cudaMemcpy2DAsync(segments, pitch, plaintext, width, width, count, kind, stream)
+                            : cudaMemcpy2DAsync(plaintext, width, segments, pitch, width, count, kind, stream));
+    };
+    for_each_segment(geometry, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                     [&](const SegmentSpan &segment) {
+                         if (count > 0 && segment.ciphertext_bytes == first.ciphertext_bytes) {
+                             ++count;
+                             return;
+                         }
+                         copy_run();
+                         first = segment;
+                         count = 1;
+                     });
+    copy_run();
+}
+
+} // namespace
+
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
     : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes), mode_(spec.mode),
-      segment_bytes_(spec.gcm.geometry.segment_bytes) {
+      direction_(spec.direction), geometry_(spec.gcm.geometry) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
     const DeviceScope scope(device_);
     cudaDeviceProp properties{};
@@ -132,7 +167,7 @@ void CudaBackend::allocate_device_buffers(std::size_t slot_bytes) {
         // A GCM job's segments go through the GPU whole: no pieces.
         for (auto &slot : slots_) {
             slot.device = DeviceBuffer(slot.host.size());
-            slot.tag_sums = DeviceBuffer(gcm_->sum_bytes(slot.host.size() / segment_bytes_ + 2));
+            slot.tag_sums = DeviceBuffer(gcm_->sum_bytes(slot.host.size() / geometry_.segment_bytes + 2));
             slot.failure = DeviceBuffer(sizeof(std::uint32_t));
             slot.failure_host = PinnedBuffer(sizeof(std::uint32_t));
         }
@@ -192,12 +227,23 @@ void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t
 
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
     slot.first_segment = job.first_segment;
-    // In place (check_job_size): input_offset is output_offset.
-    std::byte *const segments = slot.host.data() + job.input_offset;
-    AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.device.get(), segments, job.bytes, cudaMemcpyHostToDevice, stream));
+    // The device holds the segments' layout; out of place the host's plaintext side does not.
+    const bool in_place = job.input_offset == job.output_offset;
+    std::byte *const input = slot.host.data() + job.input_offset;
+    std::byte *const output = slot.host.data() + job.output_offset;
+    std::byte *const device = static_cast<std::byte *>(slot.device.get());
+    if (in_place || direction_ == Direction::decrypt) {
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(device, input, job.bytes, cudaMemcpyHostToDevice, stream));
+    } else {
+        copy_segment_texts(job, geometry_, input, device, cudaMemcpyHostToDevice, stream);
+    }
     AESGPU_CUDA_TRY(cudaMemsetAsync(slot.failure.get(), 0xff, sizeof(std::uint32_t), stream));
-    gcm_->launch(slot.device.get(), job, slot.tag_sums.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
-    AESGPU_CUDA_TRY(cudaMemcpyAsync(segments, slot.device.get(), job.bytes, cudaMemcpyDeviceToHost, stream));
+    gcm_->launch(device, job, slot.tag_sums.get(), static_cast<std::uint32_t *>(slot.failure.get()), stream);
+    if (in_place || direction_ == Direction::encrypt) {
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(output, device, job.bytes, cudaMemcpyDeviceToHost, stream));
+    } else {
+        copy_segment_texts(job, geometry_, output, device, cudaMemcpyDeviceToHost, stream);
+    }
     AESGPU_CUDA_TRY(cudaMemcpyAsync(slot.failure_host.get(), slot.failure.get(), sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
 }

@@ -74,7 +74,8 @@ private:
     std::size_t max_device_piece_bytes_;
     std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once
     Mode mode_;
-    std::size_t segment_bytes_ = 0;   // gcm
+    Direction direction_;
+    SegmentGeometry geometry_;        // gcm
     std::optional<AesKernel> kernel_; // ecb, ctr; made with the device current
     std::optional<GcmKernel> gcm_;    // gcm
     std::vector<CudaStream> streams_;

@@ -84,8 +84,11 @@ public:
 // and the byte count; CTR the position (its counter is spec.iv + first_block + i for the job's
 // block i); GCM the segments, laid out as cipher/segments.hpp says. The bytes start at
 // `input_offset` in the slot and their result goes to `output_offset`: the same place (in place),
-// or for ECB and CTR a range apart from them (out of place: direct I/O with a header, whose input
-// and output lie differently against the disk's alignment).
+// or a range apart from them (out of place: direct I/O with a header or tags, whose input and
+// output lie differently against the disk's alignment). GCM out of place keeps its plaintext as
+// the file does, without room for tags: encrypting reads it at input_offset and writes the
+// segments at output_offset; decrypting reads the segments and writes the plaintext
+// (gcm_plaintext_bytes) with no tags between.
 struct CipherJob {
     std::size_t slot = 0;
     std::size_t bytes = 0;           // ECB, CTR: a multiple of 16, possibly 0; GCM: the segments' ciphertext
@@ -96,6 +99,29 @@ struct CipherJob {
     std::uint32_t segments = 0;      // authenticated modes: segments in the job
     bool holds_last_segment = false; // authenticated modes: the job ends the stream
 };
+
+// GCM: the job's plaintext, its segments' ciphertext less their tags.
+[[nodiscard]] inline std::size_t gcm_plaintext_bytes(const CipherJob &job) {
+    return job.bytes - std::size_t{job.segments} * kGcmTagBytes;
+}
+
+// GCM: where in the slot one of the job's segments is read from and written to, and where its tag
+// is (written there encrypting, read decrypting): all in the segments' layout when the job is in
+// place; out of place the plaintext side has no room for tags.
+struct SegmentPlace {
+    std::size_t text_from = 0;
+    std::size_t text_to = 0;
+    std::size_t tag = 0;
+};
+[[nodiscard]] inline SegmentPlace segment_place(const CipherJob &job, Direction direction, const SegmentSpan &segment) {
+    const bool in_place = job.input_offset == job.output_offset;
+    const std::size_t segments_at = direction == Direction::encrypt ? job.output_offset : job.input_offset;
+    const std::size_t plaintext_at = direction == Direction::encrypt ? job.input_offset : job.output_offset;
+    const std::size_t ciphertext = segments_at + segment.offset;
+    const std::size_t plaintext = in_place ? ciphertext : plaintext_at + segment.plaintext_offset;
+    return {direction == Direction::encrypt ? plaintext : ciphertext,
+            direction == Direction::encrypt ? ciphertext : plaintext, ciphertext + segment.plaintext_bytes()};
+}
 
 // A GCM job of full segments over the first `bytes` of a slot (rounded down to whole segments),
 // from segment 1 (segment 0 is the short one) and ending the stream: what the benches time.
@@ -178,10 +204,11 @@ inline void check_job_size(const CipherJob &job, std::size_t slot_bytes, Mode mo
         throw std::invalid_argument("submit beyond the slot's buffer");
     }
     // Ciphers write block by block as they read: an output that overlaps its input elsewhere than
-    // exactly would be overwritten before it is read. GCM's segments are ciphered in place only.
+    // exactly would be overwritten before it is read. (GCM's plaintext side out of place is
+    // shorter than `bytes`: apart by `bytes` is apart.)
     const bool in_place = job.input_offset == job.output_offset;
     const bool apart = job.input_offset + job.bytes <= job.output_offset || job.output_offset + job.bytes <= job.input_offset;
-    if (!in_place && (mode == Mode::gcm || !apart)) {
+    if (!in_place && !apart) {
         throw std::invalid_argument("a job's output must be its input's place or lie apart from it");
     }
     // A segment number past 2^32 - 1 would wrap in the nonce (the GPU kernels keep 32 bits of it).

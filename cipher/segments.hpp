@@ -73,13 +73,14 @@ struct SegmentGeometry {
     }
 };
 
-// One segment of a job: its number in the stream, where its ciphertext starts in the slot, and how
-// long that ciphertext is (tag included; the plaintext is 16 bytes shorter).
+// One segment of a job: its number in the stream, where its ciphertext starts among the job's
+// segments, and how long that ciphertext is (tag included; the plaintext is 16 bytes shorter).
 struct SegmentSpan {
     std::uint64_t number = 0;
     std::size_t offset = 0;
     std::size_t ciphertext_bytes = 0;
     bool last = false; // the stream's last segment: its nonce says so
+    std::size_t plaintext_offset = 0; // where its plaintext starts in the job's plaintext without tags
 
     [[nodiscard]] std::size_t plaintext_bytes() const { return ciphertext_bytes - kGcmTagBytes; }
 };
@@ -105,7 +106,7 @@ void for_each_segment(const SegmentGeometry &geometry, std::uint64_t first_segme
         if (length > capacity || length < kGcmTagBytes || (job_last && !holds_last && length != capacity)) {
             throw std::invalid_argument("the job's bytes do not match its segments");
         }
-        visit(SegmentSpan{number, offset, length, job_last && holds_last});
+        visit(SegmentSpan{number, offset, length, job_last && holds_last, offset - i * kGcmTagBytes});
         offset += length;
     }
 }

@@ -7,8 +7,8 @@
 // far into an alignment unit as its file offset (the aligned range around it is read directly,
 // the room around it taking the rest); its result goes to the like place in the output half, whose
 // room in front takes what the output held back from the chunk before (OutputSink::write_with_room).
-// No stream copy: the cipher reads one half and writes the other (GCM: its segments are spread or
-// gathered across the halves, a copy, and ciphered in place).
+// No stream copy: the cipher reads one half and writes the other (GCM: from the plaintext as the
+// file has it to the segments with their tags, or back; cipher/cipher_backend.hpp's CipherJob).
 #include "io/direct_io.hpp"
 
 #include <cstddef>

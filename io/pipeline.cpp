@@ -205,7 +205,7 @@ private:
                 job.first_block = blocks_submitted_;
                 blocks_submitted_ += job.bytes / kAesBlockBytes;
             }
-            const std::size_t output_at = place_output(job, chunk, read);
+            const std::size_t output_at = place_output(job, read);
             backend_.submit(job);
             stats_.bytes_ciphered += job.bytes;
             filled_.push({*slot, job.bytes, final, read.length, job, output_at});
@@ -217,24 +217,18 @@ private:
     }
 
     // Out of place: where the chunk's output goes in the output half, as far into an alignment unit
-    // as its place in the output file. ECB and CTR cipher there from the input half; GCM's plaintext
-    // is spread there first and ciphered in place (encrypting), or its ciphertext is ciphered in
-    // place in the input half and the writer gathers the plaintext there (decrypting). Returns
-    // where the writer finds the output.
-    std::size_t place_output(CipherJob &job, std::uint64_t chunk, const ReadChunk &read) {
+    // as its place in the output file; the backend ciphers there from the input half (GCM: from
+    // the plaintext as the file has it to the segments, or back). Returns where the writer finds
+    // the output.
+    std::size_t place_output(CipherJob &job, const ReadChunk &read) {
         if (!halves_) return job.output_offset;
-        const std::size_t output_at = halves_->output_at(output_position_);
+        job.output_offset = halves_->output_at(output_position_);
         if (!segments_) {
-            job.output_offset = output_at;
             output_position_ += read.length; // all chunks but the last, whose padding nothing follows
-        } else if (options_.direction == Direction::encrypt) {
-            segments_->spread_plaintext(backend_.slot_buffer(job.slot), read.at, output_at, chunk, read.length);
-            job.input_offset = job.output_offset = output_at;
-            output_position_ += job.bytes;
         } else {
-            output_position_ += job.bytes - std::size_t{job.segments} * kGcmTagBytes;
+            output_position_ += options_.direction == Direction::encrypt ? job.bytes : gcm_plaintext_bytes(job);
         }
-        return output_at;
+        return job.output_offset;
     }
 
     // Input bytes a full chunk holds: a shorter read ends the stream.
@@ -291,9 +285,8 @@ private:
                 continue;
             }
             if (segments_) {
-                const std::size_t bytes = options_.direction == Direction::encrypt
-                                              ? chunk->job.bytes
-                                              : segments_->gather_plaintext(slot, chunk->job, chunk->output_at);
+                const std::size_t bytes = options_.direction == Direction::encrypt ? chunk->job.bytes
+                                                                                   : gcm_plaintext_bytes(chunk->job);
                 sink_.write_with_room(slot.subspan(chunk->output_at, bytes),
                                       OutOfPlaceSlots::room_before_output(chunk->output_at));
                 stats_.bytes_written += bytes;

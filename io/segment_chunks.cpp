@@ -4,7 +4,6 @@
 #include "common/errors.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,30 +85,6 @@ std::size_t SegmentChunks::write(OutputSink &sink, std::span<const std::byte> sl
                          written += segment.plaintext_bytes();
                      });
     sink.write_gathered(parts);
-    return written;
-}
-
-void SegmentChunks::spread_plaintext(std::span<std::byte> slot, std::size_t from, std::size_t to,
-                                     std::uint64_t chunk, std::size_t length) const {
-    // The slot's halves lie apart (OutOfPlaceSlots), so no segment lands on bytes still to move.
-    std::size_t done = 0;
-    for (std::uint64_t segment = chunk * segments_per_chunk_; done < length; ++segment) {
-        const std::size_t take = std::min(length - done, geometry_.plaintext_capacity(segment));
-        std::memcpy(slot.subspan(to, take).data(), slot.subspan(from + done, take).data(), take);
-        done += take;
-        to += take + kGcmTagBytes;
-    }
-}
-
-std::size_t SegmentChunks::gather_plaintext(std::span<std::byte> slot, const CipherJob &job, std::size_t to) const {
-    std::size_t written = 0;
-    for_each_segment(geometry_, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
-                     [&](const SegmentSpan &segment) {
-                         const std::size_t take = segment.plaintext_bytes();
-                         std::memcpy(slot.subspan(to + written, take).data(),
-                                     slot.subspan(job.input_offset + segment.offset, take).data(), take);
-                         written += take;
-                     });
     return written;
 }
 

@@ -41,15 +41,6 @@ public:
     // decrypting. Returns the bytes written.
     std::size_t write(OutputSink &sink, std::span<const std::byte> slot, const CipherJob &job) const;
 
-    // Out of place (direct I/O, io/out_of_place_slots.hpp). Encrypting: the chunk's `length` bytes
-    // of plaintext, read as they lie in the file at `from` in the slot, go to `to` laid out as their
-    // segments' ciphertext will be (a tag's room after each).
-    void spread_plaintext(std::span<std::byte> slot, std::size_t from, std::size_t to, std::uint64_t chunk,
-                          std::size_t length) const;
-    // Decrypting: each segment's plaintext of the checked job goes, without its tag, one after
-    // another to `to` in the slot. Returns the bytes there.
-    std::size_t gather_plaintext(std::span<std::byte> slot, const CipherJob &job, std::size_t to) const;
-
 private:
     SegmentGeometry geometry_;
     Direction direction_;

@@ -328,9 +328,8 @@ TEST(OpenSslBackend, JobsAtOffsetsAndOutOfPlaceGiveWhatInPlaceGives) {
     EXPECT_TRUE(run_job_at(backend, segments, job) == expected);
 
     backend.configure_slots(1, 8192);
-    // GCM's segments are ciphered where they lie; a block cipher's output overlaps its input only
-    // exactly; no job reaches past its slot.
-    EXPECT_THROW(backend.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4096, .segments = 1,
+    // An output overlaps its input only exactly; no job reaches past its slot.
+    EXPECT_THROW(backend.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 16, .segments = 1,
                                  .holds_last_segment = true}),
                  std::invalid_argument);
     OpenSslBackend ecb(key, Direction::encrypt, 1);
@@ -340,6 +339,43 @@ TEST(OpenSslBackend, JobsAtOffsetsAndOutOfPlaceGiveWhatInPlaceGives) {
     EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4112}), std::invalid_argument);
     ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4096});
     ecb.wait(0);
+}
+
+// GCM out of place (direct I/O): the plaintext as the file has it becomes the segments the in-place
+// job gives, each thread moving its own segments' text as it ciphers them (before, a reader or
+// writer thread copied every byte once more); the segments decrypt back to that plaintext, and a
+// flipped bit fails its segment by number.
+TEST(OpenSslBackend, GcmOutOfPlaceGivesWhatInPlaceGives) {
+    const Bytes key = random_bytes(16);
+    CipherSpec sealing(Direction::encrypt, Mode::gcm);
+    sealing.gcm.geometry = kOffsetGcmGeometry;
+    sealing.gcm.nonce_prefix = {7, 6, 5, 4, 3, 2, 1};
+    CipherSpec opening = sealing;
+    opening.direction = Direction::decrypt;
+    OpenSslBackend seal(key, sealing, 3);
+    OpenSslBackend open(key, opening, 3);
+    for (const CipherJob &job : gcm_jobs_of_every_layout()) {
+        SCOPED_TRACE("from segment " + std::to_string(job.first_segment));
+        const Bytes plain = random_bytes(gcm_plaintext_bytes(job));
+        CipherJob in_place = job;
+        in_place.input_offset = in_place.output_offset = kOffsetInput + 8;
+        const Bytes expected = run_job_at(seal, spread_into_segments(job, plain), in_place);
+        Bytes input_after;
+        EXPECT_TRUE(run_gcm_job_apart(seal, Direction::encrypt, plain, job, &input_after) == expected);
+        EXPECT_TRUE(input_after == plain) << "the input was overwritten";
+        EXPECT_TRUE(run_gcm_job_apart(open, Direction::decrypt, expected, job, &input_after) == plain);
+        EXPECT_TRUE(input_after == expected) << "the input was overwritten";
+        Bytes forged = expected;
+        forged[5 * kOffsetGcmGeometry.segment_bytes + 100] ^= 1; // in the job's sixth segment
+        try {
+            (void)run_gcm_job_apart(open, Direction::decrypt, forged, job);
+            ADD_FAILURE() << "a forged segment decrypted";
+        } catch (const AuthenticationFailed &e) {
+            EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(job.first_segment + 5)),
+                      std::string::npos)
+                << e.what();
+        }
+    }
 }
 
 TEST(OpenSslBackend, RejectsMisuse) {

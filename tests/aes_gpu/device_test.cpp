@@ -392,6 +392,45 @@ Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, s
     options.segments = spec.gcm.geometry;
     return run_pipeline_on_files(*backend, input, options);
 }
+// GCM out of place (direct I/O): the plaintext as the file has it goes to the device's segments
+// and back in the copy engine's strided copies, no CPU copy; the segments are what the CPU's
+// in-place job gives, they decrypt back, a flipped bit fails its segment by number; with the
+// device's pieces too (a GCM job goes whole whatever the piece size).
+TEST_F(Gpu, GcmOutOfPlaceGivesWhatTheCpuGivesInPlace) {
+    const Bytes key = random_bytes(32);
+    CipherSpec sealing(Direction::encrypt, Mode::gcm);
+    sealing.gcm.geometry = kOffsetGcmGeometry;
+    sealing.gcm.nonce_prefix = {7, 6, 5, 4, 3, 2, 1};
+    CipherSpec opening = sealing;
+    opening.direction = Direction::decrypt;
+    OpenSslBackend cpu(key, sealing, 2);
+    for (const std::size_t piece : {std::size_t{0}, kMinDevicePieceBytes}) {
+        auto seal = make_gpu_backend(key, sealing, {0, 2, piece});
+        auto open = make_gpu_backend(key, opening, {0, 2, piece});
+        for (const CipherJob &job : gcm_jobs_of_every_layout()) {
+            SCOPED_TRACE("from segment " + std::to_string(job.first_segment) + " piece " + std::to_string(piece));
+            const Bytes plain = random_bytes(gcm_plaintext_bytes(job));
+            CipherJob in_place = job;
+            in_place.input_offset = in_place.output_offset = kOffsetInput + 8;
+            const Bytes expected = run_job_at(cpu, spread_into_segments(job, plain), in_place);
+            Bytes input_after;
+            EXPECT_TRUE(run_gcm_job_apart(*seal, Direction::encrypt, plain, job, &input_after) == expected);
+            EXPECT_TRUE(input_after == plain) << "the input was overwritten";
+            EXPECT_TRUE(run_gcm_job_apart(*open, Direction::decrypt, expected, job, &input_after) == plain);
+            EXPECT_TRUE(input_after == expected) << "the input was overwritten";
+            Bytes forged = expected;
+            forged[5 * kOffsetGcmGeometry.segment_bytes + 100] ^= 1; // in the job's sixth segment
+            try {
+                (void)run_gcm_job_apart(*open, Direction::decrypt, forged, job);
+                ADD_FAILURE() << "a forged segment decrypted";
+            } catch (const AuthenticationFailed &e) {
+                EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(job.first_segment + 5)),
+                          std::string::npos)
+                    << e.what();
+            }
+        }
+    }
+}
 
 // GCM on the GPU equals the one-shot OpenSSL reference segment by segment, and decrypts back:
 // both key sizes; segment sizes whose segments sit 16-, 8- or 1-byte aligned in the slot; sizes

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Jobs that start elsewhere than a slot's first byte and, for ECB and CTR, put their result
-// elsewhere than their input (the out-of-place ring of direct I/O with a header): what any
+// Jobs that start elsewhere than a slot's first byte and put their result elsewhere than their
+// input (the out-of-place ring of direct I/O with a header): what any
 // backend must give for them, checked on the CPU here and against the CPU on each GPU.
 #include "cipher/cipher_backend.hpp"
 #include "support/test_support.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace aesgpu::test {
 
@@ -35,6 +36,52 @@ inline Bytes run_job_at(CipherBackend &backend, const Bytes &input, CipherJob jo
     if (input_after) {
         input_after->resize(job.bytes);
         std::memcpy(input_after->data(), slot.data() + job.input_offset, job.bytes);
+    }
+    return output;
+}
+
+// GCM jobs whose segments meet every layout case: from segment 0 (shortened by a 24-byte header)
+// to a short last one that ends the stream, and full segments from the middle of one; over
+// 4096-byte segments, each job's `bytes` set.
+inline constexpr SegmentGeometry kOffsetGcmGeometry{4096, 24};
+inline std::vector<CipherJob> gcm_jobs_of_every_layout() {
+    const std::size_t full = kOffsetGcmGeometry.segment_bytes;
+    return {CipherJob{.bytes = (full - 24) + 38 * full + 1016, .first_segment = 0, .segments = 40,
+                      .holds_last_segment = true},
+            CipherJob{.bytes = 12 * full, .first_segment = 3, .segments = 12, .holds_last_segment = false}};
+}
+
+// The job's plaintext (as a file has it) laid out as its segments are, a tag's room (0xee) after each:
+// what an in-place job takes.
+inline Bytes spread_into_segments(const CipherJob &job, const Bytes &plaintext) {
+    Bytes segments(job.bytes, 0xee);
+    for_each_segment(kOffsetGcmGeometry, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                     [&](const SegmentSpan &segment) {
+                         std::memcpy(segments.data() + segment.offset, plaintext.data() + segment.plaintext_offset,
+                                     segment.plaintext_bytes());
+                     });
+    return segments;
+}
+
+// Runs a GCM `job` out of place over a one-slot ring: `input` at kOffsetInput (the plaintext as a
+// file has it, encrypting; the segments, decrypting), the result read at kOffsetOutput (the
+// segments; the plaintext without tags). With `input_after`, what is left at kOffsetInput.
+inline Bytes run_gcm_job_apart(CipherBackend &backend, Direction direction, const Bytes &input, CipherJob job,
+                               Bytes *input_after = nullptr) {
+    backend.configure_slots(1, kOffsetSlotBytes);
+    const std::span<std::byte> slot = backend.slot_buffer(0);
+    std::fill(slot.begin(), slot.end(), std::byte{0xee});
+    std::memcpy(slot.data() + kOffsetInput, input.data(), input.size());
+    job.slot = 0;
+    job.input_offset = kOffsetInput;
+    job.output_offset = kOffsetOutput;
+    backend.submit(job);
+    backend.wait(0);
+    Bytes output(direction == Direction::encrypt ? job.bytes : gcm_plaintext_bytes(job));
+    std::memcpy(output.data(), slot.data() + kOffsetOutput, output.size());
+    if (input_after) {
+        input_after->resize(input.size());
+        std::memcpy(input_after->data(), slot.data() + kOffsetInput, input.size());
     }
     return output;
 }
