@@ -365,16 +365,7 @@ TEST(OpenSslBackend, GcmOutOfPlaceGivesWhatInPlaceGives) {
         EXPECT_TRUE(input_after == plain) << "the input was overwritten";
         EXPECT_TRUE(run_gcm_job_apart(open, Direction::decrypt, expected, job, &input_after) == plain);
         EXPECT_TRUE(input_after == expected) << "the input was overwritten";
-        Bytes forged = expected;
-        forged[5 * kOffsetGcmGeometry.segment_bytes + 100] ^= 1; // in the job's sixth segment
-        try {
-            (void)run_gcm_job_apart(open, Direction::decrypt, forged, job);
-            ADD_FAILURE() << "a forged segment decrypted";
-        } catch (const AuthenticationFailed &e) {
-            EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(job.first_segment + 5)),
-                      std::string::npos)
-                << e.what();
-        }
+        expect_forgery_named(open, job, expected);
     }
 }
 

@@ -663,7 +663,8 @@ public:
         if (std::system(mount.c_str()) != 0) why_not_ = "cannot mount an overlay here (needs root)";
     }
     ~OverlayMount() {
-        if (why_not_.empty()) (void)std::system(("umount -l " + merged_.string()).c_str());
+        // A mount left behind fails nothing here; glibc's warn_unused_result ignores a (void) cast.
+        if (why_not_.empty()) [[maybe_unused]] const int status = std::system(("umount -l " + merged_.string()).c_str());
     }
     OverlayMount(const OverlayMount &) = delete;
     OverlayMount &operator=(const OverlayMount &) = delete;

@@ -62,9 +62,10 @@ protected:
         return spec;
     }
 
-    // Runs the format over `input` into `output`: directly through the counting queues, or
-    // buffered. Returns the output's bytes.
-    Bytes run(const std::string &input, const std::string &output, bool direct, std::size_t refuse_writes_after) {
+    // Runs the format over `input` into `output`: directly through the counting queues (writes
+    // through `write_queue` where one is given), or buffered. Returns the output's bytes.
+    Bytes run(const std::string &input, const std::string &output, bool direct, std::size_t refuse_writes_after,
+              const DirectQueueMaker &write_queue = {}) {
         const Format &format = GetParam();
         InputSource source = InputSource::open(dir.file(input));
         const Bytes header(format.header_bytes, 0x5a);
@@ -76,7 +77,8 @@ protected:
         OutputSink sink = OutputSink::create(dir.file(output), {.overwrite = true});
         if (direct) {
             EXPECT_EQ(source.read_directly(counting(&read_directly)), std::nullopt);
-            EXPECT_EQ(sink.write_directly(counting(&written_directly, refuse_writes_after)), std::nullopt);
+            EXPECT_EQ(sink.write_directly(write_queue ? write_queue : counting(&written_directly, refuse_writes_after)),
+                      std::nullopt);
         }
         OpenSslBackend backend(key, spec(), 2);
         FileJob job{source, sink, PipelineOptions{format.direction, Framing::pkcs7, format.chunk_bytes, 4}};
@@ -85,6 +87,24 @@ protected:
         job.header_bytes_read = header_read;
         (void)run_file_job(job, backend);
         return read_file(dir.file(output));
+    }
+
+    // What the format reads for `plain`: the plaintext itself, or what its encryption writes, header first.
+    Bytes input_for(const Bytes &plain) {
+        const Format &format = GetParam();
+        if (format.direction == Direction::encrypt) return plain;
+        CipherSpec encrypting = spec();
+        encrypting.direction = Direction::encrypt;
+        write_file(dir.file("plain"), plain);
+        OpenSslBackend backend(key, encrypting, 2);
+        InputSource source = InputSource::open(dir.file("plain"));
+        OutputSink sink = OutputSink::create(dir.file("encrypted"), {.overwrite = true});
+        const Bytes header(format.header_bytes, 0x5a);
+        FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, format.chunk_bytes, 4},
+                    std::as_bytes(std::span(header))};
+        if (format.gcm) job.pipeline.segments = encrypting.gcm.geometry;
+        (void)run_file_job(job, backend);
+        return read_file(dir.file("encrypted"));
     }
 
     TempDir dir;
@@ -98,22 +118,7 @@ TEST_P(OutOfPlace, AllButTheEndsGoDirectlyAndTheBytesAreTheBufferedPaths) {
     for (const std::size_t size : {std::size_t{0}, std::size_t{4097}, std::size_t{(5 << 20) + 4096 + 7}}) {
         SCOPED_TRACE(size);
         const Bytes plain = random_bytes(size);
-        Bytes input = plain;
-        if (format.direction == Direction::decrypt) {
-            // What this format's encryption writes, header first.
-            CipherSpec encrypting = spec();
-            encrypting.direction = Direction::encrypt;
-            write_file(dir.file("plain"), plain);
-            OpenSslBackend backend(key, encrypting, 2);
-            InputSource source = InputSource::open(dir.file("plain"));
-            OutputSink sink = OutputSink::create(dir.file("in"), {.overwrite = true});
-            const Bytes header(format.header_bytes, 0x5a);
-            FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, format.chunk_bytes, 4},
-                        std::as_bytes(std::span(header))};
-            if (format.gcm) job.pipeline.segments = encrypting.gcm.geometry;
-            (void)run_file_job(job, backend);
-            input = read_file(dir.file("in"));
-        }
+        const Bytes input = input_for(plain);
         write_file(dir.file("in"), input);
         const Bytes buffered = run("in", "buffered", false, SIZE_MAX);
         read_directly = written_directly = 0;
@@ -136,71 +141,21 @@ TEST_P(OutOfPlace, AllButTheEndsGoDirectlyAndTheBytesAreTheBufferedPaths) {
 // writes, and io_uring handed each to a worker thread that waited (1.8 s of system time for 8 GiB
 // on a GPU host's disk, 0.7 s encrypting). Every direct write is whole blocks.
 TEST_P(OutOfPlace, DirectWritesAreWholeFileSystemBlocks) {
-    class BlockChecks final : public DirectRequestQueue {
-    public:
-        BlockChecks(std::unique_ptr<DirectRequestQueue> inner, std::size_t &writes, std::size_t &partial)
-            : inner_(std::move(inner)), writes_(writes), partial_(partial) {}
-        void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-            struct stat status {};
-            ASSERT_EQ(::fstat(fd, &status), 0);
-            const auto block = std::min<std::uint64_t>(static_cast<std::uint64_t>(status.st_blksize), 4096);
-            for (const DirectRequest &request : requests) {
-                ++writes_;
-                const auto address = reinterpret_cast<std::uintptr_t>(request.data);
-                if ((address | static_cast<std::uint64_t>(request.offset) | request.length) % block != 0) ++partial_;
-            }
-            inner_->run(op, fd, requests, results);
-        }
-        [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
-        [[nodiscard]] const char *engine() const override { return inner_->engine(); }
-
-    private:
-        std::unique_ptr<DirectRequestQueue> inner_;
-        std::size_t &writes_;
-        std::size_t &partial_;
-    };
-    const Format &format = GetParam();
-    Bytes input = random_bytes((3 << 20) + 4096 + 7);
-    if (format.direction == Direction::decrypt) {
-        write_file(dir.file("plain"), input);
-        CipherSpec encrypting = spec();
-        encrypting.direction = Direction::encrypt;
-        OpenSslBackend backend(key, encrypting, 2);
-        InputSource source = InputSource::open(dir.file("plain"));
-        OutputSink sink = OutputSink::create(dir.file("in"), {.overwrite = true});
-        const Bytes header(format.header_bytes, 0x5a);
-        FileJob job{source, sink, PipelineOptions{Direction::encrypt, Framing::pkcs7, format.chunk_bytes, 4},
-                    std::as_bytes(std::span(header))};
-        if (format.gcm) job.pipeline.segments = encrypting.gcm.geometry;
-        (void)run_file_job(job, backend);
-        input = read_file(dir.file("in"));
-    }
-    write_file(dir.file("in"), input);
+    write_file(dir.file("in"), input_for(random_bytes((3 << 20) + 4096 + 7)));
     const Bytes buffered = run("in", "buffered", false, SIZE_MAX);
-
-    InputSource source = InputSource::open(dir.file("in"));
-    if (format.direction == Direction::decrypt) {
-        Bytes skipped(format.header_bytes);
-        ASSERT_EQ(source.read_full(std::as_writable_bytes(std::span(skipped))), format.header_bytes);
-    }
-    OutputSink sink = OutputSink::create(dir.file("direct"), {.overwrite = true});
     std::size_t writes = 0;
     std::size_t partial = 0;
-    ASSERT_EQ(source.read_directly(counting(&read_directly)), std::nullopt);
-    ASSERT_EQ(sink.write_directly([&] {
-        DirectQueue made = make_direct_queue(DirectEngine::threads);
-        made.queue = std::make_unique<BlockChecks>(std::move(made.queue), writes, partial);
-        return made;
-    }),
-              std::nullopt);
-    OpenSslBackend backend(key, spec(), 2);
-    const Bytes header(format.header_bytes, 0x5a);
-    FileJob job{source, sink, PipelineOptions{format.direction, Framing::pkcs7, format.chunk_bytes, 4}};
-    if (format.gcm) job.pipeline.segments = spec().gcm.geometry;
-    if (format.direction == Direction::encrypt) job.header = std::as_bytes(std::span(header));
-    job.header_bytes_read = format.direction == Direction::decrypt ? format.header_bytes : 0;
-    (void)run_file_job(job, backend);
-    EXPECT_TRUE(read_file(dir.file("direct")) == buffered);
+    const Bytes direct =
+        run("in", "direct", true, SIZE_MAX,
+            WatchedQueue::over(DirectEngine::threads, [&](const struct stat &file, const DirectRequest &request) {
+                const auto block = std::min<std::uint64_t>(file.st_blksize, 4096);
+                const auto address = reinterpret_cast<std::uintptr_t>(request.data);
+                ++writes;
+                if ((address | static_cast<std::uint64_t>(request.offset) | request.length) % block != 0) {
+                    ++partial;
+                }
+            }));
+    EXPECT_TRUE(direct == buffered);
     EXPECT_GT(writes, 2u);
     EXPECT_EQ(partial, 0u) << "direct writes that are not whole file-system blocks, of " << writes;
 }

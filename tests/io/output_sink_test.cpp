@@ -6,6 +6,7 @@
 #include "io/direct_requests.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
+#include "support/budget_queue.hpp"
 #include "support/test_support.hpp"
 
 #include <fcntl.h>
@@ -375,27 +376,6 @@ TEST(OutputSink, WritingBehindKeepsAboutTwoWindowsOfTheOutputInThePageCache) {
 // known, every direct write lies within the file's length, and commit() gives the file the length
 // written, not the one reserved.
 TEST(OutputSink, DirectWritesLieWithinTheFileAndCommitGivesTheLengthWritten) {
-    class LengthChecks final : public DirectRequestQueue {
-    public:
-        LengthChecks(std::unique_ptr<DirectRequestQueue> inner, std::size_t &writes, std::size_t &beyond)
-            : inner_(std::move(inner)), writes_(writes), beyond_(beyond) {}
-        void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-            struct stat status {};
-            ASSERT_EQ(::fstat(fd, &status), 0);
-            for (const DirectRequest &request : requests) {
-                ++writes_;
-                if (request.offset + static_cast<off_t>(request.length) > status.st_size) ++beyond_;
-            }
-            inner_->run(op, fd, requests, results);
-        }
-        [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
-        [[nodiscard]] const char *engine() const override { return inner_->engine(); }
-
-    private:
-        std::unique_ptr<DirectRequestQueue> inner_;
-        std::size_t &writes_;
-        std::size_t &beyond_;
-    };
     TempDir dir;
     constexpr std::size_t kPiece = 4u << 20;
     const std::unique_ptr<std::byte, decltype(&std::free)> aligned(
@@ -405,11 +385,11 @@ TEST(OutputSink, DirectWritesLieWithinTheFileAndCommitGivesTheLengthWritten) {
     std::size_t beyond = 0;
     {
         OutputSink sink = OutputSink::create(dir.file("out"), {});
-        const std::optional<std::string> refused = sink.write_directly([&] {
-            DirectQueue made = make_direct_queue(DirectEngine::automatic);
-            made.queue = std::make_unique<LengthChecks>(std::move(made.queue), writes, beyond);
-            return made;
-        });
+        const std::optional<std::string> refused = sink.write_directly(
+            WatchedQueue::over(DirectEngine::automatic, [&](const struct stat &file, const DirectRequest &request) {
+                ++writes;
+                if (request.offset + static_cast<off_t>(request.length) > file.st_size) ++beyond;
+            }));
         if (refused) GTEST_SKIP() << "no direct writes here: " << *refused;
         sink.expect_size(data.size() + 16); // the most it could be, as with padding still to come
         for (std::size_t at = 0; at < data.size(); at += kPiece) {

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Jobs that start elsewhere than a slot's first byte and put their result elsewhere than their
-// input (the out-of-place ring of direct I/O with a header): what any
-// backend must give for them, checked on the CPU here and against the CPU on each GPU.
+// input (the out-of-place ring of direct I/O with a header or GCM's tags): what any backend must
+// give for them, checked on the CPU here and against the CPU on each GPU.
 #include "cipher/cipher_backend.hpp"
+#include "common/errors.hpp"
 #include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace aesgpu::test {
@@ -46,9 +50,10 @@ inline Bytes run_job_at(CipherBackend &backend, const Bytes &input, CipherJob jo
 inline constexpr SegmentGeometry kOffsetGcmGeometry{4096, 24};
 inline std::vector<CipherJob> gcm_jobs_of_every_layout() {
     const std::size_t full = kOffsetGcmGeometry.segment_bytes;
-    return {CipherJob{.bytes = (full - 24) + 38 * full + 1016, .first_segment = 0, .segments = 40,
-                      .holds_last_segment = true},
-            CipherJob{.bytes = 12 * full, .first_segment = 3, .segments = 12, .holds_last_segment = false}};
+    return {
+        CipherJob{
+            .bytes = (full - 24) + 38 * full + 1016, .first_segment = 0, .segments = 40, .holds_last_segment = true},
+        CipherJob{.bytes = 12 * full, .first_segment = 3, .segments = 12, .holds_last_segment = false}};
 }
 
 // The job's plaintext (as a file has it) laid out as its segments are, a tag's room (0xee) after each:
@@ -84,6 +89,19 @@ inline Bytes run_gcm_job_apart(CipherBackend &backend, Direction direction, cons
         std::memcpy(input_after->data(), slot.data() + kOffsetInput, input.size());
     }
     return output;
+}
+
+// Decrypting the job's `segments` out of place with one bit flipped in its sixth segment fails,
+// naming that segment by its number in the stream.
+inline void expect_forgery_named(CipherBackend &backend, const CipherJob &job, Bytes segments) {
+    segments[5 * kOffsetGcmGeometry.segment_bytes + 100] ^= 1;
+    try {
+        (void)run_gcm_job_apart(backend, Direction::decrypt, segments, job);
+        ADD_FAILURE() << "a forged segment decrypted";
+    } catch (const AuthenticationFailed &e) {
+        EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(job.first_segment + 5)), std::string::npos)
+            << e.what();
+    }
 }
 
 } // namespace aesgpu::test
