@@ -226,6 +226,10 @@ void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t
 }
 
 void CudaBackend::submit_gcm(Slot &slot, const CipherJob &job, cudaStream_t stream) {
+    // A job whose bytes do not match its segments is refused before any copy is queued (the
+    // kernels would take it as it comes).
+    for_each_segment(geometry_, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                     [](const SegmentSpan &) {});
     slot.first_segment = job.first_segment;
     // The device holds the segments' layout; out of place the host's plaintext side does not.
     const bool in_place = job.input_offset == job.output_offset;

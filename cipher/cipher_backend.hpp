@@ -155,7 +155,9 @@ public:
     // The host buffer of a slot: slot_bytes long, stable until the next configure_slots().
     [[nodiscard]] virtual std::span<std::byte> slot_buffer(std::size_t slot) = 0;
 
-    // Starts transforming the job's bytes in place. At most one job per slot may be in flight, and
+    // Starts transforming the job's bytes, in place or out of place as the job says (CipherJob).
+    // Throws std::invalid_argument, before any work, for a job that does not fit its slot or its
+    // segments. At most one job per slot may be in flight, and
     // one thread at a time submits. A backend may do some or all of the work before returning;
     // wait() tells when it is done.
     virtual void submit(const CipherJob &job) = 0;

@@ -3,9 +3,9 @@
 // The segments of an authenticated stream (Tink's AES-GCM-HKDF streaming): ciphertext segments of
 // a fixed size, each a GCM ciphertext followed by its 16-byte tag, the first shorter by the
 // stream header, the last shorter or full. A job holds whole segments laid out as their
-// ciphertext is: when encrypting, each segment's plaintext sits where its ciphertext will be and
-// the tag goes after it; when decrypting, the ciphertext is read as it is and each segment's
-// plaintext ends up in front of its tag. io/ and the backends walk a job's segments through here.
+// ciphertext is; in place, each segment's plaintext sits where its ciphertext is, in front of its
+// tag, and out of place the plaintext side has no room for tags (CipherJob). io/ and the backends
+// walk a job's segments through here.
 #include "common/errors.hpp"
 
 #include <algorithm>

@@ -394,8 +394,9 @@ Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, s
 }
 // GCM out of place (direct I/O): the plaintext as the file has it goes to the device's segments
 // and back in the copy engine's strided copies, no CPU copy; the segments are what the CPU's
-// in-place job gives, they decrypt back, a flipped bit fails its segment by number; with the
-// device's pieces too (a GCM job goes whole whatever the piece size).
+// in-place job gives, they decrypt back, a flipped bit fails its segment by number, a job that does
+// not match its segments is refused; with the device's pieces too (a GCM job goes whole whatever
+// the piece size).
 TEST_F(Gpu, GcmOutOfPlaceGivesWhatTheCpuGivesInPlace) {
     const Bytes key = random_bytes(32);
     CipherSpec sealing(Direction::encrypt, Mode::gcm);
@@ -420,6 +421,15 @@ TEST_F(Gpu, GcmOutOfPlaceGivesWhatTheCpuGivesInPlace) {
             EXPECT_TRUE(input_after == expected) << "the input was overwritten";
             expect_forgery_named(*open, job, expected);
         }
+        // A job whose bytes do not match its segments is refused before any copy is queued, in
+        // place too (the kernels would take it as it comes).
+        seal->configure_slots(1, kOffsetSlotBytes);
+        EXPECT_THROW(seal->submit({.slot = 0, .bytes = 3 * 4096 + 8, .segments = 2, .holds_last_segment = true}),
+                     std::invalid_argument);
+        CipherJob apart{.slot = 0, .bytes = 3 * 4096 + 8, .segments = 2, .holds_last_segment = true};
+        apart.input_offset = kOffsetInput;
+        apart.output_offset = kOffsetOutput;
+        EXPECT_THROW(seal->submit(apart), std::invalid_argument);
     }
 }
 

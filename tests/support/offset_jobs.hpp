@@ -45,15 +45,15 @@ inline Bytes run_job_at(CipherBackend &backend, const Bytes &input, CipherJob jo
 }
 
 // GCM jobs whose segments meet every layout case: from segment 0 (shortened by a 24-byte header)
-// to a short last one that ends the stream, and full segments from the middle of one; over
-// 4096-byte segments, each job's `bytes` set.
+// to a short last one that ends the stream, full segments from the middle of one, segment 0 alone,
+// and a last segment of its tag alone; over 4096-byte segments, each job's `bytes` set.
 inline constexpr SegmentGeometry kOffsetGcmGeometry{4096, 24};
 inline std::vector<CipherJob> gcm_jobs_of_every_layout() {
     const std::size_t full = kOffsetGcmGeometry.segment_bytes;
-    return {
-        CipherJob{
-            .bytes = (full - 24) + 38 * full + 1016, .first_segment = 0, .segments = 40, .holds_last_segment = true},
-        CipherJob{.bytes = 12 * full, .first_segment = 3, .segments = 12, .holds_last_segment = false}};
+    return {CipherJob{.bytes = (full - 24) + 38 * full + 1016, .segments = 40, .holds_last_segment = true},
+            CipherJob{.bytes = 12 * full, .first_segment = 3, .segments = 12, .holds_last_segment = false},
+            CipherJob{.bytes = 116, .segments = 1, .holds_last_segment = true},
+            CipherJob{.bytes = 2 * full + 16, .first_segment = 7, .segments = 3, .holds_last_segment = true}};
 }
 
 // The job's plaintext (as a file has it) laid out as its segments are, a tag's room (0xee) after each:
@@ -91,16 +91,18 @@ inline Bytes run_gcm_job_apart(CipherBackend &backend, Direction direction, cons
     return output;
 }
 
-// Decrypting the job's `segments` out of place with one bit flipped in its sixth segment fails,
-// naming that segment by its number in the stream.
+// Decrypting the job's `segments` out of place with one bit flipped in its last segment (its text,
+// or its tag where it has no text) fails, naming that segment by its number in the stream.
 inline void expect_forgery_named(CipherBackend &backend, const CipherJob &job, Bytes segments) {
-    segments[5 * kOffsetGcmGeometry.segment_bytes + 100] ^= 1;
+    SegmentSpan last;
+    for_each_segment(kOffsetGcmGeometry, job.first_segment, job.segments, job.bytes, job.holds_last_segment,
+                     [&](const SegmentSpan &segment) { last = segment; });
+    segments[last.offset] ^= 1;
     try {
         (void)run_gcm_job_apart(backend, Direction::decrypt, segments, job);
         ADD_FAILURE() << "a forged segment decrypted";
     } catch (const AuthenticationFailed &e) {
-        EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(job.first_segment + 5)), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("segment " + std::to_string(last.number)), std::string::npos) << e.what();
     }
 }
 
