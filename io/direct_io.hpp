@@ -23,8 +23,8 @@ inline constexpr std::size_t kFallbackDirectAlignment = 4096;
 inline constexpr unsigned kDirectIoStreams = 4;
 
 // The alignment direct I/O on `fd` is given: the largest of statx's memory and offset alignments
-// and the file system's block size (up to kFallbackDirectAlignment), else kFallbackDirectAlignment. None where the file system says it cannot do direct I/O at all
-// (STATX_DIOALIGN given as 0).
+// and the file system's block size (up to kFallbackDirectAlignment), else kFallbackDirectAlignment.
+// None where the file system says it cannot do direct I/O at all (STATX_DIOALIGN given as 0).
 [[nodiscard]] std::optional<std::size_t> direct_io_alignment(int fd);
 
 // Opens `path` with O_DIRECT added to `flags`. An invalid descriptor where the file system refuses

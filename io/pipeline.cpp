@@ -26,8 +26,7 @@ struct FilledChunk {
     std::size_t bytes; // whole blocks submitted to the backend
     bool final;
     std::size_t input_bytes; // read from the input for this chunk (before padding)
-    CipherJob job;           // as submitted (its segments, for writing them out)
-    std::size_t output_at;   // out of place: where in the slot the output is written from
+    CipherJob job;           // as submitted: its segments, and its output_offset to write from
 };
 
 // A chunk read into its slot: how many bytes, and from where in the slot.
@@ -205,10 +204,10 @@ private:
                 job.first_block = blocks_submitted_;
                 blocks_submitted_ += job.bytes / kAesBlockBytes;
             }
-            const std::size_t output_at = place_output(job, read);
+            place_output(job, read);
             backend_.submit(job);
             stats_.bytes_ciphered += job.bytes;
-            filled_.push({*slot, job.bytes, final, read.length, job, output_at});
+            filled_.push({*slot, job.bytes, final, read.length, job});
             if (final) return;
             slot = next;
             read = next_read;
@@ -218,17 +217,15 @@ private:
 
     // Out of place: where the chunk's output goes in the output half, as far into an alignment unit
     // as its place in the output file; the backend ciphers there from the input half (GCM: from
-    // the plaintext as the file has it to the segments, or back). Returns where the writer finds
-    // the output.
-    std::size_t place_output(CipherJob &job, const ReadChunk &read) {
-        if (!halves_) return job.output_offset;
+    // the plaintext as the file has it to the segments, or back).
+    void place_output(CipherJob &job, const ReadChunk &read) {
+        if (!halves_) return;
         job.output_offset = halves_->output_at(output_position_);
         if (!segments_) {
             output_position_ += read.length; // all chunks but the last, whose padding nothing follows
         } else {
             output_position_ += options_.direction == Direction::encrypt ? job.bytes : gcm_plaintext_bytes(job);
         }
-        return job.output_offset;
     }
 
     // Input bytes a full chunk holds: a shorter read ends the stream.
@@ -287,20 +284,20 @@ private:
             if (segments_) {
                 const std::size_t bytes = options_.direction == Direction::encrypt ? chunk->job.bytes
                                                                                    : gcm_plaintext_bytes(chunk->job);
-                sink_.write_with_room(slot.subspan(chunk->output_at, bytes),
-                                      OutOfPlaceSlots::room_before_output(chunk->output_at));
+                sink_.write_with_room(slot.subspan(chunk->job.output_offset, bytes),
+                                      OutOfPlaceSlots::room_before_output(chunk->job.output_offset));
                 stats_.bytes_written += bytes;
                 finish_chunk(*chunk);
                 continue;
             }
-            auto bytes = slot.subspan(chunk->output_at, chunk->bytes);
+            auto bytes = slot.subspan(chunk->job.output_offset, chunk->bytes);
             if (chunk->final && options_.framing == Framing::pkcs7 && options_.direction == Direction::decrypt) {
                 const auto unpadded = pkcs7_unpadded_length(bytes);
                 if (!unpadded) throw BadPadding("bad decrypt (wrong key or corrupted input)");
                 bytes = bytes.first(*unpadded);
             }
             if (options_.framing == Framing::any_length) bytes = bytes.first(chunk->input_bytes);
-            sink_.write_with_room(bytes, halves_ ? OutOfPlaceSlots::room_before_output(chunk->output_at) : 0);
+            sink_.write_with_room(bytes, halves_ ? OutOfPlaceSlots::room_before_output(chunk->job.output_offset) : 0);
             stats_.bytes_written += bytes.size();
             finish_chunk(*chunk);
         }
