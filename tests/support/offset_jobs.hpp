@@ -106,4 +106,31 @@ inline void expect_forgery_named(CipherBackend &backend, const CipherJob &job, B
     }
 }
 
+// A GCM spec over kOffsetGcmGeometry, the same stream either way.
+inline CipherSpec offset_gcm_spec(Direction direction) {
+    CipherSpec spec(direction, Mode::gcm);
+    spec.gcm.geometry = kOffsetGcmGeometry;
+    spec.gcm.nonce_prefix = {7, 6, 5, 4, 3, 2, 1};
+    return spec;
+}
+
+// Every layout's job out of place through `seal` and `open` (one key, offset_gcm_spec): the segments
+// `reference`'s in-place job gives, each input left as it was, the plaintext back, a forgery named.
+inline void expect_gcm_apart_gives_what_in_place_gives(CipherBackend &seal, CipherBackend &open,
+                                                       CipherBackend &reference) {
+    for (const CipherJob &job : gcm_jobs_of_every_layout()) {
+        SCOPED_TRACE("from segment " + std::to_string(job.first_segment));
+        const Bytes plain = random_bytes(gcm_plaintext_bytes(job));
+        CipherJob in_place = job;
+        in_place.input_offset = in_place.output_offset = kOffsetInput + 8;
+        const Bytes expected = run_job_at(reference, spread_into_segments(job, plain), in_place);
+        Bytes input_after;
+        EXPECT_TRUE(run_gcm_job_apart(seal, Direction::encrypt, plain, job, &input_after) == expected);
+        EXPECT_TRUE(input_after == plain) << "the input was overwritten";
+        EXPECT_TRUE(run_gcm_job_apart(open, Direction::decrypt, expected, job, &input_after) == plain);
+        EXPECT_TRUE(input_after == expected) << "the input was overwritten";
+        expect_forgery_named(open, job, expected);
+    }
+}
+
 } // namespace aesgpu::test
