@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cipher/dispatcher.hpp"
 
+#include "cipher/lane_choice.hpp"
 #include "common/errors.hpp"
 #include "common/threads.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -41,6 +41,7 @@ Dispatcher::Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_s
     }
     // Lanes that give way, or stand by, to others need another that takes jobs all run long.
     if (!takes_jobs_throughout) throw std::invalid_argument("a dispatcher needs a lane that takes jobs throughout");
+    lane_views_.resize(lanes_.size());
     waits_for_every_start_ =
         first_job_waits_for_every_start ||
         std::none_of(lanes_.begin(), lanes_.end(), [](const LaneState &s) { return s.backend != nullptr; });
@@ -81,43 +82,11 @@ bool Dispatcher::takes_jobs(std::size_t index) const {
     return false;
 }
 
-// Earliest expected finish. A lane not yet measured counts as finishing at once while it has
-// room (it gets jobs, and so a measurement); ties go to the lane with fewer jobs in flight. Where
-// the best lane is idle or full, an idle lane due another look goes first. kNoLane: wait for the
-// best lane's room.
 std::size_t Dispatcher::lane_for(const CipherJob &job) const {
-    std::size_t best = kNoLane;
-    double best_seconds = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        if (!takes_jobs(i)) continue;
-        const LaneState &state = lanes_[i];
-        const bool has_room = state.pace.in_flight() < state.room;
-        const double seconds = state.pace.seconds_until_done(job.bytes).value_or(
-            has_room ? 0.0 : std::numeric_limits<double>::infinity());
-        if (best == kNoLane || seconds < best_seconds ||
-            (seconds == best_seconds && state.pace.in_flight() < lanes_[best].pace.in_flight())) {
-            best = i;
-            best_seconds = seconds;
-        }
+        lane_views_[i] = {.pace = &lanes_[i].pace, .room = lanes_[i].room, .takes_jobs = takes_jobs(i)};
     }
-    if (best == kNoLane) return kNoLane;
-    const LaneState &chosen = lanes_[best];
-    const bool has_room = chosen.pace.in_flight() < chosen.room;
-    // Busy with room, or not yet measured: it takes the job (and is measured as it goes).
-    if (has_room && (chosen.pace.in_flight() > 0 || !chosen.pace.seconds_per_byte())) return best;
-    // The best lane is full, or idle: nothing waits anywhere (the reader is the limit), so any idle
-    // lane ends the job about as soon. An idle lane due another look takes it, the one idle longest
-    // first. Else the lane that lost once, to one slow job, keeps that pace while idle, and an equal
-    // lane beside it takes every job (two H100s, an 8 GiB file: 71% and 9%).
-    const Clock::time_point now = Clock::now();
-    std::size_t look = kNoLane;
-    for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        const LanePace &pace = lanes_[i].pace;
-        if (!takes_jobs(i) || lanes_[i].room == 0 || !pace.due_another_look(job.bytes, now)) continue;
-        if (look == kNoLane || pace.last_end() < lanes_[look].pace.last_end()) look = i;
-    }
-    if (look != kNoLane) return look;
-    return has_room ? best : kNoLane;
+    return choose_lane(lane_views_, job.bytes, Clock::now()).value_or(kNoLane);
 }
 
 void Dispatcher::rethrow_required_failure() const {

@@ -19,6 +19,7 @@
 // configured (each GPU: CUDA's start takes about 0.3 s); its share says how long it takes jobs.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/host_ring.hpp"
+#include "cipher/lane_choice.hpp"
 #include "cipher/lane_pace.hpp"
 
 #include <chrono>
@@ -148,6 +149,7 @@ private:
     std::condition_variable changed_; // a start ended, a job ended, or cancel()
     std::vector<LaneState> lanes_;
     std::vector<SlotJob> slot_jobs_; // which lane each slot's job went to
+    mutable std::vector<LaneView> lane_views_; // lane_for()'s, one per lane: no allocation per job
     bool waits_for_every_start_ = false; // before the first job
     bool submitted_ = false;             // a job went out since configure_slots()
     bool cancelled_ = false;

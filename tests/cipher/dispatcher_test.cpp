@@ -375,12 +375,6 @@ public:
                  bool tells_job_ends = true)
         : cipher_(key, direction), per_job_(per_job), room_(room), tells_job_ends_(tells_job_ends),
           worker_([this] { work(); }) {}
-    // The first `jobs` jobs take `per_job` each (a busy moment), the rest the usual time.
-    void slow_at_first(std::size_t jobs, std::chrono::microseconds per_job) {
-        std::lock_guard lock(mutex_);
-        slow_jobs_ = jobs;
-        slow_per_job_ = per_job;
-    }
     ~PacedBackend() override {
         {
             std::lock_guard lock(mutex_);
@@ -401,7 +395,7 @@ public:
         {
             std::lock_guard lock(mutex_);
             done_.at(job.slot) = false;
-            queue_.push_back({job, std::chrono::steady_clock::now() + (submitted_++ < slow_jobs_ ? slow_per_job_ : per_job_)});
+            queue_.push_back({job, std::chrono::steady_clock::now() + per_job_});
             held_ = std::max(held_, ++holding_);
         }
         changed_.notify_all();
@@ -464,9 +458,6 @@ private:
     std::vector<Queued> queue_;
     std::size_t holding_ = 0;
     std::size_t held_ = 0;
-    std::size_t submitted_ = 0;
-    std::size_t slow_jobs_ = 0;
-    std::chrono::microseconds slow_per_job_{};
     bool stopping_ = false;
     std::thread worker_;
 };
@@ -491,26 +482,22 @@ std::vector<LaneReport> encrypt_chunks_through(Dispatcher &backend, const Bytes 
     return backend.report();
 }
 
-TEST(Dispatcher, AFasterLaneTakesMoreJobsAndNoLaneMoreThanItHasRoomFor) {
-    // One lane a hundred times slower than the other. Handing jobs to whichever lane has room
-    // would give the slow lane about a third of them (its room over both rooms), and the writer,
-    // which takes jobs in order, would wait on each: the fast lane must take almost all of them.
-    // (At ten times, sleeps that overshoot on a loaded machine, ctest -j16 on 2 cores, gave
-    // 258 fast and 42 slow jobs.)
+TEST(Dispatcher, NoLaneHoldsMoreJobsThanItHasRoomFor) {
+    // Lanes of two speeds, on threads: which lane takes how many jobs is the policy's business
+    // (lane_choice_test.cpp, on a clock the test keeps); here every job ends, the output is
+    // OpenSSL's, and no lane ever holds more than its room.
     const Bytes key = random_bytes(16);
     auto fast = paced(key, std::chrono::microseconds(200));
-    auto slow = paced(key, std::chrono::microseconds(20000));
+    auto slow = paced(key, std::chrono::microseconds(5000));
     PacedBackend &fast_lane = *fast;
     PacedBackend &slow_lane = *slow;
     Dispatcher backend(lanes_of(paced_lane("fast", std::move(fast)), paced_lane("slow", std::move(slow))));
     EXPECT_EQ(backend.active_lanes(), "fast+slow");
-    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 300);
-    EXPECT_GT(report[0].jobs, 8 * report[1].jobs) << report[0].jobs << " fast, " << report[1].jobs << " slow";
-    EXPECT_EQ(report[0].jobs + report[1].jobs, 300u);
+    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 100);
+    EXPECT_EQ(report[0].jobs + report[1].jobs, 100u);
+    EXPECT_GT(report[0].jobs, 0u) << "the first job goes to the first lane not yet measured";
     EXPECT_LE(fast_lane.most_held(), 2u);
     EXPECT_LE(slow_lane.most_held(), 2u);
-    EXPECT_GT(report[0].busy_seconds, 0.0);
-    EXPECT_GT(report[0].bytes_per_second(), report[1].bytes_per_second());
 }
 
 TEST(Dispatcher, DestroyedWithJobsInFlightLetsThemEndFirst) {
@@ -553,51 +540,6 @@ TEST(Dispatcher, ASubmitThatFailsFreesItsRoomAndCountsForNothing) {
     backend.wait(0);
     backend.wait(1);
     EXPECT_EQ(backend.report()[0].jobs, 2u);
-}
-
-TEST(Dispatcher, LanesOfOnePaceShareTheWork) {
-    // Two lanes all run long at the same pace (the CPU beside a GPU of its speed) both work.
-    const Bytes key = random_bytes(32);
-    Dispatcher backend(lanes_of(paced_lane("one", paced(key, std::chrono::microseconds(300))),
-                                paced_lane("two", paced(key, std::chrono::microseconds(300)))));
-    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 200);
-    // Not half each: on a loaded machine one lane's threads wait for a core now and then.
-    EXPECT_GT(report[0].jobs, 30u) << report[0].jobs << " one, " << report[1].jobs << " two";
-    EXPECT_GT(report[1].jobs, 30u) << report[0].jobs << " one, " << report[1].jobs << " two";
-}
-
-TEST(Dispatcher, ALaneSlowForAMomentGetsItsShareBack) {
-    // Lane one's first jobs meet a busy moment (twenty times its pace; on a loaded two-core machine
-    // a descheduled thread does that), then it runs at lane two's pace. Measured slow, it would
-    // wait behind lane two's full room for the rest of the run: it gets another look once idle.
-    const Bytes key = random_bytes(32);
-    auto one = paced(key, std::chrono::microseconds(300));
-    one->slow_at_first(3, std::chrono::microseconds(6000));
-    Dispatcher backend(
-        lanes_of(paced_lane("one", std::move(one)), paced_lane("two", paced(key, std::chrono::microseconds(300)))));
-    const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 400);
-    EXPECT_GT(report[0].jobs, 40u) << report[0].jobs << " one, " << report[1].jobs << " two";
-}
-
-TEST(Dispatcher, EqualLanesShareJobsThatComeOneAtATime) {
-    // A reader slower than the lanes (an 8 GiB file on tmpfs: a chunk per 2.7 ms, a GPU's job
-    // 0.4 ms) finds every lane idle at each submit. Lane one's first measured job meets a busy
-    // moment: measured slow, and idle, it was never measured again, and lane two took every later
-    // job (two H100s: 71% and 9%). Idle for four of its own job times, it gets another look.
-    const Bytes key = random_bytes(16);
-    auto one = paced(key, std::chrono::microseconds(300));
-    one->slow_at_first(2, std::chrono::microseconds(20000)); // the first job is not measured, the second is
-    Dispatcher backend(
-        lanes_of(paced_lane("one", std::move(one)), paced_lane("two", paced(key, std::chrono::microseconds(300)))));
-    backend.configure_slots(2, kChunk);
-    for (std::size_t i = 0; i < 120; ++i) {
-        backend.submit({i % 2, kChunk});
-        backend.wait(i % 2);
-        std::this_thread::sleep_for(std::chrono::milliseconds(2)); // the next chunk on its way in
-    }
-    const std::vector<LaneReport> report = backend.report();
-    EXPECT_GT(report[0].jobs, 20u) << report[0].jobs << " one, " << report[1].jobs << " two";
-    EXPECT_GT(report[1].jobs, 20u) << report[0].jobs << " one, " << report[1].jobs << " two";
 }
 
 TEST(Dispatcher, ASubmitWaitingForRoomGivesUpWhenTheWriterFails) {
