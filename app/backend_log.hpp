@@ -2,8 +2,8 @@
 #pragma once
 // What -v says about a run whose jobs a dispatcher spread over several backends ("lanes": the
 // CPU, each GPU).
-#include "backends/backend_selection.hpp"
-#include "cipher/dispatcher.hpp"
+#include "engine/backend_selection.hpp"
+#include "engine/dispatcher.hpp"
 
 #include <string>
 #include <vector>

@@ -8,7 +8,7 @@
 #include "app/io_path.hpp"
 #include "app/progress.hpp"
 #include "common/errors.hpp"
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 #include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"

@@ -5,7 +5,7 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "app/json_text.hpp"
-#include "backends/backend_selection.hpp"
+#include "engine/backend_selection.hpp"
 
 #include <fmt/format.h>
 

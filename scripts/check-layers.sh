@@ -11,9 +11,10 @@ declare -A allowed=(
   [keys]="cipher common io"
   [aes_cpu]="cipher common"
   [aes_gpu]="cipher common"
-  [backends]="aes_cpu aes_gpu cipher common io"
-  [bench]="aes_cpu aes_gpu backends cipher common io keys"
-  [app]="aes_cpu aes_gpu backends bench cipher common io keys"
+  [engine]="aes_cpu aes_gpu cipher common io"
+  [job]="engine cipher common io"
+  [bench]="aes_cpu aes_gpu engine job cipher common io keys"
+  [app]="aes_cpu aes_gpu engine job bench cipher common io keys"
 )
 status=0
 for folder in "${!allowed[@]}"; do

@@ -5,7 +5,7 @@
 // where no usable CUDA device is present.
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
-#include "cipher/dispatcher.hpp"
+#include "engine/dispatcher.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/errors.hpp"
 #include "support/gpu_fixture.hpp"

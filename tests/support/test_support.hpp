@@ -3,7 +3,7 @@
 // Shared helpers for the test suite: test vectors, random data, an OpenSSL reference, temp dirs.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/segments.hpp"
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/file_job.hpp"
+#include "job/file_job.hpp"
 
 #include "common/errors.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/segment_chunks.hpp"
+#include "engine/segment_chunks.hpp"
 
 #include "common/errors.hpp"
 

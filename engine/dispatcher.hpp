@@ -6,21 +6,21 @@
 // ciphered which job.
 //
 // Each job goes to the lane expected to finish it first: the bytes a lane has in flight plus the
-// job's, at the pace it has shown (cipher/lane_pace.hpp), and no lane gets more jobs than its
+// job's, at the pace it has shown (engine/lane_pace.hpp), and no lane gets more jobs than its
 // jobs_at_once(). A lane not yet measured takes jobs while it has room, so a new GPU fills up at
 // once and is measured. An idle lane due another look (LanePace::due_another_look) takes the job
 // when the best lane is full or idle: with the reader the limit every lane is idle at each submit,
 // and a lane that lost once would otherwise never be measured again. The writer takes jobs in
 // order, so a job on a slow lane holds back every later one: handing jobs to whichever lane has
 // room let a lane 10x slower take one job in five and slowed the run 4x
-// (tests/cipher/dispatcher_test.cpp); waiting for the fast lane does not.
+// (tests/engine/lane_choice_test.cpp); waiting for the fast lane does not.
 //
 // A lane is ready from the start (the CPU) or starts on a thread of its own when the ring is
 // configured (each GPU: CUDA's start takes about 0.3 s); its share says how long it takes jobs.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/host_ring.hpp"
-#include "cipher/lane_choice.hpp"
-#include "cipher/lane_pace.hpp"
+#include "engine/lane_choice.hpp"
+#include "engine/lane_pace.hpp"
 
 #include <chrono>
 #include <condition_variable>

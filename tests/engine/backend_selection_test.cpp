@@ -4,8 +4,8 @@
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "aes_gpu/gpu_backend.hpp"
-#include "backends/backend_selection.hpp"
-#include "io/pipeline.hpp"
+#include "engine/backend_selection.hpp"
+#include "engine/pipeline.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

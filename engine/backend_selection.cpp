@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/backend_selection.hpp"
+#include "engine/backend_selection.hpp"
 
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/device_probe.hpp"
 #include "cipher/secret_bytes.hpp"
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A lane's pace, from when its jobs end: throughput while busy, not one job's latency; the first
 // job not counted; idle time not counted.
-#include "cipher/lane_pace.hpp"
+#include "engine/lane_pace.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cipher/lane_choice.hpp"
+#include "engine/lane_choice.hpp"
 
 #include <limits>
 

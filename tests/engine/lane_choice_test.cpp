@@ -4,7 +4,7 @@
 // through their jobs one after another at set speeds, a reader that fills a ring of slots, and a
 // writer that frees them in order. The same runs on threads (dispatcher_test.cpp) depend on
 // how a loaded machine schedules them; these give the same answer every time.
-#include "cipher/lane_choice.hpp"
+#include "engine/lane_choice.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // odd read/write sizes, and every way a run must fail.
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

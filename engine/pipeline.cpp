@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 
 #include "common/errors.hpp"
 #include "common/threads.hpp"
 #include "io/cancellation.hpp"
-#include "io/channel.hpp"
-#include "io/out_of_place_slots.hpp"
+#include "engine/channel.hpp"
+#include "engine/out_of_place_slots.hpp"
 #include "io/pkcs7.hpp"
-#include "io/segment_chunks.hpp"
+#include "engine/segment_chunks.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -8,7 +8,7 @@
 #include "cipher/cipher_backend.hpp"
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
-#include "io/file_job.hpp"
+#include "job/file_job.hpp"
 #include "support/budget_queue.hpp"
 #include "support/test_support.hpp"
 

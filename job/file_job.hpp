@@ -7,7 +7,7 @@
 #include "cipher/cipher_backend.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
-#include "io/pipeline.hpp"
+#include "engine/pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>

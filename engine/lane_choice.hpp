@@ -2,7 +2,7 @@
 #pragma once
 // Which lane of a dispatcher takes the next job: the dispatcher's policy, apart from its threads
 // and locks, so that it can be tested with time points instead of sleeps.
-#include "cipher/lane_pace.hpp"
+#include "engine/lane_pace.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // nonce holds 4 bytes of it; segment 2^32 would reuse segment 0's nonce). Driven from chunk
 // numbers near the limit, without the 192 GiB that 64-byte segments would take to get there.
 #include "common/errors.hpp"
-#include "io/segment_chunks.hpp"
+#include "engine/segment_chunks.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cipher/dispatcher.hpp"
+#include "engine/dispatcher.hpp"
 
-#include "cipher/lane_choice.hpp"
+#include "engine/lane_choice.hpp"
 #include "common/errors.hpp"
 #include "common/threads.hpp"
 

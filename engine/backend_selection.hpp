@@ -6,7 +6,7 @@
 // beside them all run long. The command line and the bench both choose through here.
 #include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
-#include "cipher/dispatcher.hpp"
+#include "engine/dispatcher.hpp"
 
 #include <cstddef>
 #include <cstdint>

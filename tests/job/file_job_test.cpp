@@ -3,7 +3,7 @@
 // succeeded, and an input whose length does not add up leaves nothing behind.
 #include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
-#include "io/file_job.hpp"
+#include "job/file_job.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

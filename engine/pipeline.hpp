@@ -53,7 +53,7 @@ struct PipelineOptions {
     // Called on the calling thread after each chunk is written, with the input bytes done so far.
     std::function<void(std::uint64_t)> on_progress = {};
     // An authenticated stream's segments (GCM): chunks of whole segments instead of blocks
-    // (io/segment_chunks.hpp); `framing` is then not used.
+    // (engine/segment_chunks.hpp); `framing` is then not used.
     std::optional<SegmentGeometry> segments = std::nullopt;
     // A control group's memory limit (0: none), which the OOM killer enforces before any
     // allocation fails, so the retry with smaller chunks would come too late: the first ring
