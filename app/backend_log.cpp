@@ -62,6 +62,32 @@ void log_cpu_start(const std::vector<LaneReport> &lanes) {
 
 } // namespace
 
+void SelectionLog::tell(const BackendRequest &request, const SelectedBackend &selected) {
+    const SelectionNotes &notes = selected.notes;
+    const char *choice = backend_choice_name(request.choice);
+    if (notes.gpus > 0) {
+        const std::optional<LaneShare> &share = notes.cpu_share;
+        spdlog::debug("backend {}: {} GPU{}; {}", choice, notes.gpus, notes.gpus == 1 ? "" : "s",
+                      !share                                         ? "no CPU start (waiting for the GPUs)"
+                      : *share == LaneShare::throughout              ? "the CPU ciphers beside them, all run long"
+                      : *share == LaneShare::until_another_is_ready ? "the CPU ciphers while they start"
+                                                                     : "the CPU only if every GPU fails to start");
+    }
+    if (notes.auto_started_one_gpu) spdlog::info("backend {}: using {}", choice, selected.backend->describe());
+    switch (notes.cpu_instead) {
+    case CpuInstead::no: break;
+    case CpuInstead::gpu_failed: spdlog::info("backend {}: using the CPU ({})", choice, notes.cpu_reason); break;
+    case CpuInstead::no_gpu: {
+        const auto level = said_no_gpu_              ? spdlog::level::debug
+                           : request.devices.empty() ? spdlog::level::info
+                                                     : spdlog::level::warn;
+        said_no_gpu_ = true;
+        spdlog::log(level, "backend {}: using the CPU ({})", choice, notes.cpu_reason);
+        break;
+    }
+    }
+}
+
 std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes) {
     const double share = total_bytes ? 100.0 * double(lane.bytes) / double(total_bytes) : 0;
     return fmt::format("{}: {} ({:.0f}%) in {} job{}, busy {:.2f} s, {:.1f} GB/s; {}", lane.name,

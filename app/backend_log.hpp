@@ -15,6 +15,19 @@ namespace aesgpu {
 // line per lane that did work: its bytes and share, jobs, busy time and pace.
 void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes);
 
+// Says what each backend selection came to (SelectionNotes; the engine says nothing itself): with
+// -v, the GPUs found and the CPU's part, and `auto` on its one GPU; why `auto` or `all` runs on the
+// CPU alone. Where no GPU could be had, that is said once a command at info level (a warning where
+// --devices named a device that is not there: a mistake to point out; no GPU at all is what `auto`
+// is for), then at debug level: a run over many files selects a backend for each, with the same reason.
+class SelectionLog {
+public:
+    void tell(const BackendRequest &request, const SelectedBackend &selected);
+
+private:
+    bool said_no_gpu_ = false;
+};
+
 // One lane's line: "GPU 1: 4.0 GiB (52%) in 512 jobs, busy 0.80 s, 5.4 GB/s; gpu (NVIDIA H200, 4 streams)".
 [[nodiscard]] std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/bench_command.hpp"
 
+#include "app/backend_log.hpp"
 #include "app/bench_report.hpp"
 #include "app/interrupts.hpp"
 #include "common/errors.hpp"
@@ -57,10 +58,14 @@ BenchSettings bench_settings(const BenchOptions &options) {
 int run_bench_command(const BenchOptions &options) {
     BenchSettings settings = bench_settings(options);
     BenchReport report;
+    SelectionLog selection_log;
     {
         const StatusLine status;
         settings.on_step = [&status](const std::string &step) { status.show(step); };
         settings.run_commit = run_uninterrupted;
+        settings.on_backend_selected = [&selection_log](const BackendRequest &request, const SelectedBackend &selected) {
+            selection_log.tell(request, selected);
+        };
         report = run_bench(settings);
     }
     // As with `encrypt --backend gpu`: asking for the GPU alone and getting nothing is a failure.

@@ -452,6 +452,7 @@ struct CommandState {
     const std::string &associated_data; // gcm
     const FilesNotToCipher &not_inputs;
     EcbWarning &ecb_warning;
+    SelectionLog &selection_log;
 };
 
 // One input to its output. Throws on failure; the output is committed only on success.
@@ -551,6 +552,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     const CipherSpec spec = gcm_file ? gcm_file->spec(options.direction)
                                      : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
     SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());
+    shared.selection_log.tell(options.backend, selected);
     spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
     shared.ecb_warning.show(); // every check that can fail before the run has passed
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
@@ -707,7 +709,8 @@ int run_cipher_command(const CipherOptions &options) {
     const FilesNotToCipher not_inputs(options, keys, associated_data);
     not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
     EcbWarning ecb_warning(options);
-    CommandState shared{keys, associated_data.bytes, not_inputs, ecb_warning};
+    SelectionLog selection_log;
+    CommandState shared{keys, associated_data.bytes, not_inputs, ecb_warning, selection_log};
     bool summaries_unwritable = false;
     // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
     // could not be printed.

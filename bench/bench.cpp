@@ -427,6 +427,7 @@ public:
                 const CipherSpec spec =
                     gcm_file ? gcm_file->spec(direction) : CipherSpec(direction, mode, encrypting.iv);
                 const SelectedBackend selected = select_backend(request, spec, cipher_key.view(), sink.withdrawable());
+                if (plan_.on_backend_selected) plan_.on_backend_selected(request, selected);
                 const Framing framing = mode == Mode::ecb ? Framing::pkcs7 : Framing::any_length;
                 FileJob job{source, sink,
                             PipelineOptions{direction, framing, selected.file_chunk_bytes, selected.ring_slots}};
@@ -650,7 +651,9 @@ private:
         request.choice = choice;
         request.cpu_threads = plan_.threads;
         request.wait_for_gpu = choice == BackendChoice::gpu; // every GPU, no CPU start
-        return select_backend(request, spec, key, true);
+        SelectedBackend selected = select_backend(request, spec, key, true);
+        if (plan_.on_backend_selected) plan_.on_backend_selected(request, selected);
+        return selected;
     }
 
     // Chunks of up to 8 MiB through `selected`'s ring, submitted and waited for in order as the

@@ -5,6 +5,7 @@
 // run_file_job() next to cp. Every output is checked against OpenSSL on fresh random data before
 // it is timed.
 #include "cipher/cipher_backend.hpp"
+#include "engine/backend_selection.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -32,6 +33,9 @@ struct BenchSettings {
     // Runs the file stage's commits: the CLI holds signals off meanwhile (run_uninterrupted), so
     // a Ctrl-C never removes the scratch directory while an output is being linked into it.
     std::function<void(const std::function<void()> &)> run_commit = {};
+    // Told what each backend selection came to (why `auto` or `all` runs on the CPU alone, ...),
+    // for the caller to say: the bench says nothing itself.
+    std::function<void(const BackendRequest &, const SelectedBackend &)> on_backend_selected = {};
 };
 
 // A stage that did not run, and why.

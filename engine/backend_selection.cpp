@@ -6,10 +6,7 @@
 #include "cipher/secret_bytes.hpp"
 #include "engine/pipeline.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <optional>
 #include <stdexcept>
@@ -134,15 +131,14 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
     return {std::move(backend), slots, kGpuFileChunkBytes, dispatcher};
 }
 
-// `auto` and `all` without a GPU: a device named with --devices that is not there is a mistake to
-// point out (a warning); no GPU at all is what `auto` is for (said with -v). Once a process: a run
-// over many files selects a backend for each, and the reason is the same for all.
-void log_cpu_instead(const BackendRequest &request, const char *reason) {
-    static std::atomic<bool> said{false};
-    const auto level = said.exchange(true)        ? spdlog::level::debug
-                       : request.devices.empty() ? spdlog::level::info
-                                                 : spdlog::level::warn;
-    spdlog::log(level, "backend {}: using the CPU ({})", backend_choice_name(request.choice), reason);
+// `auto` or `all` on the CPU alone, and why.
+SelectedBackend cpu_instead(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
+                            CpuInstead why, std::string reason, SelectionNotes notes = {}) {
+    SelectedBackend selected = cpu_backend(request, spec, key);
+    selected.notes = std::move(notes);
+    selected.notes.cpu_instead = why;
+    selected.notes.cpu_reason = std::move(reason);
+    return selected;
 }
 
 } // namespace
@@ -191,37 +187,34 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     if (!gpu_driver_found()) {
         const char *reason = gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support";
         if (request.choice == BackendChoice::gpu) throw GpuUnavailable(std::string("no usable CUDA device: ") + reason);
-        log_cpu_instead(request, reason);
-        return cpu_backend(request, spec, key);
+        return cpu_instead(request, spec, key, CpuInstead::no_gpu, reason);
     }
     std::vector<int> devices;
     try {
         devices = gpu_devices(request);
     } catch (const GpuUnavailable &e) {
         if (request.choice == BackendChoice::gpu) throw;
-        log_cpu_instead(request, e.what());
-        return cpu_backend(request, spec, key);
+        return cpu_instead(request, spec, key, CpuInstead::no_gpu, e.what());
     }
-    const std::optional<LaneShare> share = cpu_share(request, output_is_withdrawable);
-    spdlog::debug("backend {}: {} GPU{}; {}", backend_choice_name(request.choice), devices.size(),
-                  devices.size() == 1 ? "" : "s",
-                  !share                                         ? "no CPU start (waiting for the GPUs)"
-                  : *share == LaneShare::throughout              ? "the CPU ciphers beside them, all run long"
-                  : *share == LaneShare::until_another_is_ready ? "the CPU ciphers while they start"
-                                                                 : "the CPU only if every GPU fails to start");
+    SelectionNotes notes;
+    notes.gpus = devices.size();
+    notes.cpu_share = cpu_share(request, output_is_withdrawable);
+    const std::optional<LaneShare> &share = notes.cpu_share;
     if (devices.size() == 1 && (!share || *share == LaneShare::fallback)) {
         // One GPU started here and now: its failure is this call's (auto: the CPU takes over).
         try {
             SelectedBackend selected = one_gpu(request, spec, key, devices.front());
-            if (share) spdlog::info("backend auto: using {}", selected.backend->describe());
+            selected.notes = notes;
+            selected.notes.auto_started_one_gpu = share.has_value();
             return selected;
         } catch (const std::runtime_error &e) {
             if (!share) throw;
-            spdlog::info("backend auto: using the CPU ({})", e.what());
-            return cpu_backend(request, spec, key);
+            return cpu_instead(request, spec, key, CpuInstead::gpu_failed, e.what(), notes);
         }
     }
-    return dispatched(request, spec, key, devices, share);
+    SelectedBackend selected = dispatched(request, spec, key, devices, share);
+    selected.notes = notes;
+    return selected;
 }
 
 void check_required_backend(const BackendRequest &request) {

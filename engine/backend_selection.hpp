@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,17 +57,34 @@ struct BackendRequest {
     std::vector<int> devices; // --devices: empty for every GPU this process sees
 };
 
+// Why `auto` or `all` runs on the CPU alone.
+enum class CpuInstead {
+    no,         // it does not
+    no_gpu,     // no driver, no device, or a device asked for is not there: the same for every file
+    gpu_failed, // `auto`'s one GPU, started at selection, failed to start
+};
+
+// What the selection came to, for the caller to tell: the engine itself says nothing.
+struct SelectionNotes {
+    CpuInstead cpu_instead = CpuInstead::no;
+    std::string cpu_reason; // why, where cpu_instead is not `no`
+    std::size_t gpus = 0;   // the GPUs found for the run (before any failed to start)
+    // With GPUs found: how the CPU takes part (none: it waits for them).
+    std::optional<LaneShare> cpu_share;
+    bool auto_started_one_gpu = false; // `backend` is `auto`'s one GPU, started at selection
+};
+
 struct SelectedBackend {
     std::unique_ptr<CipherBackend> backend;
     std::size_t ring_slots;
     std::size_t file_chunk_bytes; // default chunk for regular-file input
     // `backend` itself when it spreads jobs over lanes (the CPU start, several GPUs, the CPU beside them).
     Dispatcher *dispatcher = nullptr;
+    SelectionNotes notes = {};
 };
 
 // `gpu` with no usable GPU, or a --devices entry that is not there, fails with GpuUnavailable
-// ("no usable CUDA device: <reason>"); `auto` and `all` then use the CPU and log why at info
-// level. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
+// ("no usable CUDA device: <reason>"); `auto` and `all` then use the CPU and say why in the notes. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
 // fails at the first submit after a GPU failed to start, or at the end of the run. It does so only
 // when `output_is_withdrawable` (a file committed at the end): output sent to a pipe cannot be
 // taken back, so there it waits for every GPU to start.

@@ -39,6 +39,8 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
             select_backend(request(BackendChoice::cpu), Direction::encrypt, key, withdrawable);
         EXPECT_EQ(selected.dispatcher, nullptr);
         EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr) << selected.backend->describe();
+        EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::no) << "asked for, not instead of a GPU";
+        EXPECT_EQ(selected.notes.gpus, 0u);
         EXPECT_EQ(selected.file_chunk_bytes, kFileChunkBytes);
         EXPECT_EQ(selected.ring_slots, 5u) << "2 threads: two for the reader, one for the writer, two in the cipher";
     }
@@ -119,11 +121,17 @@ TEST(BackendSelection, AutoStartsOnTheCpuAndMakesTheGpuOptional) {
     const Bytes key = random_bytes(24);
     const SelectedBackend selected = select_backend(request(BackendChoice::automatic), Direction::decrypt, key, false);
     if (!gpu_driver_found()) {
-        // No CUDA build, or no NVIDIA driver: the CPU alone, with no GPU to start for every file.
+        // No CUDA build, or no NVIDIA driver: the CPU alone, with no GPU to start for every file,
+        // and the reason in the notes for the caller to tell (the engine logs nothing).
         EXPECT_EQ(selected.dispatcher, nullptr);
         EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr);
+        EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::no_gpu);
+        EXPECT_EQ(selected.notes.cpu_reason, gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
         return;
     }
+    EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::no);
+    EXPECT_EQ(selected.notes.gpus, static_cast<std::size_t>(gpu_device_count()));
+    EXPECT_EQ(selected.notes.cpu_share, LaneShare::throughout) << "auto keeps the CPU beside the GPUs";
     // Even to a pipe: a GPU that fails to start leaves the run to the CPU, so nothing needs taking back.
     ASSERT_NE(selected.dispatcher, nullptr);
     selected.backend->configure_slots(2, 4096);
@@ -196,8 +204,13 @@ TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
     }
     // auto and all go on with the CPU.
     missing.choice = BackendChoice::all;
-    EXPECT_NE(dynamic_cast<OpenSslBackend *>(select_backend(missing, Direction::encrypt, key, true).backend.get()),
-              nullptr);
+    const SelectedBackend instead = select_backend(missing, Direction::encrypt, key, true);
+    EXPECT_NE(dynamic_cast<OpenSslBackend *>(instead.backend.get()), nullptr);
+    EXPECT_EQ(instead.notes.cpu_instead, CpuInstead::no_gpu);
+    if (gpu_usable()) {
+        EXPECT_NE(instead.notes.cpu_reason.find("no CUDA device 63 (found "), std::string::npos)
+            << instead.notes.cpu_reason;
+    }
 }
 
 TEST(BackendSelection, NoGpuSupportMeansTheCpuOrAClearError) {
