@@ -16,8 +16,8 @@ first=$("$stage/bin/aesgpu" --version | head -1)
 echo "ok: $stage/bin/aesgpu: $first"
 
 page=$stage/share/man/man1/aesgpu.1
-if [ -f "$build/doc/aesgpu.1" ]; then
-    [ -f "$page" ] || { echo "the build made doc/aesgpu.1 but it was not installed as $page"; exit 1; }
+if [ -f "$build/docs/aesgpu.1" ]; then
+    [ -f "$page" ] || { echo "the build made docs/aesgpu.1 but it was not installed as $page"; exit 1; }
     # man renders through nroff (groff); minimal images have man without it, or a stub.
     if command -v man >/dev/null && command -v nroff >/dev/null; then
         rendered=$(MANWIDTH=80 man -l "$page" 2>&1) || { echo "man -l $page failed: $rendered"; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The man page says what --help says: every long option of every command's --help is in
-# doc/aesgpu.1.scd, and the page names no option that no --help lists. With a built page, also
+# docs/aesgpu.1.scd, and the page names no option that no --help lists. With a built page, also
 # that groff renders it without a warning. Run by ctest (Docs.ManPageMatchesTheHelp).
 # Usage: check-manpage.sh AESGPU_BINARY SCDOC_SOURCE [BUILT_PAGE]
 set -euo pipefail

@@ -25,7 +25,7 @@ for path in ./usr/bin/aesgpu ./usr/share/bash-completion/completions/aesgpu ./us
             ./usr/share/fish/vendor_completions.d/aesgpu.fish; do
     grep -qx -- "$path" <<<"$contents" || { echo "FAIL: $deb lacks $path"; failures=$((failures + 1)); }
 done
-if [ -f "$build/doc/aesgpu.1" ] && ! grep -qx ./usr/share/man/man1/aesgpu.1 <<<"$contents"; then
+if [ -f "$build/docs/aesgpu.1" ] && ! grep -qx ./usr/share/man/man1/aesgpu.1 <<<"$contents"; then
     echo "FAIL: $deb lacks the man page"
     failures=$((failures + 1))
 fi
@@ -47,7 +47,7 @@ version=$("$out/root/usr/bin/aesgpu" --version | head -1) || { echo "FAIL: the p
 if [ "${2:-}" = "--install" ]; then
     dpkg -i "$deb" >/dev/null || { echo "FAIL: dpkg -i $deb"; exit 1; }
     installed=$(aesgpu --version | head -1)
-    man -w aesgpu >/dev/null 2>&1 || [ ! -f "$build/doc/aesgpu.1" ] || { echo "FAIL: man aesgpu finds no page"; failures=$((failures + 1)); }
+    man -w aesgpu >/dev/null 2>&1 || [ ! -f "$build/docs/aesgpu.1" ] || { echo "FAIL: man aesgpu finds no page"; failures=$((failures + 1)); }
     dpkg -r "$name" >/dev/null || { echo "FAIL: dpkg -r $name"; failures=$((failures + 1)); }
     echo "ok: dpkg -i installed $name; aesgpu --version: $installed; dpkg -r removed it"
 fi
