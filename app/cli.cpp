@@ -128,7 +128,8 @@ std::vector<int> parse_device_list(const std::string &list) {
     }
 }
 
-void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
+// The inputs and outputs, and what becomes of them.
+void add_file_options(CLI::App &command, CipherOptions &options) {
     command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
         ->type_name("");
     auto *output = command
@@ -164,7 +165,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                      "Make each output durable before going on (as gzip --synchronous): the file is flushed "
                      "to the disk before its name appears, then its directory; an output on standard "
                      "output is flushed where it is a file or device. --rm always does this");
+}
 
+// The key, key file or passphrase, and what is derived from a passphrase.
+void add_key_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
     auto *key = command
                     .add_option("-K,--key", secrets.key_hex,
                                 "Key as exactly 32, 48 or 64 hex digits (AES-128/192/256). Visible in `ps` "
@@ -197,7 +201,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
     command.add_flag("-P,--print-key", options.print_key,
                      "Print the key (key=; salt= in passphrase mode; iv = in ctr mode) in hex on standard "
                      "output, as `openssl enc -P` does, and stop");
+}
 
+// The mode and what each mode takes.
+void add_mode_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option_function<std::string>(
             "--mode",
@@ -249,6 +256,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
         ->excludes(aad);
     command.add_flag("--no-pad", options.no_pad,
                      "ecb: no PKCS#7 padding (openssl -nopad): the input must be a multiple of 16 bytes");
+}
+
+// Which lanes cipher, and how many threads and streams.
+void add_backend_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option_function<std::string>(
             "--backend",
@@ -287,6 +298,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                     "CPU backend worker threads; 0 (the default): all hardware threads")
         ->check(CLI::Range(0u, 4096u))
         ->option_text("N");
+}
+
+// How files are read and written, and in what chunks.
+void add_io_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option("--io-threads", options.io_threads,
                     "Threads that write one large file, and read it (two at most: more cost CPU time and gain "
@@ -329,6 +344,10 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
             },
             "SIZE", "multiple of 16"))
         ->option_text("SIZE");
+}
+
+// What is shown while and after it runs.
+void add_report_options(CLI::App &command, CipherOptions &options) {
     auto *progress = command.add_flag_callback(
         "--progress", [&options] { options.progress = ProgressChoice::always; },
         "Show the progress line on stderr even when it is not a terminal");
@@ -344,6 +363,16 @@ void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArgumen
                      "Log the backend, chunk size, threads and throughput; -vv adds per-stage timings and "
                      "backend decisions (debug level)");
     command.add_flag("-q,--quiet", options.log.quiet, "Only errors on stderr (silences the ECB warning)");
+}
+
+void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
+    // In this order in --help.
+    add_file_options(command, options);
+    add_key_options(command, options, secrets);
+    add_mode_options(command, options);
+    add_backend_options(command, options);
+    add_io_options(command, options);
+    add_report_options(command, options);
 }
 
 void add_bench_options(CLI::App &command, BenchOptions &options) {
@@ -508,9 +537,14 @@ void refuse_unknown_command(int argc, char **argv) {
 
 // Usage errors for options that the chosen mode would ignore: silently dropping them would hide
 // a misunderstanding (a raw key has no iterations; the CPU has no CUDA streams).
-void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
-    const auto given = [&command](const char *name) { return command.get_option(name)->count() > 0; };
-    const bool raw_key = given("--key") || given("--key-file");
+// Which options the command line gave (not their defaults).
+struct Given {
+    const CLI::App &command;
+    bool operator()(const char *name) const { return command.get_option(name)->count() > 0; }
+};
+
+// What applies to passphrases only.
+void refuse_passphrase_options_for_a_raw_key(const Given &given, bool raw_key) {
     for (const char *name : {"--iter", "--key-bits"}) {
         if (raw_key && given(name)) {
             throw UsageError(fmt::format("{} applies to passphrases (-p) only; a raw key (-K, --key-file) is "
@@ -518,6 +552,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
                                          name));
         }
     }
+}
+
+// CTR: no padding, an IV only with a raw key and always there, never one keystream for two files.
+void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, bool raw_key) {
     if (options.mode == Mode::ctr) {
         if (given("--no-pad")) throw UsageError("--mode ctr has no padding: drop --no-pad");
         if (options.test_only) {
@@ -539,6 +577,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
                          "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
     }
+}
+
+// A decrypt --rm that could remove the only ciphertext on a wrong key.
+void refuse_unproven_decrypt_rm(const CipherOptions &options) {
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
     if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {
@@ -549,6 +591,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
             : options.no_pad          ? "--no-pad leaves no padding to check"
                                       : "in ECB a wrong key passes the padding check about once in 256"));
     }
+}
+
+// What GCM has not (padding, PBKDF2, one key to print) and what only GCM has.
+void refuse_gcm_mistakes(const Given &given, const CipherOptions &options, bool raw_key) {
     if (options.mode == Mode::gcm) {
         if (given("--no-pad")) {
             throw UsageError("--mode gcm has no padding (its segments hold data of any length): drop --no-pad");
@@ -572,6 +618,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
             if (given(name)) throw UsageError(fmt::format("{} applies to --mode gcm", name));
         }
     }
+}
+
+// GPU options with --backend cpu; contradicting verbosity.
+void refuse_gpu_options_and_contradictions(const Given &given, const CipherOptions &options) {
     if (options.backend.choice == BackendChoice::cpu) {
         for (const char *name : {"--streams", "--wait-for-gpu", "--devices"}) {
             if (given(name))
@@ -582,10 +632,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     if (options.log.quiet && options.progress == ProgressChoice::always) {
         throw UsageError("-q/--quiet and --progress contradict");
     }
+}
 
-    const bool reads_stdin =
-        options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
-    const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
+// Standard input read twice, or an input --rm cannot remove.
+void refuse_standard_stream_conflicts(const CipherOptions &options, bool reads_stdin) {
     if (reads_stdin && options.associated_data_file == "-") {
         throw UsageError("--aad-file - reads standard input, where the data comes from: give the associated data a "
                          "file of its own");
@@ -603,6 +653,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         if (options.test_only) throw UsageError("--rm and -t/--test contradict: -t writes nothing");
         if (options.print_key) throw UsageError("--rm and -P/--print-key contradict: -P writes nothing");
     }
+}
+
+// Options of outputs where nothing is written, or where standard output is taken.
+void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin, bool writes_stdout) {
     if (options.test_only) {
         for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--print-key"}) {
             if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));
@@ -623,6 +677,21 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
         throw UsageError("--json prints to standard output, where the data goes here: give -o FILE or a FILE");
     }
     if (options.json && options.print_key) throw UsageError("--json and -P/--print-key both print to standard output");
+}
+
+void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
+    const Given given{command};
+    const bool raw_key = given("--key") || given("--key-file");
+    refuse_passphrase_options_for_a_raw_key(given, raw_key);
+    refuse_ctr_mistakes(given, options, raw_key);
+    refuse_unproven_decrypt_rm(options);
+    refuse_gcm_mistakes(given, options, raw_key);
+    refuse_gpu_options_and_contradictions(given, options);
+    const bool reads_stdin =
+        options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
+    const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
+    refuse_standard_stream_conflicts(options, reads_stdin);
+    refuse_options_of_no_output(given, options, reads_stdin, writes_stdout);
 }
 
 } // namespace
