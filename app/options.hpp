@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the user asked for, as parsed from the command line; run state lives elsewhere.
-#include "engine/backend_selection.hpp"
 #include "bench/bench.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
 #include "keys/passphrase.hpp"
 

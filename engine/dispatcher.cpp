@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/dispatcher.hpp"
 
-#include "engine/lane_choice.hpp"
 #include "common/errors.hpp"
 #include "common/threads.hpp"
+#include "engine/lane_choice.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -3,11 +3,11 @@
 
 #include "common/errors.hpp"
 #include "common/threads.hpp"
-#include "io/cancellation.hpp"
 #include "engine/channel.hpp"
 #include "engine/out_of_place_slots.hpp"
-#include "io/pkcs7.hpp"
 #include "engine/segment_chunks.hpp"
+#include "io/cancellation.hpp"
+#include "io/pkcs7.hpp"
 
 #include <algorithm>
 #include <chrono>

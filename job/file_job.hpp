@@ -5,9 +5,9 @@
 // calls it once per file and the bench once per timed run (as zstd's FIO_compressFilename sits
 // under zstdcli.c and benchzstd.c).
 #include "cipher/cipher_backend.hpp"
+#include "engine/pipeline.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
-#include "engine/pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>

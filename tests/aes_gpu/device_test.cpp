@@ -5,9 +5,9 @@
 // where no usable CUDA device is present.
 #include "aes_cpu/openssl_backend.hpp"
 #include "aes_gpu/gpu_backend.hpp"
-#include "engine/dispatcher.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/errors.hpp"
+#include "engine/dispatcher.hpp"
 #include "support/gpu_fixture.hpp"
 #include "support/offset_jobs.hpp"
 #include "support/test_support.hpp"

@@ -6,11 +6,11 @@
 // the test sets.
 #include "aes_cpu/evp_cipher.hpp"
 #include "aes_cpu/openssl_backend.hpp"
-#include "engine/dispatcher.hpp"
 #include "common/errors.hpp"
+#include "engine/dispatcher.hpp"
+#include "engine/pipeline.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
-#include "engine/pipeline.hpp"
 #include "support/allocation_hooks.hpp"
 #include "support/test_support.hpp"
 
