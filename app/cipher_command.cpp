@@ -4,21 +4,22 @@
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
 #include "app/input_removal.hpp"
-#include "app/io_path.hpp"
 #include "app/interrupts.hpp"
+#include "app/io_path.hpp"
 #include "app/json_text.hpp"
 #include "app/output_naming.hpp"
 #include "app/progress.hpp"
-#include "engine/backend_selection.hpp"
 #include "common/cpu_time.hpp"
 #include "common/errors.hpp"
 #include "common/memory_limit.hpp"
 #include "common/units.hpp"
-#include "job/file_job.hpp"
+#include "engine/backend_selection.hpp"
+#include "engine/segment_chunks.hpp"
+#include "format/detect.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "engine/segment_chunks.hpp"
+#include "job/file_job.hpp"
 #include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
@@ -85,31 +86,6 @@ void print_key(const std::optional<Salt> &salt, const CipherKey &key) {
     out.commit();
 }
 
-// "Salted__" as `openssl enc -a` writes it (base64).
-constexpr std::string_view kBase64SaltedPrefix = "U2FsdGVkX1";
-
-bool starts_with_text(std::span<const std::byte> bytes, std::string_view text) {
-    return bytes.size() >= text.size() && std::equal(text.begin(), text.end(), bytes.begin(),
-                                                     [](char a, std::byte b) { return a == static_cast<char>(b); });
-}
-
-bool looks_base64_salted(std::span<const std::byte> start) {
-    return starts_with_text(start, kBase64SaltedPrefix);
-}
-
-// The first bytes of a regular file are all base64 text (openssl enc -a of a raw-key file, which
-// has no Salted__ prefix to tell). 64 random ciphertext bytes all fall in that alphabet with
-// odds of about 1 in 10^38.
-bool looks_base64(const InputSource &source) {
-    std::array<char, 64> start{};
-    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), source.start_offset());
-    if (length < 16) return false;
-    return std::all_of(start.begin(), start.begin() + length, [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '\n' ||
-               c == '\r';
-    });
-}
-
 [[noreturn]] void refuse_base64(const InputSource &source) {
     throw UsageError(
         source.display_name() +
@@ -120,13 +96,14 @@ bool looks_base64(const InputSource &source) {
 // is consumed (pread: regular files only): a passphrase file given a raw key, a base64 file.
 void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
     if (!source.size()) return;
-    std::array<std::byte, kSaltedHeaderBytes + 2> start{};
+    std::array<std::byte, kCiphertextStartBytes> start{};
     const ssize_t length = ::pread(source.fd(), start.data(), start.size(), source.start_offset());
     if (length <= 0) return;
-    const auto bytes = std::span(start).first(static_cast<std::size_t>(length));
-    if (looks_base64_salted(bytes) || (!passphrase_mode && looks_base64(source))) refuse_base64(source);
-    if (!passphrase_mode && bytes.size() >= kSaltedHeaderBytes &&
-        parse_salted_header(bytes.first(kSaltedHeaderBytes)).has_value()) {
+    const CiphertextStart kind = classify_ciphertext_start(std::span(start).first(static_cast<std::size_t>(length)));
+    if (kind == CiphertextStart::base64_salted || (!passphrase_mode && kind == CiphertextStart::base64)) {
+        refuse_base64(source);
+    }
+    if (!passphrase_mode && kind == CiphertextStart::salted) {
         throw UsageError(source.display_name() +
                          " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
     }
@@ -245,19 +222,18 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     if (options.direction == Direction::encrypt) return random_salt();
     std::array<std::byte, kSaltedHeaderBytes> header{};
     const auto start = std::span(header).first(source->read_full(header));
-    const auto salt = parse_salted_header(start);
-    if (!salt && looks_base64_salted(start)) refuse_base64(*source);
-    if (!salt && starts_with_passphrase_magic(start)) {
+    switch (classify_ciphertext_start(start)) {
+    case CiphertextStart::salted: return *parse_salted_header(start);
+    case CiphertextStart::base64_salted: refuse_base64(*source);
+    case CiphertextStart::gcm_passphrase:
         throw FormatError(source->display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
-    }
-    if (!salt && starts_with_text(start, kSaltedMagic)) {
+    case CiphertextStart::salted_cut_short:
         throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
+    case CiphertextStart::base64:
+    case CiphertextStart::unknown: break;
     }
-    if (!salt) {
-        throw FormatError(source->display_name() +
-                          " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
-    }
-    return *salt;
+    throw FormatError(source->display_name() +
+                      " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
 }
 
 // The raw key (and --iv) as given, or the key (and CTR's IV) derived from the passphrase and salt.

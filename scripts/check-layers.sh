@@ -9,12 +9,13 @@ declare -A allowed=(
   [cipher]="common"
   [io]="cipher common"
   [keys]="cipher common io"
+  [format]="keys cipher common io"
   [aes_cpu]="cipher common"
   [aes_gpu]="cipher common"
   [engine]="aes_cpu aes_gpu cipher common io"
   [job]="engine cipher common io"
-  [bench]="aes_cpu aes_gpu engine job cipher common io keys"
-  [app]="aes_cpu aes_gpu engine job bench cipher common io keys"
+  [bench]="aes_cpu aes_gpu engine job format cipher common io keys"
+  [app]="aes_cpu aes_gpu engine job format bench cipher common io keys"
 )
 status=0
 for folder in "${!allowed[@]}"; do

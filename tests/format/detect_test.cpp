@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a ciphertext's first bytes say before any key, from the formats' own bytes: openssl's
+// Salted__ header (as openssl writes it, and base64-encoded), aesgpu's GCM passphrase header,
+// base64 text, and random bytes that say nothing.
+#include "format/detect.hpp"
+#include "keys/passphrase.hpp"
+#include "keys/salted_header.hpp"
+#include "keys/stream_header.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+#include <vector>
+
+namespace aesgpu::test {
+namespace {
+
+std::vector<std::byte> bytes_of(std::string_view text) {
+    std::vector<std::byte> bytes;
+    for (const char c : text) bytes.push_back(static_cast<std::byte>(c));
+    return bytes;
+}
+
+std::vector<std::byte> random_start(std::size_t size) {
+    const Bytes random = random_bytes(size);
+    std::vector<std::byte> bytes;
+    for (const std::uint8_t b : random) bytes.push_back(static_cast<std::byte>(b));
+    return bytes;
+}
+
+TEST(Detect, OpensslsSaltedHeaderWholeOrCutShort) {
+    std::vector<std::byte> file;
+    for (const std::byte b : make_salted_header(random_salt())) file.push_back(b);
+    const std::vector<std::byte> data = random_start(48);
+    file.insert(file.end(), data.begin(), data.end());
+    EXPECT_EQ(classify_ciphertext_start(file), CiphertextStart::salted);
+    EXPECT_EQ(classify_ciphertext_start(std::span(file).first(kSaltedHeaderBytes)), CiphertextStart::salted);
+    for (const std::size_t cut : {kSaltedMagic.size(), kSaltedHeaderBytes - 1}) {
+        EXPECT_EQ(classify_ciphertext_start(std::span(file).first(cut)), CiphertextStart::salted_cut_short) << cut;
+    }
+}
+
+TEST(Detect, Base64WithAndWithoutTheSaltedHeader) {
+    // `openssl enc -a -pbkdf2` begins "U2FsdGVkX1" ("Salted__" in base64), even with its line breaks.
+    EXPECT_EQ(classify_ciphertext_start(bytes_of("U2FsdGVkX18bJ2c8q0mJ\n")), CiphertextStart::base64_salted);
+    EXPECT_EQ(classify_ciphertext_start(bytes_of("U2FsdGVkX1")), CiphertextStart::base64_salted);
+    // A raw-key file's base64: text throughout, at least 16 bytes of it.
+    const std::vector<std::byte> text =
+        bytes_of("q1PqKm3v0x9u+Zb/ZJb5m2k8s0ZcQ0d7n1Fq7r1m0wE=\nG2h8Yb0Vq2VbS0Jr4QmVqJ3w8x2bq1Xo\n");
+    EXPECT_EQ(classify_ciphertext_start(text), CiphertextStart::base64);
+    EXPECT_EQ(classify_ciphertext_start(std::span(text).first(16)), CiphertextStart::base64);
+    EXPECT_EQ(classify_ciphertext_start(std::span(text).first(15)), CiphertextStart::unknown) << "too short to tell";
+    // Only the first kCiphertextStartBytes count: what follows them may be anything.
+    std::vector<std::byte> longer(text.begin(), text.begin() + kCiphertextStartBytes);
+    const std::vector<std::byte> binary = random_start(32);
+    longer.insert(longer.end(), binary.begin(), binary.end());
+    EXPECT_EQ(classify_ciphertext_start(longer), CiphertextStart::base64);
+    // One byte out of the alphabet among them, and it is not base64.
+    longer[20] = std::byte{0x01};
+    EXPECT_EQ(classify_ciphertext_start(longer), CiphertextStart::unknown);
+}
+
+TEST(Detect, TheGcmPassphraseHeader) {
+    std::vector<std::byte> start = bytes_of(kPassphraseMagic);
+    const std::vector<std::byte> rest = random_start(40);
+    start.insert(start.end(), rest.begin(), rest.end());
+    EXPECT_EQ(classify_ciphertext_start(start), CiphertextStart::gcm_passphrase);
+}
+
+TEST(Detect, RandomCiphertextAndNothingSayNothing) {
+    // Raw ECB, CTR or a Tink stream: random bytes (a random start that happens to be all base64
+    // or to begin with a magic has odds far below one in 10^9).
+    for (int i = 0; i < 100; ++i) {
+        const std::vector<std::byte> start = random_start(kCiphertextStartBytes);
+        EXPECT_EQ(classify_ciphertext_start(start), CiphertextStart::unknown);
+    }
+    EXPECT_EQ(classify_ciphertext_start({}), CiphertextStart::unknown);
+}
+
+} // namespace
+} // namespace aesgpu::test
