@@ -63,7 +63,8 @@ int run_bench_command(const BenchOptions &options) {
         const StatusLine status;
         settings.on_step = [&status](const std::string &step) { status.show(step); };
         settings.run_commit = run_uninterrupted;
-        settings.on_backend_selected = [&selection_log](const BackendRequest &request, const SelectedBackend &selected) {
+        settings.on_backend_selected = [&selection_log](const BackendRequest &request,
+                                                        const SelectedBackend &selected) {
             selection_log.tell(request, selected);
         };
         report = run_bench(settings);

@@ -222,13 +222,15 @@ Salt salt_for(const CipherOptions &options, InputSource *source) {
     if (options.direction == Direction::encrypt) return random_salt();
     std::array<std::byte, kSaltedHeaderBytes> header{};
     const auto start = std::span(header).first(source->read_full(header));
+    if (const std::optional<Salt> salt = parse_salted_header(start)) return *salt;
+    // No salt: say what the start is instead.
     switch (classify_ciphertext_start(start)) {
-    case CiphertextStart::salted: return *parse_salted_header(start);
     case CiphertextStart::base64_salted: refuse_base64(*source);
     case CiphertextStart::gcm_passphrase:
         throw FormatError(source->display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
     case CiphertextStart::salted_cut_short:
         throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
+    case CiphertextStart::salted: // parsed above
     case CiphertextStart::base64:
     case CiphertextStart::unknown: break;
     }

@@ -656,7 +656,8 @@ void refuse_standard_stream_conflicts(const CipherOptions &options, bool reads_s
 }
 
 // Options of outputs where nothing is written, or where standard output is taken.
-void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin, bool writes_stdout) {
+void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin,
+                                 bool writes_stdout) {
     if (options.test_only) {
         for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--print-key"}) {
             if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));

@@ -84,7 +84,8 @@ struct SelectedBackend {
 };
 
 // `gpu` with no usable GPU, or a --devices entry that is not there, fails with GpuUnavailable
-// ("no usable CUDA device: <reason>"); `auto` and `all` then use the CPU and say why in the notes. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
+// ("no usable CUDA device: <reason>"); `auto` and `all` then use the CPU and say why in the
+// notes. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
 // fails at the first submit after a GPU failed to start, or at the end of the run. It does so only
 // when `output_is_withdrawable` (a file committed at the end): output sent to a pipe cannot be
 // taken back, so there it waits for every GPU to start.

@@ -126,7 +126,8 @@ TEST(BackendSelection, AutoStartsOnTheCpuAndMakesTheGpuOptional) {
         EXPECT_EQ(selected.dispatcher, nullptr);
         EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr);
         EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::no_gpu);
-        EXPECT_EQ(selected.notes.cpu_reason, gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
+        EXPECT_EQ(selected.notes.cpu_reason,
+                  gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support");
         return;
     }
     EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::no);
