@@ -13,7 +13,7 @@ declare -A allowed=(
   [aes_cpu]="cipher common"
   [aes_gpu]="cipher common"
   [engine]="aes_cpu aes_gpu cipher common io"
-  [job]="engine cipher common io"
+  [job]="engine format keys cipher common io"
   [bench]="aes_cpu aes_gpu engine job format cipher common io keys"
   [app]="aes_cpu aes_gpu engine job format bench cipher common io keys"
 )

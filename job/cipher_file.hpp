@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// One file encrypted or decrypted in one call, as zstd's FIO_compressFilename or age's Encrypt:
+// the header (openssl's Salted__ or the GCM stream headers), the key (raw, or derived from a
+// passphrase), the backend, the ring's size, the pipeline and the commit. The command line calls
+// it once per file (in two steps, to check the output between the header and the key), the bench
+// once per timed run, and so may any program. It neither logs nor reads a terminal: what a caller
+// wants to say or do along the way it gets through CipherObserver, and the key through KeySource.
+//
+// A program that links this must decide what a signal or a closed pipe does to a half-written
+// output: the output is committed only in CipherObserver::commit, so an OutputSink destroyed
+// before then leaves nothing behind; a process that may be killed by a signal mid-run should
+// remove the sink's temporary file from its handler (aesgpu's app/interrupts does), and one that
+// writes to a pipe should block or ignore SIGPIPE so that a closed reader is an IoError, not death.
+#include "cipher/cipher_backend.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "engine/backend_selection.hpp"
+#include "engine/pipeline.hpp"
+#include "format/detect.hpp"
+#include "io/input_source.hpp"
+#include "io/output_sink.hpp"
+#include "job/key_source.hpp"
+#include "keys/gcm_file.hpp"
+#include "keys/passphrase.hpp"
+#include "keys/salted_header.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aesgpu {
+
+// What a caller prefers; the key is not here (KeySource), nor anything about terminals or names.
+struct CipherSettings {
+    Direction direction = Direction::encrypt;
+    Mode mode = Mode::ecb;
+    std::optional<CounterBlock> iv; // ctr with a raw key; a passphrase derives its own
+    bool no_pad = false;            // ecb: whole blocks only, no PKCS#7 padding
+    unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
+    unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // the AES key a passphrase gives
+    // gcm with a raw key; 0: kDefaultSegmentBytes. A passphrase file's header says its own.
+    std::size_t segment_bytes = 0;
+    std::string associated_data; // gcm: bound to every segment, not secret
+    BackendRequest backend;
+    std::size_t chunk_bytes = 0; // 0: the backend's choice for files, kStreamChunkBytes for streams
+};
+
+// CTR takes any length; ECB pads (PKCS#7) unless no_pad; GCM goes by segments.
+[[nodiscard]] Framing framing_of(const CipherSettings &settings);
+
+// What stands in front of the data: with a passphrase, ECB's and CTR's Salted__ header and salt;
+// for GCM, the stream headers. Nothing for ECB and CTR with a raw key.
+struct FileHeader {
+    std::optional<Salt> salt;
+    std::optional<GcmFile> gcm;
+
+    [[nodiscard]] std::vector<std::byte> bytes() const;
+};
+
+// A passphrase file (ECB, CTR) without a Salted__ header; `start` says what its first bytes are.
+class NoSaltedHeader : public FormatError {
+public:
+    NoSaltedHeader(const std::string &what, CiphertextStart what_it_starts_with)
+        : FormatError(what), start(what_it_starts_with) {}
+    CiphertextStart start;
+};
+
+// Encrypting: a fresh header (a new salt, a new GCM stream salt and nonce prefix). Decrypting: the
+// header read from the start of `source`. Asks `keys` for a raw key's size only (GCM), never for a
+// passphrase. Throws NoSaltedHeader, FormatError (a GCM header that does not fit), or
+// std::invalid_argument (a GCM key of neither 16 nor 32 bytes; a segment too small for its header).
+[[nodiscard]] FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, InputSource &source);
+
+// The key the data is ciphered with and, for CTR, the IV: the raw key and settings.iv; PBKDF2 of the
+// passphrase and salt (as `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the
+// raw key, or of scrypt of the passphrase, with the stream salt and the associated data).
+struct CipherKey {
+    SecretBytes key;
+    std::optional<CounterBlock> iv;
+};
+[[nodiscard]] CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header);
+
+// How the job was set up, as it starts.
+struct JobPlan {
+    const SelectedBackend &selected;
+    std::size_t chunk_bytes;       // asked for: the pipeline may take less where memory is short
+    std::size_t slot_bytes;        // a ring slot: the chunk, or whole GCM segments
+    std::size_t ring_slots;
+    std::uint64_t memory_limit;    // the control group's (0: none): the ring takes at most a share
+    bool input_dropped_behind;     // memory is tight: the input leaves the page cache once read,
+    std::uint64_t write_behind_bytes; // and the output is written to the disk every so many bytes
+};
+
+// Told what a file job does as it goes. Called on the caller's thread, except progress (from the
+// pipeline's writer). The defaults do nothing, and commit commits.
+class CipherObserver {
+public:
+    virtual ~CipherObserver() = default;
+    virtual void backend_selected(const SelectedBackend & /*selected*/) {}
+    virtual void starting(const JobPlan & /*plan*/) {}
+    virtual void progress(std::uint64_t /*bytes_done*/) {}
+    // Everything is through and checked: put the output in place (sink.commit()). A caller may
+    // report first, or hold signals off while it commits and removes the input.
+    virtual void commit(OutputSink &sink, const PipelineStats & /*stats*/) { sink.commit(); }
+};
+
+// With the header and key in hand: chooses the backend, sizes the ring (and keeps it within a
+// control group's memory limit), runs the pipeline and commits. Its bytes count the headers too.
+// Throws IoError, FormatError (BadPadding, AuthenticationFailed, StreamCutShort), TooManySegments,
+// GpuUnavailable, ResourceExhausted; the output is then not committed.
+PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
+                                   const FileHeader &header, const CipherKey &key, CipherObserver &observer);
+
+// The whole file job: file_header_for, cipher_key, cipher_file_with_key.
+PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
+                          CipherObserver &observer);
+
+} // namespace aesgpu

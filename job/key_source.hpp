@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Where a file job's key comes from: the caller's choice (a raw key, a key file, a passphrase
+// read from somewhere, a prompt), behind one interface, so that the library neither reads
+// terminals nor knows command-line flags.
+#include "cipher/secret_bytes.hpp"
+
+#include <span>
+#include <utility>
+
+namespace aesgpu {
+
+class KeySource {
+public:
+    virtual ~KeySource() = default;
+    // True: secret() is a passphrase, from which the key is derived (PBKDF2 for ECB and CTR, as
+    // `openssl enc -pbkdf2`; scrypt for GCM). False: secret() is the AES key itself.
+    [[nodiscard]] virtual bool passphrase_mode() const = 0;
+    // The secret, asked for on first use (a prompt may ask only here); throws when it cannot be had.
+    virtual const SecretBytes &secret() = 0;
+};
+
+// A raw AES key held in memory (wiped when done).
+class RawKey final : public KeySource {
+public:
+    explicit RawKey(std::span<const std::uint8_t> key) : key_(key) {}
+    [[nodiscard]] bool passphrase_mode() const override { return false; }
+    const SecretBytes &secret() override { return key_; }
+
+private:
+    SecretBytes key_;
+};
+
+// A passphrase held in memory (wiped when done).
+class Passphrase final : public KeySource {
+public:
+    explicit Passphrase(SecretBytes passphrase) : passphrase_(std::move(passphrase)) {}
+    [[nodiscard]] bool passphrase_mode() const override { return true; }
+    const SecretBytes &secret() override { return passphrase_; }
+
+private:
+    SecretBytes passphrase_;
+};
+
+} // namespace aesgpu

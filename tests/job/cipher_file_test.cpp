@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// One file in one call, as a program that links the library calls it: the bytes are OpenSSL's,
+// a passphrase file starts with openssl's Salted__ header, the output appears only when the
+// observer commits it, and what can fail without the key fails before the key is asked for.
+#include "common/errors.hpp"
+#include "job/cipher_file.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aesgpu::test {
+namespace {
+
+CipherSettings cpu_settings(Direction direction, Mode mode) {
+    CipherSettings settings;
+    settings.direction = direction;
+    settings.mode = mode;
+    settings.backend.choice = BackendChoice::cpu;
+    settings.backend.cpu_threads = 2;
+    settings.chunk_bytes = 4096; // several chunks for the small files here
+    return settings;
+}
+
+// Counts how often the secret is asked for: a prompt would ask the user each time.
+class CountingPassphrase final : public KeySource {
+public:
+    explicit CountingPassphrase(const std::string &passphrase)
+        : passphrase_(std::span(reinterpret_cast<const std::uint8_t *>(passphrase.data()), passphrase.size())) {}
+    [[nodiscard]] bool passphrase_mode() const override { return true; }
+    const SecretBytes &secret() override {
+        ++asked;
+        return passphrase_;
+    }
+    int asked = 0;
+
+private:
+    SecretBytes passphrase_;
+};
+
+// Records what the job told, in order; commits only when `commits`.
+class RecordingObserver final : public CipherObserver {
+public:
+    explicit RecordingObserver(const TempDir &dir, bool commits = true) : dir_(dir), commits_(commits) {}
+    void backend_selected(const SelectedBackend &) override { events.push_back("selected"); }
+    void starting(const JobPlan &plan) override {
+        events.push_back("starting");
+        ring_slots = plan.ring_slots;
+    }
+    void progress(std::uint64_t done) override {
+        EXPECT_GE(done, last_progress) << "progress never goes back";
+        last_progress = done;
+    }
+    void commit(OutputSink &sink, const PipelineStats &stats) override {
+        events.push_back("commit");
+        entries_before_commit = count_entries(dir_.path());
+        bytes_at_commit = stats.bytes_read;
+        if (commits_) sink.commit();
+    }
+    std::vector<std::string> events;
+    std::uint64_t last_progress = 0;
+    std::uint64_t bytes_at_commit = 0;
+    std::size_t entries_before_commit = 0;
+    std::size_t ring_slots = 0;
+
+private:
+    const TempDir &dir_;
+    bool commits_;
+};
+
+PipelineStats cipher(const std::string &from, const std::string &to, const CipherSettings &settings,
+                     KeySource &keys, CipherObserver &observer) {
+    InputSource source = InputSource::open(from);
+    OutputSink sink = OutputSink::create(to, {});
+    return cipher_file(source, sink, settings, keys, observer);
+}
+
+TEST(CipherFile, ARawCtrKeyGivesWhatOpensslGives) {
+    TempDir dir;
+    const Bytes key = random_bytes(32);
+    const Bytes plain = random_bytes(5 * 4096 + 7);
+    write_file(dir.file("in"), plain);
+    CipherSettings settings = cpu_settings(Direction::encrypt, Mode::ctr);
+    CounterBlock iv{};
+    iv.back() = 0xfe; // the counter carries into the next byte within the file
+    settings.iv = iv;
+    RawKey keys(key);
+    RecordingObserver observer(dir);
+    const PipelineStats stats = cipher(dir.file("in"), dir.file("out"), settings, keys, observer);
+    EXPECT_TRUE(read_file(dir.file("out")) == openssl_ctr(key, iv, plain));
+    EXPECT_EQ(stats.bytes_read, plain.size());
+    EXPECT_EQ(observer.events, (std::vector<std::string>{"selected", "starting", "commit"}));
+    EXPECT_EQ(observer.last_progress, plain.size());
+    EXPECT_EQ(observer.entries_before_commit, 1u) << "only the input before the commit";
+}
+
+TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
+    TempDir dir;
+    const Bytes plain = random_bytes(3 * 4096 + 9);
+    write_file(dir.file("in"), plain);
+    CipherSettings settings = cpu_settings(Direction::encrypt, Mode::ecb);
+    settings.pbkdf2_iterations = 1000;
+    settings.passphrase_key_bits = 192;
+    CountingPassphrase keys("correct horse");
+    RecordingObserver observer(dir);
+    (void)cipher(dir.file("in"), dir.file("enc"), settings, keys, observer);
+
+    // "Salted__", the salt, then ECB under PBKDF2-HMAC-SHA256(passphrase, salt): openssl enc -pbkdf2.
+    const Bytes encrypted = read_file(dir.file("enc"));
+    ASSERT_GE(encrypted.size(), kSaltedHeaderBytes);
+    EXPECT_EQ(std::memcmp(encrypted.data(), "Salted__", 8), 0);
+    Salt salt{};
+    std::memcpy(salt.data(), encrypted.data() + 8, salt.size());
+    const SecretBytes derived = derive_key(keys.secret(), salt, 1000, 24);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(Bytes(derived.view().begin(), derived.view().end()), Direction::encrypt, true, plain,
+                            expected));
+    EXPECT_TRUE(Bytes(encrypted.begin() + kSaltedHeaderBytes, encrypted.end()) == expected);
+
+    settings.direction = Direction::decrypt;
+    RecordingObserver back(dir);
+    const PipelineStats stats = cipher(dir.file("enc"), dir.file("dec"), settings, keys, back);
+    EXPECT_TRUE(read_file(dir.file("dec")) == plain);
+    EXPECT_EQ(stats.bytes_read, encrypted.size()) << "the header counts as read";
+}
+
+TEST(CipherFile, AFileWithoutASaltedHeaderFailsBeforeThePassphraseIsAsked) {
+    TempDir dir;
+    write_file(dir.file("in"), Bytes(64, std::uint8_t{0x01})); // no header of any kind
+    CountingPassphrase keys("never asked");
+    RecordingObserver observer(dir);
+    try {
+        (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::decrypt, Mode::ctr), keys, observer);
+        ADD_FAILURE() << "a file without Salted__ was decrypted with a passphrase";
+    } catch (const NoSaltedHeader &e) {
+        EXPECT_EQ(e.start, CiphertextStart::unknown);
+    }
+    EXPECT_EQ(keys.asked, 0) << "a prompt would have asked for nothing";
+    EXPECT_TRUE(observer.events.empty());
+    EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
+}
+
+TEST(CipherFile, GcmRoundTripsAndAWrongKeyCommitsNothing) {
+    TempDir dir;
+    const Bytes key = random_bytes(32);
+    const Bytes plain = random_bytes(3 * 1000 + 11);
+    write_file(dir.file("in"), plain);
+    CipherSettings settings = cpu_settings(Direction::encrypt, Mode::gcm);
+    settings.segment_bytes = 1000;
+    settings.associated_data = "file 1";
+    RawKey keys(key);
+    RecordingObserver observer(dir);
+    (void)cipher(dir.file("in"), dir.file("enc"), settings, keys, observer);
+
+    settings.direction = Direction::decrypt;
+    RecordingObserver back(dir);
+    (void)cipher(dir.file("enc"), dir.file("dec"), settings, keys, back);
+    EXPECT_TRUE(read_file(dir.file("dec")) == plain);
+    std::filesystem::remove(dir.file("dec"));
+
+    for (const bool wrong_key : {true, false}) {
+        Bytes other_key = key;
+        other_key[0] ^= wrong_key ? 1 : 0;
+        CipherSettings other = settings;
+        if (!wrong_key) other.associated_data = "file 2";
+        RawKey other_keys(other_key);
+        RecordingObserver refused(dir);
+        EXPECT_THROW((void)cipher(dir.file("enc"), dir.file("dec"), other, other_keys, refused), AuthenticationFailed);
+        EXPECT_EQ(refused.events, (std::vector<std::string>{"selected", "starting"})) << "never asked to commit";
+        EXPECT_EQ(count_entries(dir.path()), 2u) << "only the plaintext and the ciphertext";
+    }
+}
+
+TEST(CipherFile, TheOutputAppearsOnlyWhenTheObserverCommitsIt) {
+    // The caller owns the commit (to hold signals off, remove the input, report first): a job
+    // whose observer does not commit leaves nothing, though every byte went through.
+    TempDir dir;
+    const Bytes plain = random_bytes(2 * 4096);
+    write_file(dir.file("in"), plain);
+    RawKey keys(random_bytes(16));
+    RecordingObserver observer(dir, /*commits=*/false);
+    const PipelineStats stats =
+        cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::ecb), keys, observer);
+    EXPECT_EQ(observer.bytes_at_commit, plain.size());
+    EXPECT_EQ(stats.bytes_written, plain.size() + 16) << "PKCS#7 adds a whole block";
+    EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
+}
+
+TEST(CipherFile, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(100));
+    RecordingObserver observer(dir);
+    RawKey aes192(random_bytes(24)); // Tink's GCM streams take 16- or 32-byte keys
+    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::gcm), aes192,
+                              observer),
+                 std::invalid_argument);
+    CipherSettings tiny_segments = cpu_settings(Direction::encrypt, Mode::gcm);
+    // A 16-byte key's stream header is 24 bytes: with a tag, no room for a byte of data.
+    tiny_segments.segment_bytes = stream_header_bytes(16) + kGcmTagBytes;
+    RawKey aes128(random_bytes(16));
+    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), tiny_segments, aes128, observer),
+                 std::invalid_argument);
+    EXPECT_TRUE(observer.events.empty());
+    EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
+}
+
+} // namespace
+} // namespace aesgpu::test
