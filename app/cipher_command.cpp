@@ -19,7 +19,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "job/file_job.hpp"
+#include "job/cipher_file.hpp"
 #include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
@@ -56,24 +56,12 @@ bool reads_standard_input(const std::vector<std::string> &inputs) {
     return std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
 }
 
-// The framing of the stream: CTR takes any length; ECB pads unless --no-pad.
-Framing framing_of(const CipherOptions &options) {
-    if (options.mode != Mode::ecb) return Framing::any_length; // ctr; gcm goes by segments
-    return options.no_pad ? Framing::whole_blocks : Framing::pkcs7;
-}
-
 // "AES-256-CTR", as openssl names the cipher.
 std::string cipher_name(const CipherOptions &options, std::size_t key_bits) {
     std::string mode = mode_name(options.mode);
     std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
     return fmt::format("AES-{}-{}", key_bits, mode);
 }
-
-// The key and, for CTR, the IV a run ciphers with.
-struct CipherKey {
-    SecretBytes key;
-    std::optional<CounterBlock> iv;
-};
 
 // -P: "salt=..." (passphrase mode), "key=..." and, for CTR, "iv =..." in upper-case hex on
 // standard output, as `openssl enc -P` prints them. Written with write(2) from a buffer that is
@@ -112,9 +100,9 @@ void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
 // Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
 // whole command's); the terminal prompt waits for the first input whose checks pass, so a run
 // that fails on its files never asks for a passphrase.
-class KeySource {
+class CommandKeys final : public KeySource {
 public:
-    KeySource(const CipherOptions &options, const struct stat *data_on_stdin)
+    CommandKeys(const CipherOptions &options, const struct stat *data_on_stdin)
         : options_(options), passphrase_mode_(!uses_raw_key(options)) {
         if (!options.key_hex.empty()) {
             secret_ = parse_hex_key(options.key_hex.text());
@@ -130,7 +118,7 @@ public:
         loaded_ = true;
     }
 
-    [[nodiscard]] bool passphrase_mode() const { return passphrase_mode_; }
+    [[nodiscard]] bool passphrase_mode() const override { return passphrase_mode_; }
     // True while the key is still to be asked for on the terminal.
     [[nodiscard]] bool will_prompt() const { return !loaded_; }
     // True once asking for the key failed: no later input can succeed either.
@@ -139,7 +127,7 @@ public:
     [[nodiscard]] const std::optional<struct stat> &read_from() const { return read_from_; }
 
     // The raw key (-K, --key-file) or the passphrase.
-    const SecretBytes &secret() {
+    const SecretBytes &secret() override {
         if (!loaded_) {
             failed_ = true;
             secret_ =
@@ -164,7 +152,7 @@ private:
 // writing over it would destroy it, and --rm would then remove the one copy of the data.
 class FilesNotToCipher {
 public:
-    FilesNotToCipher(const CipherOptions &options, const KeySource &keys, const AssociatedData &associated_data) {
+    FilesNotToCipher(const CipherOptions &options, const CommandKeys &keys, const AssociatedData &associated_data) {
         if (associated_data.read_from) {
             files_.push_back({"the associated-data file (--aad-file)", *associated_data.read_from});
         }
@@ -217,62 +205,71 @@ private:
     std::vector<File> files_;
 };
 
-// Passphrase mode: a fresh salt when encrypting, the input's Salted__ header when decrypting.
-Salt salt_for(const CipherOptions &options, InputSource *source) {
-    if (options.direction == Direction::encrypt) return random_salt();
-    std::array<std::byte, kSaltedHeaderBytes> header{};
-    const auto start = std::span(header).first(source->read_full(header));
-    if (const std::optional<Salt> salt = parse_salted_header(start)) return *salt;
-    // No salt: say what the start is instead.
-    switch (classify_ciphertext_start(start)) {
-    case CiphertextStart::base64_salted: refuse_base64(*source);
+// What the command says where the input of a passphrase run has no Salted__ header: what its
+// start is instead.
+[[noreturn]] void refuse_unsalted(const InputSource &source, CiphertextStart start) {
+    switch (start) {
+    case CiphertextStart::base64_salted: refuse_base64(source);
     case CiphertextStart::gcm_passphrase:
-        throw FormatError(source->display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
+        throw FormatError(source.display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
     case CiphertextStart::salted_cut_short:
-        throw FormatError(source->display_name() + " is cut short: its 'Salted__' header has no complete salt");
-    case CiphertextStart::salted: // parsed above
+        throw FormatError(source.display_name() + " is cut short: its 'Salted__' header has no complete salt");
+    case CiphertextStart::salted: // has a salt
     case CiphertextStart::base64:
     case CiphertextStart::unknown: break;
     }
-    throw FormatError(source->display_name() +
+    throw FormatError(source.display_name() +
                       " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
 }
 
-// The raw key (and --iv) as given, or the key (and CTR's IV) derived from the passphrase and salt.
-CipherKey cipher_key(const CipherOptions &options, KeySource &keys, const std::optional<Salt> &salt) {
-    if (!salt) return {SecretBytes(keys.secret().view()), options.iv};
-    const std::size_t key_bytes = options.key_bits / 8;
-    if (options.mode == Mode::ecb) return {derive_key(keys.secret(), *salt, options.iterations, key_bytes), {}};
-    KeyAndIv derived = derive_key_and_iv(keys.secret(), *salt, options.iterations, key_bytes);
-    return {std::move(derived.key), derived.iv};
-}
-
-// gcm: the main key's size, 16 or 32 bytes: the raw key's, or --key-bits for a passphrase.
-std::size_t gcm_key_bytes(const CipherOptions &options, KeySource &keys) {
-    if (keys.passphrase_mode()) return options.key_bits / 8;
-    const std::size_t bytes = keys.secret().size();
-    if (bytes != 16 && bytes != 32) {
-        throw UsageError("--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* "
-                         "keys), not " +
-                         std::to_string(bytes) + " bytes");
+// gcm: the options the library would refuse, refused first in the command line's words: the main
+// key's size (16 or 32 bytes: the raw key's, or --key-bits for a passphrase) and the segment size.
+void check_gcm_options(const CipherOptions &options, KeySource &keys) {
+    std::size_t key_bytes = options.key_bits / 8;
+    if (!keys.passphrase_mode()) {
+        key_bytes = keys.secret().size();
+        if (key_bytes != 16 && key_bytes != 32) {
+            throw UsageError("--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* "
+                             "keys), not " +
+                             std::to_string(key_bytes) + " bytes");
+        }
     }
-    return bytes;
-}
-
-// gcm: fresh headers when encrypting, the input's when decrypting (read without the key).
-GcmFile gcm_file_for(const CipherOptions &options, KeySource &keys, InputSource &source) {
     const std::size_t segment_bytes = options.segment_bytes ? options.segment_bytes : kDefaultSegmentBytes;
-    const std::size_t key_bytes = gcm_key_bytes(options, keys);
     if (segment_bytes <= stream_header_bytes(key_bytes) + kGcmTagBytes) {
         throw UsageError("--segment-size must exceed the stream header and a tag (" +
                          std::to_string(stream_header_bytes(key_bytes) + kGcmTagBytes) + " bytes)");
     }
-    if (options.direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, keys.passphrase_mode());
+}
+
+// The input's header (decrypting) or a fresh one (encrypting), with the command line's words for
+// what does not fit.
+FileHeader header_for(const CipherOptions &options, const CipherSettings &settings, KeySource &keys,
+                      InputSource &source) {
+    if (options.mode == Mode::gcm) check_gcm_options(options, keys);
     try {
-        return read_gcm_file(source, keys.passphrase_mode() ? 0 : key_bytes, segment_bytes);
+        return file_header_for(settings, keys, source);
+    } catch (const NoSaltedHeader &e) {
+        refuse_unsalted(source, e.start);
     } catch (const FormatError &e) {
+        if (options.mode != Mode::gcm) throw;
         throw FormatError(source.display_name() + ": " + e.what());
     }
+}
+
+// What the library is asked for: the options less the command line's own (names, terminals, JSON).
+CipherSettings settings_of(const CipherOptions &options, const std::string &associated_data) {
+    CipherSettings settings;
+    settings.direction = options.direction;
+    settings.mode = options.mode;
+    settings.iv = options.iv;
+    settings.no_pad = options.no_pad;
+    settings.pbkdf2_iterations = options.iterations;
+    settings.passphrase_key_bits = options.key_bits;
+    settings.segment_bytes = options.segment_bytes;
+    settings.associated_data = associated_data;
+    settings.backend = options.backend;
+    settings.chunk_bytes = options.chunk_bytes;
+    return settings;
 }
 
 void check_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
@@ -301,9 +298,9 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,
 // whose length is known: a ragged file fails before a passphrase is asked for or work is done.
 // `header_bytes`: already read (a Salted__ header).
-void check_input_length(const CipherOptions &options, const InputSource &source, std::uint64_t header_bytes) {
+void check_input_length(const CipherSettings &settings, const InputSource &source, std::uint64_t header_bytes) {
     if (!source.size()) return;
-    check_stream_length(options.direction, framing_of(options),
+    check_stream_length(settings.direction, framing_of(settings),
                         *source.size() - std::min(*source.size(), header_bytes));
 }
 
@@ -426,57 +423,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // What every input of one command shares.
 struct CommandState {
-    KeySource &keys;
-    const std::string &associated_data; // gcm
+    CommandKeys &keys;
+    const CipherSettings &settings;
     const FilesNotToCipher &not_inputs;
     EcbWarning &ecb_warning;
     SelectionLog &selection_log;
 };
 
-// One input to its output. Throws on failure; the output is committed only on success.
-// `settle_status`: when set, this is the last output, and the command's exit status once it is
-// in place.
-RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
-                   std::optional<int> settle_status) {
-    KeySource &keys = shared.keys;
-    const bool encrypting = options.direction == Direction::encrypt;
-    const bool passphrase_mode = keys.passphrase_mode();
-    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
-    RunSummary summary;
-    summary.input = input;
-
-    if (options.print_key && (encrypting || !passphrase_mode)) {
-        // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
-        const std::optional<Salt> salt = passphrase_mode ? std::optional(random_salt()) : std::nullopt;
-        print_key(salt, cipher_key(options, keys, salt));
-        return summary;
-    }
-
-    // Everything that can fail without the key comes first: the input, its header, the output.
-    auto step = std::chrono::steady_clock::now();
-    InputSource source = InputSource::open(input, io_threads);
-    shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
-    refuse_terminal_input(options, source);
-    if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    const bool gcm = options.mode == Mode::gcm;
-    const std::optional<Salt> salt = passphrase_mode && !gcm ? std::optional(salt_for(options, &source)) : std::nullopt;
-    const std::optional<GcmFile> gcm_file = gcm ? std::optional(gcm_file_for(options, keys, source)) : std::nullopt;
-    // What goes in front of the data (encrypting), or was read from in front of it (decrypting).
-    std::vector<std::byte> header;
-    if (gcm_file) header = gcm_file->header_bytes();
-    if (salt) {
-        const auto salted = make_salted_header(*salt);
-        header.assign(salted.begin(), salted.end());
-    }
-    const std::uint64_t header_bytes = encrypting ? 0 : header.size(); // read already
+// The output of one input, checked before the key is asked for: nothing with -P, a discarding
+// sink with -t. `output_name` gets its name (empty: standard output).
+std::optional<OutputSink> open_output(const CipherOptions &options, const std::string &input, InputSource &source,
+                                      unsigned io_threads, std::string &output_name) {
     std::optional<OutputSink> sink;
     if (options.test_only) {
         sink.emplace(OutputSink::discard());
     } else if (!options.print_key) {
-        summary.output = resolve_output_path(options, input);
+        output_name = resolve_output_path(options, input);
         const OutputPolicy policy{options.force, &source.status(), io_threads};
-        sink.emplace(summary.output.empty() ? OutputSink::standard_output(&source.status())
-                                            : OutputSink::create(summary.output, policy));
+        sink.emplace(output_name.empty() ? OutputSink::standard_output(&source.status())
+                                         : OutputSink::create(output_name, policy));
     }
     if (sink) refuse_terminal_output(options, *sink);
     if (options.remove_input) {
@@ -497,124 +462,128 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         throw UsageError("standard error goes where the output goes (2>&1?): a warning or error would corrupt "
                          "the output; send standard error elsewhere");
     }
-    check_input_length(options, source, header_bytes);
-    if (gcm_file) check_segment_count(options, source, *gcm_file, header_bytes);
-    const IoPath io_path =
-        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
-    summary.io = io_path.name();
-    summary.io_engine = io_path.engine;
-    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
-    if (keys.will_prompt()) check_required_backend(options.backend);
-    spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
+    return sink;
+}
 
-    step = std::chrono::steady_clock::now();
-    const CipherKey key = gcm_file ? CipherKey{gcm_segment_key(*gcm_file, keys.secret(), shared.associated_data), {}}
-                                   : cipher_key(options, keys, salt);
-    if (passphrase_mode && gcm_file) {
-        spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", gcm_file->passphrase->cost.log2_n,
-                      gcm_file->passphrase->cost.r, gcm_file->passphrase->cost.p, seconds_since(step));
-    } else if (passphrase_mode) {
-        spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
-    }
-    if (options.print_key) {
-        print_key(salt, key);
-        return summary;
+// What the command says and does as one file's job goes (the library says nothing itself): the -v
+// lines, the progress bar, and the commit with signals held off, --rm and the exit status.
+class CommandObserver final : public CipherObserver {
+public:
+    CommandObserver(const CipherOptions &options, CommandState &shared, RunSummary &summary, const InputSource &source,
+                    const OutputSink &sink, unsigned io_threads, std::optional<int> settle_status)
+        : options_(options), shared_(shared), summary_(summary), source_(source), sink_(sink), io_threads_(io_threads),
+          settle_status_(settle_status) {}
+
+    // The key's size, for the cipher's name ("AES-256-CTR").
+    void key_derived(std::size_t key_bits) { key_bits_ = key_bits; }
+
+    void backend_selected(const SelectedBackend &selected) override {
+        shared_.selection_log.tell(options_.backend, selected);
+        spdlog::debug("backend set up in {:.3f} s", seconds_since(set_up_from_));
+        shared_.ecb_warning.show(); // every check that can fail before the run has passed
     }
 
-    // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
-    // pipe or a device cannot be taken back if the GPU then fails.
-    step = std::chrono::steady_clock::now();
-    // The run's CPU seconds from the backend's start: the key derivation (scrypt, PBKDF2) is a
-    // cost of the passphrase, not of the data.
-    const CpuTime cpu_at_start = cpu_time_used();
-    const CipherSpec spec = gcm_file ? gcm_file->spec(options.direction)
-                                     : CipherSpec(options.direction, options.mode, key.iv.value_or(CounterBlock{}));
-    SelectedBackend selected = select_backend(options.backend, spec, key.key.view(), sink->withdrawable());
-    shared.selection_log.tell(options.backend, selected);
-    spdlog::debug("backend set up in {:.3f} s", seconds_since(step));
-    shared.ecb_warning.show(); // every check that can fail before the run has passed
-    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
-    const std::size_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : default_chunk;
-
-    FileJob job{source, *sink,
-                PipelineOptions{options.direction, framing_of(options), chunk_bytes, selected.ring_slots}};
-    if (gcm_file) job.pipeline.segments = spec.gcm.geometry;
-    // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
-    // page cache of the files counts there too, and a dirty page cannot be given back until written.
-    if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
-        job.pipeline.memory_limit = *limit;
-        spdlog::debug("memory limit of the control group: {}; the ring takes at most {}", human_bytes(double(*limit)),
-                      human_bytes(double(*limit / kRingShareOfMemoryLimit)));
-        if (*limit < kTightMemoryLimit) {
-            source.drop_behind();
-            sink->write_behind(*limit / kWriteBehindShareOfMemoryLimit);
-            spdlog::debug("the input leaves the page cache once read, and the output is written to the disk every {}",
-                          human_bytes(double(*limit / kWriteBehindShareOfMemoryLimit)));
+    void starting(const JobPlan &plan) override {
+        selected_ = &plan.selected;
+        memory_limit_ = plan.memory_limit;
+        chunk_bytes_asked_ = plan.chunk_bytes;
+        ring_slots_asked_ = plan.ring_slots;
+        if (plan.memory_limit) {
+            spdlog::debug("memory limit of the control group: {}; the ring takes at most {}",
+                          human_bytes(double(plan.memory_limit)),
+                          human_bytes(double(plan.memory_limit / kRingShareOfMemoryLimit)));
         }
+        if (plan.input_dropped_behind) {
+            spdlog::debug("the input leaves the page cache once read, and the output is written to the disk every {}",
+                          human_bytes(double(plan.write_behind_bytes)));
+        }
+        spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
+                     options_.test_only                         ? "testing"
+                     : options_.direction == Direction::encrypt ? "encrypting"
+                                                                : "decrypting",
+                     source_.display_name(), sink_.display_name(), cipher_name(options_, key_bits_),
+                     plan.selected.backend->describe(), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
+                     io_threads_ == 1 ? "" : "s");
+        const bool show_progress = options_.progress == ProgressChoice::always ||
+                                   (options_.progress == ProgressChoice::automatic && !options_.log.quiet &&
+                                    progress_shown_by_default(sink_.is_terminal()));
+        // Its destructor erases the line if the run throws, before main() reports the error.
+        progress_.emplace(show_progress, source_.size(), backend_name());
     }
-    if (encrypting) job.header = header;
-    job.header_bytes_read = header_bytes;
-    // A chunk holds whole segments: with segments larger than the chunk asked for, one segment.
-    const std::size_t chunk_shown =
-        job.pipeline.segments
-            ? SegmentChunks(*job.pipeline.segments, options.direction, job.pipeline.chunk_bytes).slot_bytes()
-            : job.pipeline.chunk_bytes;
-    spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
-                 options.test_only ? "testing"
-                 : encrypting      ? "encrypting"
-                                   : "decrypting",
-                 source.display_name(), sink->display_name(), cipher_name(options, key.key.size() * 8),
-                 selected.backend->describe(), chunk_shown >> 10, job.pipeline.ring_slots, io_threads,
-                 io_threads == 1 ? "" : "s");
 
-    const bool show_progress = options.progress == ProgressChoice::always ||
-                               (options.progress == ProgressChoice::automatic && !options.log.quiet &&
-                                progress_shown_by_default(sink->is_terminal()));
-    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
-    // the GPUs take over from the CPU start.
-    const auto backend_name = [&selected] {
-        if (selected.dispatcher) return lane_key(selected.dispatcher->active_lanes());
-        const std::string description = selected.backend->describe();
-        return description.substr(0, description.find(" ("));
-    };
-    // Its destructor erases the line if the run throws, before main() reports the error.
-    ProgressBar progress(show_progress, source.size(), backend_name());
-    job.pipeline.on_progress = [&](std::uint64_t done) {
-        if (selected.dispatcher) progress.set_backend(backend_name());
-        progress.update(done);
-    };
+    void progress(std::uint64_t done) override {
+        if (selected_->dispatcher) progress_->set_backend(backend_name());
+        progress_->update(done);
+    }
+
     // A signal during the commit waits for it; one after the last commit finds every output final.
-    job.commit = [&](const PipelineStats &stats) {
-        progress.finish();
-        if (const std::optional<std::uint64_t> at = sink->direct_writes_refused_at()) {
-            summary.io = "mixed";
+    void commit(OutputSink &sink, const PipelineStats &stats) override {
+        progress_->finish();
+        if (const std::optional<std::uint64_t> at = sink.direct_writes_refused_at()) {
+            summary_.io = "mixed";
             spdlog::info("I/O: the file system refused a direct write at byte {}; the rest went through the page cache",
                          *at);
         }
         spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
-        if (selected.dispatcher) log_lanes(options.backend.choice, selected.dispatcher->report());
-        if (stats.chunk_bytes != job.pipeline.chunk_bytes || stats.ring_slots != job.pipeline.ring_slots) {
+        if (selected_->dispatcher) log_lanes(options_.backend.choice, selected_->dispatcher->report());
+        if (stats.chunk_bytes != chunk_bytes_asked_ || stats.ring_slots != ring_slots_asked_) {
             spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10, stats.ring_slots);
         }
         if (stats.went_in_place) {
-            summary.io = "mixed";
+            summary_.io = "mixed";
             spdlog::info("I/O: memory was short for the out-of-place ring (twice the chunks): ran in place, and what "
                          "the header or tags put off the disk's alignment went through the page cache");
         }
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {
-            sink->commit();
-            if (options.remove_input) {
-                remove_input(source, input);
-                summary.input_removed = true;
+            sink.commit();
+            if (options_.remove_input) {
+                remove_input(source_, summary_.input);
+                summary_.input_removed = true;
             }
-            if (settle_status) settle_interrupts(*settle_status);
+            if (settle_status_) settle_interrupts(*settle_status_);
         });
-        if (!options.test_only) spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
-    };
+        if (!options_.test_only) spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
+        summary_.backend = backend_name();
+        if (selected_->dispatcher) summary_.lanes = selected_->dispatcher->report();
+    }
 
+    // True once the job is set up: its failures are the data's, not the set-up's.
+    [[nodiscard]] bool started() const { return selected_ != nullptr; }
+    [[nodiscard]] std::uint64_t memory_limit() const { return memory_limit_; }
+
+private:
+    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
+    // the GPUs take over from the CPU start.
+    [[nodiscard]] std::string backend_name() const {
+        if (selected_->dispatcher) return lane_key(selected_->dispatcher->active_lanes());
+        const std::string description = selected_->backend->describe();
+        return description.substr(0, description.find(" ("));
+    }
+
+    const CipherOptions &options_;
+    CommandState &shared_;
+    RunSummary &summary_;
+    const InputSource &source_;
+    const OutputSink &sink_;
+    unsigned io_threads_;
+    std::size_t key_bits_ = 0;
+    std::optional<int> settle_status_;
+    std::chrono::steady_clock::time_point set_up_from_ = std::chrono::steady_clock::now();
+    const SelectedBackend *selected_ = nullptr;
+    std::uint64_t memory_limit_ = 0;
+    std::size_t chunk_bytes_asked_ = 0;
+    std::size_t ring_slots_asked_ = 0;
+    std::optional<ProgressBar> progress_;
+};
+
+// Rethrows the exception being handled, a failure of the data once the job had started, with what
+// the command line can add: which file, and which options could explain it.
+[[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
+                                      const FileHeader &header, bool passphrase_mode, std::uint64_t memory_limit) {
+    const bool encrypting = options.direction == Direction::encrypt;
     try {
-        summary.stats = run_file_job(job, *selected.backend);
+        throw;
     } catch (const AuthenticationFailed &e) {
         throw AuthenticationFailed(fmt::format("{}: {}: {}", source.display_name(), e.what(),
                                                passphrase_mode
@@ -631,9 +600,9 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         throw;
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
-        if (!gcm_file || job.pipeline.memory_limit == 0) throw;
+        if (!header.gcm || memory_limit == 0) throw;
         throw ResourceExhausted(fmt::format("{} (the control group's): each chunk holds a whole segment of {} bytes; {}",
-                                            e.what(), gcm_file->segment_bytes,
+                                            e.what(), header.gcm->segment_bytes,
                                             encrypting ? "give a smaller --segment-size"
                                                        : "the file's segments are that large: decrypt it where more "
                                                          "memory is allowed"));
@@ -641,23 +610,87 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
         throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
                                           segment_limit_advice(options.direction, passphrase_mode),
-                                          sink->withdrawable() ? "" : "; the output already written is incomplete"));
+                                          sink.withdrawable() ? "" : "; the output already written is incomplete"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
         throw StreamCutShort(fmt::format(
             "{}: {}{}", source.display_name(), e.what(),
             passphrase_mode ? ""
                             : fmt::format(", or it was made with another --segment-size than {}",
-                                          gcm_file->segment_bytes == kDefaultSegmentBytes
+                                          header.gcm->segment_bytes == kDefaultSegmentBytes
                                               ? "the default, 1M"
-                                              : fmt::format("{} bytes", gcm_file->segment_bytes))));
+                                              : fmt::format("{} bytes", header.gcm->segment_bytes))));
     } catch (const FormatError &e) {
         // Another failure of a GCM stream: say which file, as for a failed segment.
-        if (!gcm_file) throw;
+        if (!header.gcm) throw;
         throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
-    summary.backend = backend_name();
-    if (selected.dispatcher) summary.lanes = selected.dispatcher->report();
+}
+
+// One input to its output. Throws on failure; the output is committed only on success.
+// `settle_status`: when set, this is the last output, and the command's exit status once it is
+// in place.
+RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
+                   std::optional<int> settle_status) {
+    CommandKeys &keys = shared.keys;
+    const CipherSettings &settings = shared.settings;
+    const bool encrypting = options.direction == Direction::encrypt;
+    const bool passphrase_mode = keys.passphrase_mode();
+    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
+    RunSummary summary;
+    summary.input = input;
+
+    if (options.print_key && (encrypting || !passphrase_mode)) {
+        // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
+        const FileHeader header{passphrase_mode ? std::optional(random_salt()) : std::nullopt, {}};
+        print_key(header.salt, cipher_key(settings, keys, header));
+        return summary;
+    }
+
+    // Everything that can fail without the key comes first: the input, its header, the output.
+    auto step = std::chrono::steady_clock::now();
+    InputSource source = InputSource::open(input, io_threads);
+    shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
+    refuse_terminal_input(options, source);
+    if (!encrypting) check_ciphertext_start(source, passphrase_mode);
+    const FileHeader header = header_for(options, settings, keys, source);
+    const std::uint64_t header_bytes = encrypting ? 0 : header.bytes().size(); // read already
+    std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
+    check_input_length(settings, source, header_bytes);
+    if (header.gcm) check_segment_count(options, source, *header.gcm, header_bytes);
+    const IoPath io_path =
+        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
+    summary.io = io_path.name();
+    summary.io_engine = io_path.engine;
+    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
+    if (keys.will_prompt()) check_required_backend(options.backend);
+    spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
+
+    step = std::chrono::steady_clock::now();
+    const CipherKey key = cipher_key(settings, keys, header);
+    if (passphrase_mode && header.gcm) {
+        const ScryptCost &cost = header.gcm->passphrase->cost;
+        spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", cost.log2_n, cost.r, cost.p,
+                      seconds_since(step));
+    } else if (passphrase_mode) {
+        spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
+    }
+    if (options.print_key) {
+        print_key(header.salt, key);
+        return summary;
+    }
+
+    // The run's CPU seconds from the backend's start: the key derivation (scrypt, PBKDF2) is a
+    // cost of the passphrase, not of the data.
+    const CpuTime cpu_at_start = cpu_time_used();
+    CommandObserver observer(options, shared, summary, source, *sink, io_threads, settle_status);
+    observer.key_derived(key.key.size() * 8);
+    try {
+        summary.stats = cipher_file_with_key(source, *sink, settings, header, key, observer);
+    } catch (const std::exception &) {
+        if (!observer.started()) throw;
+        rethrow_with_advice(options, source, *sink, header, passphrase_mode, observer.memory_limit());
+    }
     const CpuTime cpu = cpu_time_used() - cpu_at_start;
     const double gib = double(summary.stats.bytes_read) / double(1u << 30);
     const std::string output = options.test_only
@@ -683,12 +716,13 @@ int run_cipher_command(const CipherOptions &options) {
     struct stat stdin_status {};
     const bool data_on_stdin = reads_standard_input(inputs) && ::fstat(STDIN_FILENO, &stdin_status) == 0;
     const AssociatedData associated_data = read_associated_data(options, data_on_stdin ? &stdin_status : nullptr);
-    KeySource keys(options, data_on_stdin ? &stdin_status : nullptr);
+    CommandKeys keys(options, data_on_stdin ? &stdin_status : nullptr);
     const FilesNotToCipher not_inputs(options, keys, associated_data);
     not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;
-    CommandState shared{keys, associated_data.bytes, not_inputs, ecb_warning, selection_log};
+    const CipherSettings settings = settings_of(options, associated_data.bytes);
+    CommandState shared{keys, settings, not_inputs, ecb_warning, selection_log};
     bool summaries_unwritable = false;
     // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
     // could not be printed.
