@@ -18,8 +18,8 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "job/file_job.hpp"
-#include "keys/gcm_file.hpp"
+#include "job/cipher_file.hpp"
+#include "job/key_source.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -218,6 +218,27 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A file row's job tells the plan's callers what the CLI's would: the backend chosen, and the commit
+// to run (signals held off).
+class BenchFileObserver final : public CipherObserver {
+public:
+    BenchFileObserver(const BackendRequest &request, const BenchSettings &plan) : request_(request), plan_(plan) {}
+    void backend_selected(const SelectedBackend &selected) override {
+        if (plan_.on_backend_selected) plan_.on_backend_selected(request_, selected);
+    }
+    void commit(OutputSink &sink, const PipelineStats & /*stats*/) override {
+        if (plan_.run_commit) {
+            plan_.run_commit([&sink] { sink.commit(); });
+        } else {
+            sink.commit();
+        }
+    }
+
+private:
+    const BackendRequest &request_;
+    const BenchSettings &plan_;
+};
+
 class Bench {
 public:
     Bench(const BenchSettings &plan, BenchReport &report) : plan_(plan), report_(report) {
@@ -414,36 +435,15 @@ public:
                     const auto write_refusal = refusal ? refusal : sink.write_directly();
                     if (write_refusal) throw DirectIoRefused(*write_refusal);
                 }
-                // gcm: a fresh stream header (raw key, no associated data) or the input's, and
-                // the segment key from it, as the encrypt and decrypt commands do.
-                std::optional<GcmFile> gcm_file;
-                if (mode == Mode::gcm) {
-                    gcm_file = direction == Direction::encrypt
-                                   ? new_gcm_file(key.size(), kDefaultSegmentBytes, false)
-                                   : read_gcm_file(source, key.size(), kDefaultSegmentBytes);
-                }
-                const SecretBytes cipher_key = gcm_file ? gcm_segment_key(*gcm_file, SecretBytes(key), "")
-                                                        : SecretBytes(std::span<const std::uint8_t>(key));
-                const CipherSpec spec =
-                    gcm_file ? gcm_file->spec(direction) : CipherSpec(direction, mode, encrypting.iv);
-                const SelectedBackend selected = select_backend(request, spec, cipher_key.view(), sink.withdrawable());
-                if (plan_.on_backend_selected) plan_.on_backend_selected(request, selected);
-                const Framing framing = mode == Mode::ecb ? Framing::pkcs7 : Framing::any_length;
-                FileJob job{source, sink,
-                            PipelineOptions{direction, framing, selected.file_chunk_bytes, selected.ring_slots}};
-                const std::vector<std::byte> header = gcm_file ? gcm_file->header_bytes() : std::vector<std::byte>{};
-                if (gcm_file) {
-                    job.pipeline.segments = spec.gcm.geometry;
-                    if (direction == Direction::encrypt) {
-                        job.header = header;
-                    } else {
-                        job.header_bytes_read = header.size();
-                    }
-                }
-                if (plan_.run_commit) {
-                    job.commit = [&](const PipelineStats &) { plan_.run_commit([&] { sink.commit(); }); };
-                }
-                run_file_job(job, *selected.backend);
+                // As the encrypt and decrypt commands run it: a raw key, no associated data.
+                RawKey raw_key(key);
+                CipherSettings settings;
+                settings.direction = direction;
+                settings.mode = mode;
+                settings.iv = encrypting.iv;
+                settings.backend = request;
+                BenchFileObserver observer(request, plan_);
+                (void)cipher_file(source, sink, settings, raw_key, observer);
             };
             std::vector<bool> paths = {false};
             if (direct_io_refusal_.empty()) paths.push_back(true);
