@@ -577,6 +577,13 @@ private:
     std::optional<ProgressBar> progress_;
 };
 
+// gcm with a raw key: the segment size is the user's to give, and a wrong one reads as a cut stream.
+std::string other_segment_size_hint(const GcmFile &file) {
+    return fmt::format(", or it was made with another --segment-size than {}",
+                       file.segment_bytes == kDefaultSegmentBytes ? "the default, 1M"
+                                                                  : fmt::format("{} bytes", file.segment_bytes));
+}
+
 // Rethrows the exception being handled, a failure of the data once the job had started, with what
 // the command line can add: which file, and which options could explain it.
 [[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
@@ -613,18 +620,48 @@ private:
                                           sink.withdrawable() ? "" : "; the output already written is incomplete"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
-        throw StreamCutShort(fmt::format(
-            "{}: {}{}", source.display_name(), e.what(),
-            passphrase_mode ? ""
-                            : fmt::format(", or it was made with another --segment-size than {}",
-                                          header.gcm->segment_bytes == kDefaultSegmentBytes
-                                              ? "the default, 1M"
-                                              : fmt::format("{} bytes", header.gcm->segment_bytes))));
+        throw StreamCutShort(fmt::format("{}: {}{}", source.display_name(), e.what(),
+                                         passphrase_mode ? "" : other_segment_size_hint(*header.gcm)));
     } catch (const FormatError &e) {
         // Another failure of a GCM stream: say which file, as for a failed segment.
         if (!header.gcm) throw;
         throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
+}
+
+// --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
+void set_io_path(const CipherOptions &options, InputSource &source, std::optional<OutputSink> &sink,
+                 RunSummary &summary) {
+    const IoPath io_path =
+        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
+    summary.io = io_path.name();
+    summary.io_engine = io_path.engine;
+    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
+}
+
+// -v: what deriving the key from the passphrase cost.
+void log_key_derivation(const CipherOptions &options, const FileHeader &header, double seconds) {
+    if (header.gcm) {
+        const ScryptCost &cost = header.gcm->passphrase->cost;
+        spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", cost.log2_n, cost.r, cost.p,
+                      seconds);
+    } else {
+        spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds);
+    }
+}
+
+// -v's last line for a file: bytes, time, rate, and the CPU seconds from the backend's start.
+void log_done(const CipherOptions &options, const PipelineStats &stats, const CpuTime &cpu) {
+    const double gib = double(stats.bytes_read) / double(1u << 30);
+    const std::string output = options.test_only ? fmt::format("{} bytes of plaintext, not written", stats.bytes_written)
+                                                 : fmt::format("wrote {} bytes", stats.bytes_written);
+    spdlog::info("{} {} bytes in {:.3f} s ({}), {}; CPU {:.2f} s user + {:.2f} s system{}",
+                 options.test_only                         ? "tested"
+                 : options.direction == Direction::encrypt ? "encrypted"
+                                                           : "decrypted",
+                 stats.bytes_read, stats.seconds, rate_text(double(stats.bytes_read), stats.seconds), output,
+                 cpu.user_seconds, cpu.system_seconds,
+                 gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
 }
 
 // One input to its output. Throws on failure; the output is committed only on success.
@@ -658,23 +695,13 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
     check_input_length(settings, source, header_bytes);
     if (header.gcm) check_segment_count(options, source, *header.gcm, header_bytes);
-    const IoPath io_path =
-        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
-    summary.io = io_path.name();
-    summary.io_engine = io_path.engine;
-    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
+    set_io_path(options, source, sink, summary);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
     const CipherKey key = cipher_key(settings, keys, header);
-    if (passphrase_mode && header.gcm) {
-        const ScryptCost &cost = header.gcm->passphrase->cost;
-        spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", cost.log2_n, cost.r, cost.p,
-                      seconds_since(step));
-    } else if (passphrase_mode) {
-        spdlog::debug("PBKDF2-HMAC-SHA256, {} iterations: {:.3f} s", options.iterations, seconds_since(step));
-    }
+    if (passphrase_mode) log_key_derivation(options, header, seconds_since(step));
     if (options.print_key) {
         print_key(header.salt, key);
         return summary;
@@ -691,20 +718,92 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         if (!observer.started()) throw;
         rethrow_with_advice(options, source, *sink, header, passphrase_mode, observer.memory_limit());
     }
-    const CpuTime cpu = cpu_time_used() - cpu_at_start;
-    const double gib = double(summary.stats.bytes_read) / double(1u << 30);
-    const std::string output = options.test_only
-                                   ? fmt::format("{} bytes of plaintext, not written", summary.stats.bytes_written)
-                                   : fmt::format("wrote {} bytes", summary.stats.bytes_written);
-    spdlog::info("{} {} bytes in {:.3f} s ({}), {}; CPU {:.2f} s user + {:.2f} s system{}",
-                 options.test_only ? "tested"
-                 : encrypting      ? "encrypted"
-                                   : "decrypted",
-                 summary.stats.bytes_read, summary.stats.seconds,
-                 rate_text(double(summary.stats.bytes_read), summary.stats.seconds), output, cpu.user_seconds,
-                 cpu.system_seconds,
-                 gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
+    log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
     return summary;
+}
+
+// One input, then its --json object. Throws the input's failure (after its --json failure object),
+// or SummaryUnwritable once the input is done but its summary could not be printed; a failure
+// object that could not be printed sets `summaries_unwritable`.
+void run_and_summarise(const CipherOptions &options, const std::string &input, CommandState &shared,
+                       std::optional<int> settle_status, bool &summaries_unwritable) {
+    RunSummary summary;
+    try {
+        try {
+            summary = run_one(options, input, shared, settle_status);
+        } catch (const std::bad_alloc &) {
+            // Its own text is "std::bad_alloc". The run's buffers are freed by now.
+            throw std::runtime_error(kNotEnoughMemory);
+        }
+    } catch (const std::exception &e) {
+        try {
+            print_json_failure(options, input, printable(e.what()));
+        } catch (const SummaryUnwritable &unwritable) {
+            summaries_unwritable = true;
+            spdlog::error("{}", unwritable.what());
+        }
+        throw;
+    }
+    if (options.json) print_json_summary(options, summary, {});
+}
+
+// "aesgpu: encrypted 3 of 4 files, 1 failed" on standard error, unless -q.
+void print_files_summary(const CipherOptions &options, std::size_t files, std::size_t failed,
+                         std::size_t not_started) {
+    if (options.log.quiet) return;
+    const char *done = options.test_only                         ? "tested"
+                       : options.direction == Direction::encrypt ? "encrypted"
+                                                                 : "decrypted";
+    std::cerr << fmt::format("aesgpu: {} {} of {} files{}{}\n", done, files - failed - not_started, files,
+                             failed ? fmt::format(", {} failed", failed) : "",
+                             not_started ? fmt::format(", {} not started", not_started) : "");
+}
+
+// Several files: each on its own; one failure does not stop the others. But --backend gpu on a
+// machine without a usable GPU (no driver, no device, a --devices entry not there) is said
+// once, and the files after it fail with it, untouched. And once a --json summary cannot be
+// written, the files after it are left as they are: a script would not learn what became of them.
+// Returns the exit status: 2 if any usage error, else 1 if any failure, else 0.
+int run_each(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared) {
+    bool summaries_unwritable = false;
+    int status = 0;
+    std::size_t failed = 0;
+    std::size_t not_started = 0;
+    std::optional<std::string> no_gpu;
+    for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
+        const bool last = i + 1 == inputs.size();
+        try {
+            if (no_gpu) {
+                ++failed;
+                print_json_failure(options, inputs[i], *no_gpu);
+                continue;
+            }
+            run_and_summarise(options, inputs[i], shared, last ? std::optional(status) : std::nullopt,
+                              summaries_unwritable);
+        } catch (const SummaryUnwritable &e) {
+            // What became of the input is counted (done, or failed with no GPU); its summary is lost.
+            summaries_unwritable = true;
+            spdlog::error("{}", e.what());
+            status = std::max(status, 1);
+        } catch (const UsageError &e) {
+            if (shared.keys.failed()) throw;
+            spdlog::error("{}", printable(e.what()));
+            status = 2;
+            ++failed;
+        } catch (const std::exception &e) {
+            if (shared.keys.failed()) throw;
+            spdlog::error("{}", printable(e.what()));
+            status = std::max(status, 1);
+            ++failed;
+            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
+            if (dynamic_cast<const GpuUnavailable *>(&e) && !gpu_can_be_had(options.backend)) {
+                no_gpu = printable(e.what());
+            }
+        }
+        if (summaries_unwritable) not_started = inputs.size() - i - 1;
+    }
+    print_files_summary(options, inputs.size(), failed, not_started);
+    return status;
 }
 
 } // namespace
@@ -723,82 +822,13 @@ int run_cipher_command(const CipherOptions &options) {
     SelectionLog selection_log;
     const CipherSettings settings = settings_of(options, associated_data.bytes);
     CommandState shared{keys, settings, not_inputs, ecb_warning, selection_log};
-    bool summaries_unwritable = false;
-    // Throws the input's failure, or SummaryUnwritable once the input is done but its summary
-    // could not be printed.
-    const auto run = [&](const std::string &input, std::optional<int> settle_status) {
-        RunSummary summary;
-        try {
-            try {
-                summary = run_one(options, input, shared, settle_status);
-            } catch (const std::bad_alloc &) {
-                // Its own text is "std::bad_alloc". The run's buffers are freed by now.
-                throw std::runtime_error(kNotEnoughMemory);
-            }
-        } catch (const std::exception &e) {
-            try {
-                print_json_failure(options, input, printable(e.what()));
-            } catch (const SummaryUnwritable &unwritable) {
-                summaries_unwritable = true;
-                spdlog::error("{}", unwritable.what());
-            }
-            throw;
-        }
-        if (options.json) print_json_summary(options, summary, {});
-    };
     if (inputs.size() == 1) {
         // Failures reach main() as they are.
-        run(inputs.front(), 0);
+        bool summaries_unwritable = false;
+        run_and_summarise(options, inputs.front(), shared, 0, summaries_unwritable);
         return 0;
     }
-    // Several files: each on its own; one failure does not stop the others. But --backend gpu on a
-    // machine without a usable GPU (no driver, no device, a --devices entry not there) is said
-    // once, and the files after it fail with it, untouched. And once a --json summary cannot be
-    // written, the files after it are left as they are: a script would not learn what became of them.
-    int status = 0;
-    std::size_t failed = 0;
-    std::size_t not_started = 0;
-    std::optional<std::string> no_gpu;
-    for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
-        const bool last = i + 1 == inputs.size();
-        try {
-            if (no_gpu) {
-                ++failed;
-                print_json_failure(options, inputs[i], *no_gpu);
-                continue;
-            }
-            run(inputs[i], last ? std::optional(status) : std::nullopt);
-        } catch (const SummaryUnwritable &e) {
-            // What became of the input is counted (done, or failed with no GPU); its summary is lost.
-            summaries_unwritable = true;
-            spdlog::error("{}", e.what());
-            status = std::max(status, 1);
-        } catch (const UsageError &e) {
-            if (keys.failed()) throw;
-            spdlog::error("{}", printable(e.what()));
-            status = 2;
-            ++failed;
-        } catch (const std::exception &e) {
-            if (keys.failed()) throw;
-            spdlog::error("{}", printable(e.what()));
-            status = std::max(status, 1);
-            ++failed;
-            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
-            if (dynamic_cast<const GpuUnavailable *>(&e) && !gpu_can_be_had(options.backend)) {
-                no_gpu = printable(e.what());
-            }
-        }
-        if (summaries_unwritable) not_started = inputs.size() - i - 1;
-    }
-    if (!options.log.quiet) {
-        const char *done = options.test_only                         ? "tested"
-                           : options.direction == Direction::encrypt ? "encrypted"
-                                                                     : "decrypted";
-        std::cerr << fmt::format("aesgpu: {} {} of {} files{}{}\n", done, inputs.size() - failed - not_started,
-                                 inputs.size(), failed ? fmt::format(", {} failed", failed) : "",
-                                 not_started ? fmt::format(", {} not started", not_started) : "");
-    }
-    return status;
+    return run_each(options, inputs, shared);
 }
 
 } // namespace aesgpu
