@@ -16,15 +16,15 @@
 #include "engine/backend_selection.hpp"
 #include "engine/segment_chunks.hpp"
 #include "format/detect.hpp"
+#include "format/gcm_stream_header.hpp"
+#include "format/openssl_enc.hpp"
+#include "format/tink_gcm.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
-#include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
-#include "keys/salted_header.hpp"
-#include "keys/stream_header.hpp"
 
 #include <openssl/crypto.h>
 #include <unistd.h>
@@ -228,16 +228,16 @@ void check_gcm_options(const CipherOptions &options, KeySource &keys) {
     std::size_t key_bytes = options.key_bits / 8;
     if (!keys.passphrase_mode()) {
         key_bytes = keys.secret().size();
-        if (key_bytes != 16 && key_bytes != 32) {
+        if (!is_gcm_key_size(key_bytes)) {
             throw UsageError("--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* "
                              "keys), not " +
                              std::to_string(key_bytes) + " bytes");
         }
     }
     const std::size_t segment_bytes = options.segment_bytes ? options.segment_bytes : kDefaultSegmentBytes;
-    if (segment_bytes <= stream_header_bytes(key_bytes) + kGcmTagBytes) {
+    if (segment_bytes < min_segment_bytes(key_bytes)) {
         throw UsageError("--segment-size must exceed the stream header and a tag (" +
-                         std::to_string(stream_header_bytes(key_bytes) + kGcmTagBytes) + " bytes)");
+                         std::to_string(min_segment_bytes(key_bytes) - 1) + " bytes)");
     }
 }
 

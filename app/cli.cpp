@@ -9,7 +9,7 @@
 #include "app/progress.hpp"
 #include "common/errors.hpp"
 #include "engine/pipeline.hpp"
-#include "keys/gcm_file.hpp"
+#include "format/tink_gcm.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 

@@ -5,6 +5,7 @@
 // back. Reading, ciphering and writing overlap, and memory stays at ring_slots x chunk_bytes
 // whatever the input size.
 #include "cipher/cipher_backend.hpp"
+#include "cipher/framing.hpp"
 #include "cipher/segments.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
@@ -37,13 +38,6 @@ inline constexpr std::uint64_t kRingShareOfMemoryLimit = 4;
 // above this limit the kernel's own dirty throttling is left to it, and mapped writes stay.
 inline constexpr std::uint64_t kTightMemoryLimit = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t kWriteBehindShareOfMemoryLimit = 16;
-
-// How the stream's length meets the 16-byte blocks.
-enum class Framing {
-    pkcs7,        // ECB: encrypt pads the last block (PKCS#7), decrypt checks and strips it
-    whole_blocks, // ECB with --no-pad: the stream must be whole blocks
-    any_length,   // CTR: the last block may be partial; its keystream is cut to fit
-};
 
 struct PipelineOptions {
     Direction direction = Direction::encrypt;

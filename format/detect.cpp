@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "format/detect.hpp"
 
-#include "keys/salted_header.hpp"
-#include "keys/stream_header.hpp"
+#include "format/gcm_stream_header.hpp"
+#include "format/openssl_enc.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,46 +6,21 @@
 #include "engine/segment_chunks.hpp"
 #include "job/file_job.hpp"
 
-#include <array>
-#include <span>
-#include <stdexcept>
 #include <utility>
 
 namespace aesgpu {
 
 namespace {
 
-// gcm: the main key's size: the raw key's (16 or 32 bytes, as Tink's AES*_GCM_HKDF_* keys), or
-// passphrase_key_bits for a passphrase.
+// gcm: the main key's size: the raw key's, or the one a passphrase is to give.
 std::size_t gcm_key_bytes(const CipherSettings &settings, KeySource &keys) {
-    if (keys.passphrase_mode()) return settings.passphrase_key_bits / 8;
-    const std::size_t bytes = keys.secret().size();
-    if (bytes != 16 && bytes != 32) throw std::invalid_argument("a GCM key is 16 or 32 bytes");
-    return bytes;
-}
-
-GcmFile gcm_file_for(const CipherSettings &settings, KeySource &keys, InputSource &source) {
-    const std::size_t segment_bytes = settings.segment_bytes ? settings.segment_bytes : kDefaultSegmentBytes;
-    const std::size_t key_bytes = gcm_key_bytes(settings, keys);
-    if (segment_bytes <= stream_header_bytes(key_bytes) + kGcmTagBytes) {
-        throw std::invalid_argument("a GCM segment must exceed the stream header and a tag");
-    }
-    if (settings.direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, keys.passphrase_mode());
-    return read_gcm_file(source, keys.passphrase_mode() ? 0 : key_bytes, segment_bytes);
-}
-
-Salt salt_from(InputSource &source) {
-    std::array<std::byte, kSaltedHeaderBytes> header{};
-    const auto start = std::span(header).first(source.read_full(header));
-    if (const std::optional<Salt> salt = parse_salted_header(start)) return *salt;
-    throw NoSaltedHeader(source.display_name() + " has no 'Salted__' header", classify_ciphertext_start(start));
+    return keys.passphrase_mode() ? settings.passphrase_key_bits / 8 : keys.secret().size();
 }
 
 } // namespace
 
 Framing framing_of(const CipherSettings &settings) {
-    if (settings.mode != Mode::ecb) return Framing::any_length;
-    return settings.no_pad ? Framing::whole_blocks : Framing::pkcs7;
+    return settings.mode == Mode::gcm ? Framing::any_length : openssl_enc_framing(settings.mode, settings.no_pad);
 }
 
 std::vector<std::byte> FileHeader::bytes() const {
@@ -58,9 +33,11 @@ std::vector<std::byte> FileHeader::bytes() const {
 FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, InputSource &source) {
     FileHeader header;
     if (settings.mode == Mode::gcm) {
-        header.gcm = gcm_file_for(settings, keys, source);
+        const std::size_t segment_bytes = settings.segment_bytes ? settings.segment_bytes : kDefaultSegmentBytes;
+        header.gcm = gcm_file_for(settings.direction, gcm_key_bytes(settings, keys), segment_bytes,
+                                  keys.passphrase_mode(), source);
     } else if (keys.passphrase_mode()) {
-        header.salt = settings.direction == Direction::encrypt ? random_salt() : salt_from(source);
+        header.salt = settings.direction == Direction::encrypt ? random_salt() : read_salt(source);
     }
     return header;
 }
@@ -68,12 +45,8 @@ FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, Inpu
 CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header) {
     if (header.gcm) return {gcm_segment_key(*header.gcm, keys.secret(), settings.associated_data), {}};
     if (!header.salt) return {SecretBytes(keys.secret().view()), settings.iv};
-    const std::size_t key_bytes = settings.passphrase_key_bits / 8;
-    if (settings.mode == Mode::ecb) {
-        return {derive_key(keys.secret(), *header.salt, settings.pbkdf2_iterations, key_bytes), {}};
-    }
-    KeyAndIv derived = derive_key_and_iv(keys.secret(), *header.salt, settings.pbkdf2_iterations, key_bytes);
-    return {std::move(derived.key), derived.iv};
+    return openssl_enc_key(settings.mode, keys.secret(), *header.salt, settings.pbkdf2_iterations,
+                           settings.passphrase_key_bits / 8);
 }
 
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,

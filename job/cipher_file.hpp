@@ -16,13 +16,12 @@
 #include "cipher/secret_bytes.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
-#include "format/detect.hpp"
+#include "format/openssl_enc.hpp"
+#include "format/tink_gcm.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 #include "job/key_source.hpp"
-#include "keys/gcm_file.hpp"
 #include "keys/passphrase.hpp"
-#include "keys/salted_header.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -59,14 +58,6 @@ struct FileHeader {
     [[nodiscard]] std::vector<std::byte> bytes() const;
 };
 
-// A passphrase file (ECB, CTR) without a Salted__ header; `start` says what its first bytes are.
-class NoSaltedHeader : public FormatError {
-public:
-    NoSaltedHeader(const std::string &what, CiphertextStart what_it_starts_with)
-        : FormatError(what), start(what_it_starts_with) {}
-    CiphertextStart start;
-};
-
 // Encrypting: a fresh header (a new salt, a new GCM stream salt and nonce prefix). Decrypting: the
 // header read from the start of `source`. Asks `keys` for a raw key's size only (GCM), never for a
 // passphrase. Throws NoSaltedHeader, FormatError (a GCM header that does not fit), or
@@ -76,10 +67,6 @@ public:
 // The key the data is ciphered with and, for CTR, the IV: the raw key and settings.iv; PBKDF2 of the
 // passphrase and salt (as `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the
 // raw key, or of scrypt of the passphrase, with the stream salt and the associated data).
-struct CipherKey {
-    SecretBytes key;
-    std::optional<CounterBlock> iv;
-};
 [[nodiscard]] CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header);
 
 // How the job was set up, as it starts.

@@ -4,17 +4,21 @@
 // through PBKDF2-HMAC-SHA256, exactly as `openssl enc -pbkdf2` derives it.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
-#include "keys/salted_header.hpp"
-
 #include <sys/stat.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace aesgpu {
+
+// PBKDF2's salt, as openssl enc draws it: 8 bytes.
+inline constexpr std::size_t kSaltBytes = 8;
+using Salt = std::array<std::uint8_t, kSaltBytes>;
 
 inline constexpr unsigned kDefaultPbkdf2Iterations = 10000; // openssl enc's default
 // The AES key size a passphrase gives unless asked otherwise: the strongest.

@@ -3,9 +3,9 @@
 // Salted__ header (as openssl writes it, and base64-encoded), aesgpu's GCM passphrase header,
 // base64 text, and random bytes that say nothing.
 #include "format/detect.hpp"
+#include "format/gcm_stream_header.hpp"
+#include "format/openssl_enc.hpp"
 #include "keys/passphrase.hpp"
-#include "keys/salted_header.hpp"
-#include "keys/stream_header.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

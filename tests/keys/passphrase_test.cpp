@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Passphrase sources (openssl's -pass syntax, read exactly as openssl 3 reads them), PBKDF2 key
-// derivation and the Salted__ header.
+// derivation.
 #include "common/errors.hpp"
 #include "keys/passphrase.hpp"
-#include "keys/salted_header.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

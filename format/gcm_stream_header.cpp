@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "keys/stream_header.hpp"
+#include "format/gcm_stream_header.hpp"
 
 #include "common/errors.hpp"
 #include "keys/hkdf.hpp"
@@ -66,7 +66,7 @@ std::vector<std::byte> StreamHeader::bytes() const {
 }
 
 StreamHeader new_stream_header(std::size_t key_bytes) {
-    if (key_bytes != 16 && key_bytes != 32) throw std::invalid_argument("a GCM stream key is 16 or 32 bytes");
+    if (!is_gcm_key_size(key_bytes)) throw std::invalid_argument("a GCM stream key is 16 or 32 bytes");
     StreamHeader header;
     header.salt.resize(key_bytes);
     random_fill(header.salt);
@@ -152,8 +152,7 @@ PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
                          header.cost.r <= 32 && header.cost.p >= 1 && header.cost.p <= 16 &&
                          (std::uint64_t{128} << header.cost.log2_n) * header.cost.r <= kMaxScryptBytes &&
                          (std::uint64_t{1} << header.cost.log2_n) * header.cost.r * header.cost.p <= kMaxScryptWork;
-    if (!cost_ok || (header.key_bytes != 16 && header.key_bytes != 32) ||
-        header.segment_bytes <= stream_header_bytes(header.key_bytes) + kGcmTagBytes ||
+    if (!cost_ok || !is_gcm_key_size(header.key_bytes) || header.segment_bytes < min_segment_bytes(header.key_bytes) ||
         header.segment_bytes > kMaxSegmentBytes) {
         throw FormatError("its passphrase header holds parameters out of range (damaged?)");
     }

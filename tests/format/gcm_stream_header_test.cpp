@@ -2,8 +2,9 @@
 // The key material of --mode gcm: Tink's stream header, the HKDF-SHA256 segment key, aesgpu's
 // passphrase header and its scrypt main key.
 #include "common/errors.hpp"
+#include "format/gcm_stream_header.hpp"
+#include "format/tink_gcm.hpp"
 #include "keys/hkdf.hpp"
-#include "keys/stream_header.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <stdexcept>
 #include <utility>
 
 namespace aesgpu::test {
@@ -172,6 +174,21 @@ TEST(PassphraseHeader, MainKeyIsScryptAsOpenSslComputesIt) {
                              expected.data(), expected.size()),
               1);
     EXPECT_EQ(to_hex(Bytes(key.view().begin(), key.view().end())), to_hex(expected));
+}
+
+TEST(TinkGcm, GcmFileForTakesOnlyWhatTinkReads) {
+    TempDir dir;
+    write_file(dir.file("f"), {});
+    InputSource source = InputSource::open(dir.file("f"));
+    EXPECT_THROW((void)gcm_file_for(Direction::encrypt, 24, kDefaultSegmentBytes, false, source), std::invalid_argument);
+    for (const std::size_t key_bytes : {16u, 32u}) {
+        EXPECT_THROW((void)gcm_file_for(Direction::encrypt, key_bytes, min_segment_bytes(key_bytes) - 1, false, source),
+                     std::invalid_argument);
+        const GcmFile file = gcm_file_for(Direction::encrypt, key_bytes, min_segment_bytes(key_bytes), false, source);
+        EXPECT_EQ(file.key_bytes(), key_bytes);
+        EXPECT_EQ(file.header_bytes().size(), stream_header_bytes(key_bytes));
+    }
+    EXPECT_EQ(min_segment_bytes(16), 24u + 16u + 1u) << "header, tag and one byte of data";
 }
 
 } // namespace

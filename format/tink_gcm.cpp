@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "keys/gcm_file.hpp"
+#include "format/tink_gcm.hpp"
 
 #include "common/errors.hpp"
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 
 namespace aesgpu {
 
@@ -64,6 +65,16 @@ SecretBytes gcm_segment_key(const GcmFile &file, const SecretBytes &secret, std:
     if (!file.passphrase) return derive_segment_key(secret.view(), file.stream, info);
     const SecretBytes main_key = derive_main_key(secret, *file.passphrase);
     return derive_segment_key(main_key.view(), file.stream, info);
+}
+
+GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t segment_bytes, bool with_passphrase,
+                     InputSource &source) {
+    if (!is_gcm_key_size(key_bytes)) throw std::invalid_argument("a GCM key is 16 or 32 bytes");
+    if (segment_bytes < min_segment_bytes(key_bytes)) {
+        throw std::invalid_argument("a GCM segment must exceed the stream header and a tag");
+    }
+    if (direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, with_passphrase);
+    return read_gcm_file(source, with_passphrase ? 0 : key_bytes, segment_bytes);
 }
 
 } // namespace aesgpu

@@ -21,6 +21,14 @@ namespace aesgpu {
     return 1 + key_bytes + kGcmNoncePrefixBytes;
 }
 
+// Tink's AES-GCM-HKDF streaming keys (AES128_GCM_HKDF_*, AES256_GCM_HKDF_*): 16 or 32 bytes.
+[[nodiscard]] constexpr bool is_gcm_key_size(std::size_t bytes) { return bytes == 16 || bytes == 32; }
+
+// The smallest segment: the first holds the stream header and a tag besides at least one byte.
+[[nodiscard]] constexpr std::size_t min_segment_bytes(std::size_t key_bytes) {
+    return stream_header_bytes(key_bytes) + kGcmTagBytes + 1;
+}
+
 struct StreamHeader {
     std::vector<std::uint8_t> salt; // as long as the key
     NoncePrefix nonce_prefix{};

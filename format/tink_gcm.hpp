@@ -5,8 +5,8 @@
 // docs/FORMAT.md describes the bytes.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "format/gcm_stream_header.hpp"
 #include "io/input_source.hpp"
-#include "keys/stream_header.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -32,6 +32,13 @@ struct GcmFile {
 // The headers at the start of `source`. `raw_key_bytes`: the raw key's size; 0 in passphrase
 // mode, where the passphrase header gives the key size and the segment size. Throws FormatError.
 [[nodiscard]] GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_t segment_bytes);
+
+// Encrypting, new_gcm_file; decrypting, read_gcm_file. `key_bytes`: the main key's size (the raw
+// key's, or the one a passphrase is to give); `segment_bytes`: a raw key's segment size (a
+// passphrase header gives its own). Throws std::invalid_argument for a key that is not 16 or 32
+// bytes or a segment under min_segment_bytes, FormatError for a header that does not fit.
+[[nodiscard]] GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t segment_bytes,
+                                   bool with_passphrase, InputSource &source);
 
 // The segment key: HKDF-SHA256 of the main key (the raw key, or scrypt of the passphrase) with
 // the stream's salt and, as info, the passphrase header (if any) followed by `associated_data`.

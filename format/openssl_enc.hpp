@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// `openssl enc`'s files for ECB and CTR. With a raw key (-K, and -iv for CTR) the data alone; with
+// a passphrase, "Salted__" and an 8-byte salt in front, and the key (and CTR's IV) from
+// PBKDF2-HMAC-SHA256 of the passphrase and salt (`-pbkdf2 -md sha256 -iter N`). ECB pads with
+// PKCS#7 (-nopad: whole blocks only); CTR takes any length.
+#include "cipher/cipher_backend.hpp"
+#include "cipher/framing.hpp"
+#include "cipher/secret_bytes.hpp"
+#include "common/errors.hpp"
+#include "format/detect.hpp"
+#include "io/input_source.hpp"
+#include "keys/passphrase.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace aesgpu {
+
+inline constexpr std::string_view kSaltedMagic = "Salted__";
+inline constexpr std::size_t kSaltedHeaderBytes = kSaltedMagic.size() + kSaltBytes;
+
+[[nodiscard]] std::array<std::byte, kSaltedHeaderBytes> make_salted_header(const Salt &salt);
+
+// The salt, or nothing when `header` does not start with the magic (or is too short).
+[[nodiscard]] std::optional<Salt> parse_salted_header(std::span<const std::byte> header);
+
+// A passphrase file without a Salted__ header; `start` says what its first bytes are instead.
+class NoSaltedHeader : public FormatError {
+public:
+    NoSaltedHeader(const std::string &what, CiphertextStart what_it_starts_with)
+        : FormatError(what), start(what_it_starts_with) {}
+    CiphertextStart start;
+};
+
+// The salt of the Salted__ header at the start of `source`, which it consumes. Throws NoSaltedHeader.
+[[nodiscard]] Salt read_salt(InputSource &source);
+
+// How the data is laid out: ECB pads unless `no_pad`; CTR takes any length.
+[[nodiscard]] Framing openssl_enc_framing(Mode mode, bool no_pad);
+
+// The key the data is ciphered with and, for CTR, the IV.
+struct CipherKey {
+    SecretBytes key;
+    std::optional<CounterBlock> iv;
+};
+
+// The key of `key_bytes` (and for CTR the IV) that `openssl enc -pbkdf2 -md sha256 -iter N` derives.
+[[nodiscard]] CipherKey openssl_enc_key(Mode mode, const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
+                                       std::size_t key_bytes);
+
+} // namespace aesgpu
