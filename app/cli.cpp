@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli.hpp"
 
-#include "aes_cpu/cpu_features.hpp"
-#include "aes_gpu/device_probe.hpp"
-#include "aes_gpu/gpu_backend.hpp"
+#include "backends/cpu/cpu_features.hpp"
+#include "backends/cuda/device_probe.hpp"
+#include "backends/cuda/gpu_backend.hpp"
 #include "app/associated_data.hpp"
 #include "app/io_path.hpp"
 #include "app/progress.hpp"

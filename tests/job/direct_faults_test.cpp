@@ -4,7 +4,7 @@
 // (support/budget_queue.hpp). The run
 // fails with the error's own words, nothing is put in place, no temporary is left, and the input
 // is as it was.
-#include "aes_cpu/openssl_backend.hpp"
+#include "backends/cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
