@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Probe: what CUDA's start costs on the main thread, step by step (device count, context, a
-// portable page-lock of a ring). Not part of the build.
-//   g++ -O2 -std=c++20 bench/probes/cuda_start.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcudart -o /tmp/cuda-start
+// portable page-lock of a ring). Built only when asked for: cmake --build BUILD --target probe_cuda_start.
 #include <cuda_runtime_api.h>
 
 #include <chrono>

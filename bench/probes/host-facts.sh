@@ -7,5 +7,8 @@ for f in enabled shmem_enabled defrag; do echo "thp $f: $(cat /sys/kernel/mm/tra
 mount | grep -E " /dev/shm | /tmp | / " ; df -h /dev/shm /tmp | tail -2
 ls /proc/driver/nvidia/gpus 2>&1; nvidia-smi -L
 cp --version | head -1
-g++ -O2 -std=c++20 -pthread bench/probes/write_paths.cpp -o /tmp/write-paths && /tmp/write-paths /dev/shm 4 8
-g++ -O2 -std=c++20 bench/probes/cuda_start.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcudart -o /tmp/cuda-start && /tmp/cuda-start
+# The probes, built in BUILD (default /tmp/aesgpu-probes), which the CMake configure makes if need be.
+build=${1:-/tmp/aesgpu-probes}
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$(dirname "$0")/../.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build "$build" --target probe_write_paths && "$build/bench/probe_write_paths" /dev/shm 4 8
+cmake --build "$build" --target probe_cuda_start 2>/dev/null && "$build/bench/probe_cuda_start"

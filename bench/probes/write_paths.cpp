@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Probe: what each way of writing a new large file costs in wall and CPU seconds (user, system),
-// beside cp, and what a split pread costs. Not part of the build; run on a host to choose a write
-// path for io/mapped_file_writer (bench/NOTES.md cites its output).
-//   g++ -O2 -std=c++20 -pthread bench/probes/write_paths.cpp -o /tmp/write-paths
-//   /tmp/write-paths DIR GIB THREADS
+// beside cp, and what a split pread costs. Run on a host to choose a write path for
+// io/mapped_file_writer (docs/performance.md cites its output). Built only when asked for:
+//   cmake --build BUILD --target probe_write_paths && BUILD/bench/probe_write_paths DIR GIB THREADS
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
