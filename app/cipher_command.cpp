@@ -97,6 +97,11 @@ void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
     }
 }
 
+// A key or passphrase file that others can read is said, as ssh says it of private keys.
+void warn_about_secret_file(const std::string &warning) {
+    spdlog::warn("{}", warning); // its names are quoted and escaped already
+}
+
 // Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
 // whole command's); the terminal prompt waits for the first input whose checks pass, so a run
 // that fails on its files never asks for a passphrase.
@@ -107,9 +112,9 @@ public:
         if (!options.key_hex.empty()) {
             secret_ = parse_hex_key(options.key_hex.text());
         } else if (!options.key_file.empty()) {
-            secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_);
+            secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!options.pass_spec.empty()) {
-            secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_);
+            secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!can_prompt()) {
             throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
         } else {

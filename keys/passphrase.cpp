@@ -116,7 +116,7 @@ int descriptor_number(std::string_view number) {
 } // namespace
 
 SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
-                            std::optional<struct stat> *read_from) {
+                            std::optional<struct stat> *read_from, const SecretWarning &warn) {
     if (spec.starts_with("pass:")) return from_text(spec.substr(5), "pass:");
     if (spec.starts_with("env:")) {
         const std::string name(spec.substr(4));
@@ -130,7 +130,7 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
     if (spec.starts_with("file:")) {
         const std::string path(spec.substr(5));
         const std::string what = "passphrase file " + quoted_name(path);
-        const UniqueFd file = open_secret_file(path, what, data_on_stdin, read_from);
+        const UniqueFd file = open_secret_file(path, what, data_on_stdin, read_from, warn);
         return first_line(file.get(), what);
     }
     if (spec.starts_with("fd:")) {
@@ -139,7 +139,7 @@ SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_st
         if (fd == STDIN_FILENO && data_on_stdin) {
             throw UsageError("--pass fd:0: the data already comes from standard input");
         }
-        check_secret_descriptor(fd, what, data_on_stdin, read_from);
+        check_secret_descriptor(fd, what, data_on_stdin, read_from, warn);
         return first_line(fd, what);
     }
     if (spec == "stdin") {

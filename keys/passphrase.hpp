@@ -4,6 +4,7 @@
 // through PBKDF2-HMAC-SHA256, exactly as `openssl enc -pbkdf2` derives it.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "keys/raw_key.hpp"
 #include <sys/stat.h>
 
 #include <array>
@@ -38,12 +39,13 @@ public:
 // carriage return stays part of it, and a NUL byte ends it. `data_on_stdin` is standard input's
 // status when the data comes from there: a source that is that same file is refused. `read_from`,
 // when given, gets the status of the file or descriptor read (file:, fd:, stdin), so that no input
-// can be that file under another name.
+// can be that file under another name. `warn` hears of a file or descriptor others can read.
 // Throws UsageError for a bad SPEC (never showing it: it may be the passphrase itself), an unset
 // variable or a source that is the data; IoError when a file or descriptor cannot be read or holds
 // nothing; EmptyPassphrase.
 [[nodiscard]] SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
-                                          std::optional<struct stat> *read_from = nullptr);
+                                          std::optional<struct stat> *read_from = nullptr,
+                                          const SecretWarning &warn = {});
 
 // True when a terminal is there to prompt on (/dev/tty opens).
 [[nodiscard]] bool can_prompt();

@@ -7,13 +7,13 @@
 #include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -80,13 +80,15 @@ SecretBytes hex_key_in(std::string_view text, const std::string &what) {
     return decode_hex(digits.text().substr(0, count));
 }
 
-void check_secret_status(const struct stat &status, const std::string &what, const struct stat *data_on_stdin) {
+void check_secret_status(const struct stat &status, const std::string &what, const struct stat *data_on_stdin,
+                         const SecretWarning &warn) {
     if (data_on_stdin && same_file(status, *data_on_stdin)) {
         throw UsageError(what + " is the data's standard input: the two cannot both come from there");
     }
-    if (S_ISREG(status.st_mode) && (status.st_mode & 077) != 0) {
-        spdlog::warn("{} can be read or changed by group or others (mode {:04o}); chmod 600 it", what,
-                     status.st_mode & 07777);
+    if (warn && S_ISREG(status.st_mode) && (status.st_mode & 077) != 0) {
+        std::array<char, 16> mode{};
+        std::snprintf(mode.data(), mode.size(), "%04o", static_cast<unsigned>(status.st_mode & 07777));
+        warn(what + " can be read or changed by group or others (mode " + mode.data() + "); chmod 600 it");
     }
 }
 
@@ -120,23 +122,23 @@ CounterBlock parse_hex_iv(std::string_view hex) {
 }
 
 UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin,
-                          std::optional<struct stat> *read_from) {
+                          std::optional<struct stat> *read_from, const SecretWarning &warn) {
     UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file.valid()) throw IoError(errno_message("cannot open", what, errno));
-    check_secret_descriptor(file.get(), what, data_on_stdin, read_from);
+    check_secret_descriptor(file.get(), what, data_on_stdin, read_from, warn);
     return file;
 }
 
 void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin,
-                             std::optional<struct stat> *read_from) {
+                             std::optional<struct stat> *read_from, const SecretWarning &warn) {
     struct stat status {};
     if (::fstat(fd, &status) != 0) throw IoError(errno_message("cannot use", what, errno));
-    check_secret_status(status, what, data_on_stdin);
+    check_secret_status(status, what, data_on_stdin, warn);
     if (read_from) *read_from = status;
 }
 
 SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin,
-                          std::optional<struct stat> *read_from) {
+                          std::optional<struct stat> *read_from, const SecretWarning &warn) {
     const std::string what =
         path == "-" ? std::string("the key file (standard input)") : "key file " + quoted_name(path);
     if (path == "-" && data_on_stdin) {
@@ -147,7 +149,7 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
         throw UsageError(what + " is a directory: --key-file takes the file that holds the key");
     }
     InputSource file = InputSource::open(path); // "-" is standard input
-    check_secret_descriptor(file.fd(), what, data_on_stdin, read_from);
+    check_secret_descriptor(file.fd(), what, data_on_stdin, read_from, warn);
     // One byte more than any valid key file, to tell "too long" from "just right".
     SecretBytes buffer(kMaxKeyFileBytes + 1);
     auto bytes = buffer.mutable_view();

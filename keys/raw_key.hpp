@@ -9,12 +9,16 @@
 
 #include <sys/stat.h>
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace aesgpu {
+
+// Told a warning about where a secret was read from (the library does not log): the caller says it.
+using SecretWarning = std::function<void(const std::string &)>;
 
 // Exactly 32, 48 or 64 hex digits.
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
@@ -30,7 +34,8 @@ namespace aesgpu {
 // (fstat of its descriptor), so that no input can be the key file under another name. Throws
 // UsageError (bad content, same file) or IoError.
 [[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr,
-                                        std::optional<struct stat> *read_from = nullptr);
+                                        std::optional<struct stat> *read_from = nullptr,
+                                        const SecretWarning &warn = {});
 
 // "LABELhex\n" for printing a key (`keygen`, `-P`), in a buffer that is wiped like the key.
 [[nodiscard]] SecretBytes hex_line(std::string_view label, std::span<const std::uint8_t> bytes, bool upper_case);
@@ -38,15 +43,16 @@ namespace aesgpu {
 // A new random key of 16, 24 or 32 bytes from OpenSSL's RAND_bytes (`aesgpu keygen`).
 [[nodiscard]] SecretBytes random_key(std::size_t bytes);
 
-// Opens a file that holds a secret (`what` is e.g. "key file"). Warns, as ssh does for private
-// keys, when a regular file can be read or changed by group or others; refuses the file that the
-// data comes from on standard input; sets `read_from` (when given) to the opened file's status.
-// Throws IoError or UsageError.
+// Opens a file that holds a secret (`what` is e.g. "key file"). Tells `warn` (when given), as ssh
+// warns about private keys, when a regular file can be read or changed by group or others; refuses
+// the file that the data comes from on standard input; sets `read_from` (when given) to the opened
+// file's status. Throws IoError or UsageError.
 [[nodiscard]] UniqueFd open_secret_file(const std::string &path, const std::string &what,
                                         const struct stat *data_on_stdin,
-                                        std::optional<struct stat> *read_from = nullptr);
+                                        std::optional<struct stat> *read_from = nullptr,
+                                        const SecretWarning &warn = {});
 // The same checks for a descriptor given by number (`fd:N`) or standard input.
 void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin,
-                             std::optional<struct stat> *read_from = nullptr);
+                             std::optional<struct stat> *read_from = nullptr, const SecretWarning &warn = {});
 
 } // namespace aesgpu

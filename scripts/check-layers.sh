@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Fails when a folder includes a folder it may not depend on: dependencies point one way
 # (README, Layout). A folder's subfolders are its own (backends/cuda/kernels is backends/cuda's).
-# Below app/, no file speaks to the user: no spdlog, no CLI11. Run by ctest (Layers.IncludesPointOneWay).
+# Run by ctest (Layers.IncludesPointOneWay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -34,6 +34,14 @@ for folder in "${!allowed[@]}"; do
     done < <(sed -n 's/^#include "\([a-z_/]*\)\/[a-z_0-9]*\.[a-z]*".*/\1/p' "$file" | sort -u)
   done < <(find "$folder" -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \))
 done
+# Below app/ nothing speaks to the user: no spdlog, no CLI11. The two files that still log are
+# listed here until their warnings reach the caller another way; a new one fails.
+still_logging=" common/worker_pool.cpp backends/cuda/cuda_check.cpp "
+while read -r file; do
+  [[ "$still_logging" == *" $file "* ]] && continue
+  echo "$file includes spdlog or CLI11: below app/ a warning goes to the caller, who says it"
+  status=1
+done < <(grep -rl -E '#include <(spdlog|CLI)/' common cipher io keys format engine job bench backends || true)
 # io/ is files and streams: no OpenSSL, no CUDA.
 if grep -l -E '#include <(openssl|cuda)' io/* 2>/dev/null; then echo "io/ includes OpenSSL or CUDA"; status=1; fi
 if grep -E '^[^#]*(OpenSSL|CUDA)' io/CMakeLists.txt; then echo "io/CMakeLists.txt links OpenSSL or CUDA"; status=1; fi

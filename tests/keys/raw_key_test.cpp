@@ -4,6 +4,11 @@
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
@@ -69,6 +74,30 @@ TEST(KeyFile, HexMayBeSplitOverLinesAsXxdWritesIt) {
         const SecretBytes read = read_key_file(dir.file("key"));
         EXPECT_EQ(Bytes(read.view().begin(), read.view().end()), key) << text;
     }
+}
+
+TEST(KeyFile, AFileOthersCanReadIsToldToTheCallerNotLogged) {
+    // The library says nothing itself: the caller hears the warning and says it (the CLI as a
+    // warning line), as ssh does for a private key that others can read.
+    TempDir dir;
+    write_file(dir.file("key"), random_bytes(16));
+    std::vector<std::string> heard;
+    const SecretWarning warn = [&heard](const std::string &warning) { heard.push_back(warning); };
+    for (const mode_t mode : {0600, 0400, 0640, 0604}) {
+        ASSERT_EQ(::chmod(dir.file("key").c_str(), mode), 0);
+        heard.clear();
+        EXPECT_EQ(read_key_file(dir.file("key"), nullptr, nullptr, warn).size(), 16u);
+        if ((mode & 077) == 0) {
+            EXPECT_TRUE(heard.empty()) << std::oct << mode;
+            continue;
+        }
+        ASSERT_EQ(heard.size(), 1u) << std::oct << mode;
+        char digits[16];
+        std::snprintf(digits, sizeof digits, "%04o", static_cast<unsigned>(mode));
+        EXPECT_EQ(heard.front(), "key file '" + dir.file("key") + "' can be read or changed by group or others (mode " +
+                                     digits + "); chmod 600 it");
+    }
+    EXPECT_EQ(read_key_file(dir.file("key")).size(), 16u) << "no one to tell: no warning, no failure";
 }
 
 TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
