@@ -6,6 +6,7 @@
 #include "engine/segment_chunks.hpp"
 #include "job/file_job.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 namespace aesgpu {
@@ -44,7 +45,11 @@ FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, Inpu
 
 CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header) {
     if (header.gcm) return {gcm_segment_key(*header.gcm, keys.secret(), settings.associated_data), {}};
-    if (!header.salt) return {SecretBytes(keys.secret().view()), settings.iv};
+    if (!header.salt) {
+        // The counter a raw CTR key starts from is the caller's to give: a default would repeat it.
+        if (settings.mode == Mode::ctr && !settings.iv) throw std::invalid_argument("CTR with a raw key needs an IV");
+        return {SecretBytes(keys.secret().view()), settings.iv};
+    }
     return openssl_enc_key(settings.mode, keys.secret(), *header.salt, settings.pbkdf2_iterations,
                            settings.passphrase_key_bits / 8);
 }

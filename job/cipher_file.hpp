@@ -4,14 +4,21 @@
 // the header (openssl's Salted__ or the GCM stream headers), the key (raw, or derived from a
 // passphrase), the backend, the ring's size, the pipeline and the commit. The command line calls
 // it once per file (in two steps, to check the output between the header and the key), the bench
-// once per timed run, and so may any program. It neither logs nor reads a terminal: what a caller
-// wants to say or do along the way it gets through CipherObserver, and the key through KeySource.
+// once per timed run, and so may any program. It reads no terminal: what a caller wants to say or
+// do along the way it gets through CipherObserver, and the key through KeySource. (Two places
+// below it still log through spdlog's default logger: a thread pool that makes do with fewer
+// threads, and a CUDA clean-up call that fails; both are to reach the caller instead.)
+//
+// Every callback runs on the calling thread, one at a time.
 //
 // A program that links this must decide what a signal or a closed pipe does to a half-written
-// output: the output is committed only in CipherObserver::commit, so an OutputSink destroyed
-// before then leaves nothing behind; a process that may be killed by a signal mid-run should
-// remove the sink's temporary file from its handler (aesgpu's app/interrupts does), and one that
-// writes to a pipe should block or ignore SIGPIPE so that a closed reader is an IoError, not death.
+// output. A file sink's output is linked into place only by OutputSink::commit (which
+// CipherObserver::commit calls): destroyed before then, it leaves nothing behind, but a process
+// killed meanwhile may leave its temporary file where the kernel gives no unnamed one (O_TMPFILE).
+// aesgpu's own app blocks the terminating signals and takes them on a sigwait thread, which runs
+// the clean-ups of common/interrupt_cleanup (not async-signal-safe: never from a signal handler).
+// A sink to a pipe or device holds what was written as soon as it is written. Ignore SIGPIPE in a
+// program that writes to a pipe, so that a closed reader is a BrokenPipe (an IoError), not death.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "engine/backend_selection.hpp"
@@ -80,8 +87,8 @@ struct JobPlan {
     std::uint64_t write_behind_bytes; // and the output is written to the disk every so many bytes
 };
 
-// Told what a file job does as it goes. Called on the caller's thread, except progress (from the
-// pipeline's writer). The defaults do nothing, and commit commits.
+// Told what a file job does as it goes, on the caller's thread (the pipeline writes there). The
+// defaults do nothing, and commit commits.
 class CipherObserver {
 public:
     virtual ~CipherObserver() = default;
@@ -96,7 +103,9 @@ public:
 // With the header and key in hand: chooses the backend, sizes the ring (and keeps it within a
 // control group's memory limit), runs the pipeline and commits. Its bytes count the headers too.
 // Throws IoError, FormatError (BadPadding, AuthenticationFailed, StreamCutShort), TooManySegments,
-// GpuUnavailable, ResourceExhausted; the output is then not committed.
+// GpuUnavailable, ResourceExhausted; a file sink is then not committed (a stream sink holds what was
+// written already). CTR with a raw key and no settings.iv is std::invalid_argument: a fixed counter
+// would give every such file the same keystream.
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
                                    const FileHeader &header, const CipherKey &key, CipherObserver &observer);
 

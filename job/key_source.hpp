@@ -5,6 +5,7 @@
 // terminals nor knows command-line flags.
 #include "cipher/secret_bytes.hpp"
 
+#include <cstdint>
 #include <span>
 #include <utility>
 

@@ -198,6 +198,11 @@ TEST(CipherFile, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
     EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::gcm), aes192,
                               observer),
                  std::invalid_argument);
+    RawKey ctr_key(random_bytes(16));
+    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::ctr), ctr_key,
+                              observer),
+                 std::invalid_argument)
+        << "CTR with a raw key and no IV: a default counter would repeat the keystream in every such file";
     CipherSettings tiny_segments = cpu_settings(Direction::encrypt, Mode::gcm);
     // A 16-byte key's stream header is 24 bytes: with a tag, no room for a byte of data.
     tiny_segments.segment_bytes = stream_header_bytes(16) + kGcmTagBytes;
