@@ -9,6 +9,8 @@
 // only blocks. A job says where it sits in the stream, so any backend can take any job.
 #include "cipher/segments.hpp"
 
+#include <aesgpu/types.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,14 +23,6 @@
 namespace aesgpu {
 
 inline constexpr std::size_t kAesBlockBytes = 16;
-
-enum class Direction { encrypt, decrypt };
-
-// ecb: each block on its own (the brief's mode; patterns show). ctr: a keystream of encrypted
-// counter blocks XORed into the data, as `openssl enc -aes-N-ctr`: any length, no padding, and
-// encrypting and decrypting are the same transform. gcm: Tink's AES-GCM-HKDF streaming segments,
-// each authenticated by its tag (cipher/segments.hpp).
-enum class Mode { ecb, ctr, gcm };
 
 [[nodiscard]] constexpr const char *mode_name(Mode mode) {
     return mode == Mode::gcm ? "gcm" : mode == Mode::ctr ? "ctr" : "ecb";

@@ -8,6 +8,8 @@
 // walk a job's segments through here.
 #include "common/errors.hpp"
 
+#include <aesgpu/types.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,8 +22,7 @@ inline constexpr std::size_t kGcmTagBytes = 16;
 inline constexpr std::size_t kGcmNonceBytes = 12;
 // Tink's nonce: a 7-byte random prefix per stream, the 4-byte segment number, a last-segment byte.
 inline constexpr std::size_t kGcmNoncePrefixBytes = 7;
-// The ciphertext segment size unless asked otherwise: Tink's *_GCM_HKDF_1MB templates'.
-inline constexpr std::size_t kDefaultSegmentBytes = std::size_t{1} << 20;
+// kDefaultSegmentBytes: <aesgpu/types.hpp>.
 // The largest segment aesgpu writes or reads: a reader holds a whole segment before its tag says
 // whether any of it (or of the header that sized it) is genuine.
 inline constexpr std::size_t kMaxSegmentBytes = std::size_t{64} << 20;

@@ -18,12 +18,7 @@
 
 namespace aesgpu {
 
-enum class BackendChoice {
-    automatic, // every GPU and the CPU (kAutoKeepsTheCpuBesideTheGpus); the CPU alone without a GPU
-    cpu,       // the CPU alone
-    gpu,       // every GPU (asked for: a GPU that fails fails the run), the CPU while they start
-    all,       // every GPU and the CPU, all run long; the CPU alone without a GPU
-};
+// BackendChoice: <aesgpu/types.hpp>.
 
 // Whether `auto` keeps the CPU ciphering beside the GPUs once they are ready (as `all` does), not
 // only while they start. On the H200 host (bench/NOTES.md, "Every GPU and the CPU") the GPU and

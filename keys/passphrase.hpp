@@ -21,9 +21,7 @@ namespace aesgpu {
 inline constexpr std::size_t kSaltBytes = 8;
 using Salt = std::array<std::uint8_t, kSaltBytes>;
 
-inline constexpr unsigned kDefaultPbkdf2Iterations = 10000; // openssl enc's default
-// The AES key size a passphrase gives unless asked otherwise: the strongest.
-inline constexpr unsigned kDefaultPassphraseKeyBits = 256;
+// kDefaultPbkdf2Iterations and kDefaultPassphraseKeyBits: <aesgpu/types.hpp>.
 // openssl reads file:, fd: and stdin with BIO_gets into a buffer of APP_PASS_LEN (1024) bytes.
 inline constexpr std::size_t kMaxPassphraseLineBytes = 1023;
 

@@ -106,13 +106,13 @@ SecretBytes parse_hex_key(std::string_view hex) {
     return decode_hex(hex);
 }
 
-CounterBlock parse_hex_iv(std::string_view hex) {
+CounterBlock parse_hex_iv(std::string_view hex, std::string_view name) {
     if (hex.starts_with("0x") || hex.starts_with("0X")) {
-        throw UsageError("--iv is plain hex digits, without a 0x prefix: drop the 0x");
+        throw UsageError(std::string(name) + " is plain hex digits, without a 0x prefix: drop the 0x");
     }
     CounterBlock iv{};
     if (!is_hex(hex) || hex.size() != 2 * iv.size()) {
-        throw UsageError("--iv needs exactly 32 hex digits (16 bytes), e.g. from `openssl rand -hex 16`; got " +
+        throw UsageError(std::string(name) + " needs exactly 32 hex digits (16 bytes), e.g. from `openssl rand -hex 16`; got " +
                          (is_hex(hex) ? std::to_string(hex.size()) + " hex digits" : std::string("other characters")));
     }
     for (std::size_t i = 0; i < iv.size(); ++i) {

@@ -23,9 +23,10 @@ using SecretWarning = std::function<void(const std::string &)>;
 // Exactly 32, 48 or 64 hex digits.
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
 
-// CTR's initial counter block (--iv): exactly 32 hex digits. Throws UsageError. (openssl enc
-// pads a short -iv with zeros; a missing digit is more likely a mistake, so it is refused here.)
-[[nodiscard]] CounterBlock parse_hex_iv(std::string_view hex);
+// CTR's initial counter block: exactly 32 hex digits. Throws UsageError, whose message calls it
+// `name` (the command's "--iv"). (openssl enc pads a short -iv with zeros; a missing digit is more
+// likely a mistake, so it is refused here.)
+[[nodiscard]] CounterBlock parse_hex_iv(std::string_view hex, std::string_view name);
 
 // Exactly 16, 24 or 32 raw bytes; or that many bytes as hex digits, which may be split over
 // lines (as `xxd -p` writes them). Hex wins when the file reads as both. `-` is standard input. `data_on_stdin` is
