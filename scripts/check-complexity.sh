@@ -16,4 +16,4 @@ if [ -z "$lizard" ]; then
   fi
 fi
 "$lizard" --languages cpp --CCN 15 --length 100 --warnings_only --whitelist scripts/complexity-allowlist.txt \
-  app backends bench cipher common engine format io job keys
+  api app backends bench cipher common engine examples format include io job keys

@@ -15,6 +15,7 @@ declare -A allowed=(
   [backends/cuda]="cipher common"
   [engine]="backends/cpu backends/cuda cipher common io"
   [job]="engine format keys cipher common io"
+  [api]="job engine format keys backends/cpu backends/cuda cipher common io"
   [bench]="backends/cpu backends/cuda engine job format cipher common io keys"
   [app]="backends/cpu backends/cuda engine job format bench cipher common io keys"
 )
@@ -34,6 +35,12 @@ for folder in "${!allowed[@]}"; do
     done < <(sed -n 's/^#include "\([a-z_/]*\)\/[a-z_0-9]*\.[a-z]*".*/\1/p' "$file" | sort -u)
   done < <(find "$folder" -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \))
 done
+# The public headers stand alone: they include each other and the standard library, nothing of
+# the tree (a program that links the library has only include/aesgpu/).
+while read -r line; do
+  echo "include/aesgpu: $line: a public header includes only <aesgpu/...> and the standard library"
+  status=1
+done < <(grep -n -E '^#include' include/aesgpu/*.hpp | grep -v -E '#include <(aesgpu/[a-z_]+\.hpp|[a-z_]+)>' || true)
 # Below app/ nothing speaks to the user: no spdlog, no CLI11. The two files that still log are
 # listed here until their warnings reach the caller another way; a new one fails.
 still_logging=" common/worker_pool.cpp backends/cuda/cuda_check.cpp "
@@ -41,7 +48,7 @@ while read -r file; do
   [[ "$still_logging" == *" $file "* ]] && continue
   echo "$file includes spdlog or CLI11: below app/ a warning goes to the caller, who says it"
   status=1
-done < <(grep -rl -E '#include <(spdlog|CLI)/' common cipher io keys format engine job bench backends || true)
+done < <(grep -rl -E '#include <(spdlog|CLI)/' common cipher io keys format engine job api bench backends || true)
 # io/ is files and streams: no OpenSSL, no CUDA.
 if grep -l -E '#include <(openssl|cuda)' io/* 2>/dev/null; then echo "io/ includes OpenSSL or CUDA"; status=1; fi
 if grep -E '^[^#]*(OpenSSL|CUDA)' io/CMakeLists.txt; then echo "io/CMakeLists.txt links OpenSSL or CUDA"; status=1; fi

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `cpack -G DEB` in BUILD_DIR makes a .deb that depends on the libraries aesgpu links (libssl3,
-# libfmt, libspdlog), holds the binary, man page and completions, and whose aesgpu runs once
-# unpacked. Exit 77 (skipped) where dpkg's tools are missing. With --install (CI only, as root)
-# it also installs the package with dpkg -i, runs aesgpu --version, and removes it.
+# `cpack -G DEB` in BUILD_DIR makes two packages. The command's depends on the libraries aesgpu
+# links (libssl3, libfmt, libspdlog), holds the binary, man page and completions, and its aesgpu
+# runs once unpacked. aesgpu-dev holds libaesgpu.a, include/aesgpu/, the CMake package and
+# aesgpu.pc, and depends on the -dev packages they need. Exit 77 (skipped) where dpkg's tools are
+# missing. With --install (CI only, as root) it also installs both with dpkg -i, runs aesgpu
+# --version, builds examples/encrypt_file.cpp against the installed library (find_package and
+# pkg-config, no paths given) and checks its output against the installed command's, then
+# removes both.
 # Usage: check-package.sh BUILD_DIR [--install]
 set -uo pipefail
 build=${1:?usage: check-package.sh BUILD_DIR [--install]}
@@ -13,8 +17,18 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 (cd "$build" && cpack -G DEB -B "$out" >"$out/cpack.log" 2>&1) || { cat "$out/cpack.log"; echo "cpack failed"; exit 1; }
-deb=$(ls "$out"/*.deb 2>/dev/null | head -1)
-[ -n "$deb" ] || { echo "cpack made no .deb"; exit 1; }
+deb=""
+dev_deb=""
+for made in "$out"/*.deb; do
+    [ -f "$made" ] || continue
+    case $(dpkg-deb -f "$made" Package) in
+        aesgpu | aesgpu-cuda) deb=$made ;;
+        aesgpu-dev | aesgpu-cuda-dev) dev_deb=$made ;;
+        *) echo "cpack made an unexpected package: $(basename "$made")"; exit 1 ;;
+    esac
+done
+[ -n "$deb" ] || { echo "cpack made no package of the command"; ls "$out"; exit 1; }
+[ -n "$dev_deb" ] || { echo "cpack made no -dev package"; ls "$out"; exit 1; }
 failures=0
 depends=$(dpkg-deb -f "$deb" Depends)
 for library in libssl3 libfmt libspdlog; do
@@ -40,17 +54,46 @@ if [ "$cuda_built" -gt 0 ]; then
 else
     [ "$name" = aesgpu ] || { echo "FAIL: a CPU-only build's package is named $name"; failures=$((failures + 1)); }
 fi
+dev_name=$(dpkg-deb -f "$dev_deb" Package)
+[ "$dev_name" = "$name-dev" ] ||
+    { echo "FAIL: the -dev package of $name is named $dev_name"; failures=$((failures + 1)); }
+dev_contents=$(dpkg-deb -c "$dev_deb" | awk '{ print $6 }')
+for path in ./usr/include/aesgpu/aesgpu.hpp ./usr/include/aesgpu/types.hpp ./usr/lib/libaesgpu.a \
+            ./usr/lib/cmake/aesgpu/aesgpuConfig.cmake ./usr/lib/pkgconfig/aesgpu.pc; do
+    grep -qx -- "$path" <<<"$dev_contents" || { echo "FAIL: $dev_deb lacks $path"; failures=$((failures + 1)); }
+done
+if grep -q '^./usr/bin/' <<<"$dev_contents"; then echo "FAIL: $dev_deb holds a program"; failures=$((failures + 1)); fi
+dev_depends=$(dpkg-deb -f "$dev_deb" Depends)
+grep -q "libssl-dev" <<<"$dev_depends" || { echo "FAIL: $dev_name's Depends lacks libssl-dev: $dev_depends"; failures=$((failures + 1)); }
 dpkg-deb -x "$deb" "$out/root"
 version=$("$out/root/usr/bin/aesgpu" --version | head -1) || { echo "FAIL: the packaged aesgpu does not run"; exit 1; }
 [[ $version == "aesgpu $(dpkg-deb -f "$deb" Version)" ]] ||
     { echo "FAIL: the package's version $(dpkg-deb -f "$deb" Version) is not aesgpu's ($version)"; failures=$((failures + 1)); }
 if [ "${2:-}" = "--install" ]; then
-    dpkg -i "$deb" >/dev/null || { echo "FAIL: dpkg -i $deb"; exit 1; }
+    dpkg -i "$deb" "$dev_deb" >/dev/null || { echo "FAIL: dpkg -i $deb $dev_deb"; exit 1; }
     installed=$(aesgpu --version | head -1)
     man -w aesgpu >/dev/null 2>&1 || [ ! -f "$build/docs/aesgpu.1" ] || { echo "FAIL: man aesgpu finds no page"; failures=$((failures + 1)); }
-    dpkg -r "$name" >/dev/null || { echo "FAIL: dpkg -r $name"; failures=$((failures + 1)); }
-    echo "ok: dpkg -i installed $name; aesgpu --version: $installed; dpkg -r removed it"
+    examples=$(cd "$(dirname "$0")/../examples" && pwd)
+    if cmake -S "$examples" -B "$out/examples" >"$out/examples.log" 2>&1 && cmake --build "$out/examples" >>"$out/examples.log" 2>&1 &&
+       c++ -std=c++20 -o "$out/encrypt_file_pc" "$examples/encrypt_file.cpp" $(pkg-config --cflags --libs aesgpu) >>"$out/examples.log" 2>&1; then
+        head -c 100003 /dev/urandom >"$out/data"
+        key=000102030405060708090a0b0c0d0e0f
+        aesgpu encrypt -q -K $key "$out/data" -o "$out/cli.aes"
+        for program in "$out/examples/encrypt_file" "$out/encrypt_file_pc"; do
+            "$program" ecb $key "$out/data" "$out/example.aes" >/dev/null && cmp -s "$out/cli.aes" "$out/example.aes" ||
+                { echo "FAIL: $program (linked against the installed $dev_name) differs from the installed aesgpu"; failures=$((failures + 1)); }
+            rm -f "$out/example.aes"
+        done
+    else
+        cat "$out/examples.log"
+        echo "FAIL: examples/encrypt_file.cpp does not build against the installed $dev_name"
+        failures=$((failures + 1))
+    fi
+    dpkg -r "$name" "$dev_name" >/dev/null || { echo "FAIL: dpkg -r $name $dev_name"; failures=$((failures + 1)); }
+    echo "ok: dpkg -i installed $name and $dev_name; aesgpu --version: $installed; the example built against" \
+         "them (CMake and pkg-config) writes what aesgpu writes; dpkg -r removed them"
 fi
 [ "$failures" -eq 0 ] || exit 1
 echo "ok: $(basename "$deb"): Depends: $depends"
+echo "ok: $(basename "$dev_deb"): Depends: $dev_depends"
 echo "ok: $name $(dpkg-deb -f "$deb" Version) unpacks to a running $version"

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public cipher_file over job/'s: public settings to the library's, the Observer over
+// CipherObserver, the caller's stop token checked between chunks, and every failure as one Error.
+#include "api/error_kind.hpp"
+#include "api/key_source.hpp"
+#include "io/io_threads.hpp"
+#include "job/cipher_file.hpp"
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace aesgpu {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string &what) { throw Error(ErrorKind::settings, what); }
+
+// Settings that would be ignored are refused: a caller who set one expects it to count.
+void refuse_ignored_settings(const Settings &settings, bool passphrase) {
+    const bool gcm = settings.mode == Mode::gcm;
+    if (settings.iv && (settings.mode != Mode::ctr || passphrase)) {
+        refuse("iv applies to mode ctr with a raw key only (a passphrase derives its own)");
+    }
+    if (settings.no_pad && settings.mode != Mode::ecb) refuse("no_pad applies to mode ecb only");
+    if (!settings.associated_data.empty() && !gcm) refuse("associated_data applies to mode gcm only");
+    if (settings.segment_bytes != 0 && !gcm) refuse("segment_bytes applies to mode gcm only");
+    if (!settings.devices.empty() && settings.backend == BackendChoice::cpu) {
+        refuse("devices names GPUs, and backend is cpu");
+    }
+}
+
+// The passphrase's settings, where they count (the library checks the rest as it reads the header).
+void check_passphrase_settings(const Settings &settings, bool passphrase) {
+    if (!passphrase) return;
+    if (settings.pbkdf2_iterations == 0) refuse("pbkdf2_iterations must be at least 1");
+    const unsigned bits = settings.passphrase_key_bits;
+    if (bits != 128 && bits != 192 && bits != 256) refuse("passphrase_key_bits must be 128, 192 or 256");
+}
+
+CipherSettings library_settings(const Settings &settings) {
+    CipherSettings library;
+    library.direction = settings.direction;
+    library.mode = settings.mode;
+    library.iv = settings.iv;
+    library.no_pad = settings.no_pad;
+    library.pbkdf2_iterations = settings.pbkdf2_iterations;
+    library.passphrase_key_bits = settings.passphrase_key_bits;
+    library.segment_bytes = settings.segment_bytes;
+    library.associated_data = settings.associated_data;
+    library.backend.choice = settings.backend;
+    library.backend.devices = settings.devices;
+    library.backend.cpu_threads = settings.cpu_threads;
+    return library;
+}
+
+OutputSink open_sink(const std::filesystem::path &output, const Settings &settings, const InputSource &source,
+                     unsigned io_threads) {
+    if (output == "-") return OutputSink::standard_output(&source.status());
+    OutputSink sink = OutputSink::create(output.string(), OutputPolicy{settings.overwrite, &source.status(), io_threads});
+    if (settings.durable) sink.make_durable();
+    return sink;
+}
+
+std::vector<std::string> lane_names(const SelectedBackend &selected, const Settings &settings) {
+    std::vector<std::string> names;
+    if (selected.dispatcher) {
+        for (const LaneReport &lane : selected.dispatcher->report()) names.push_back(lane.name);
+    } else {
+        const bool cpu = settings.backend == BackendChoice::cpu || selected.notes.cpu_instead != CpuInstead::no;
+        names.emplace_back(cpu ? "CPU" : "GPU");
+    }
+    return names;
+}
+
+// Tells the caller's Observer, stops when asked, and notes what each lane did before the commit.
+class PublicObserver final : public CipherObserver {
+public:
+    PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source) {}
+
+    void backend_selected(const SelectedBackend &selected) override {
+        if (selected.notes.cpu_instead != CpuInstead::no) tell([&] { observer_->note(selected.notes.cpu_reason); });
+    }
+    void starting(const JobPlan &plan) override {
+        selected_ = &plan.selected;
+        tell([&] {
+            observer_->starting(Plan{lane_names(plan.selected, settings_), plan.chunk_bytes, plan.ring_slots,
+                                     source_.size()});
+        });
+    }
+    void progress(std::uint64_t bytes_done) override {
+        check_stop();
+        tell([&] { observer_->progress(bytes_done); });
+    }
+    void commit(OutputSink &sink, const PipelineStats &stats) override {
+        check_stop();
+        if (selected_ && selected_->dispatcher) {
+            for (const LaneReport &lane : selected_->dispatcher->report()) lanes.push_back({lane.name, lane.bytes});
+        } else if (selected_) {
+            lanes.push_back({lane_names(*selected_, settings_).front(), stats.bytes_ciphered});
+        }
+        sink.commit();
+    }
+
+    std::vector<LaneResult> lanes;
+
+private:
+    void check_stop() const {
+        if (stop_.stop_requested()) throw Error(ErrorKind::stopped, "stopped: the caller asked for a stop");
+    }
+    template <typename Call> void tell(Call call) {
+        if (observer_) call_caller(call);
+    }
+
+    Observer *observer_;
+    const Settings &settings_;
+    std::stop_token stop_;
+    const InputSource &source_;
+    const SelectedBackend *selected_ = nullptr;
+};
+
+} // namespace
+
+Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
+                   Key &key, Observer *observer, std::stop_token stop) {
+    try {
+        Key::Source &keys = key_source(key);
+        refuse_ignored_settings(settings, keys.passphrase_mode());
+        check_passphrase_settings(settings, keys.passphrase_mode());
+        if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
+        const CipherSettings library = library_settings(settings);
+        const unsigned io_threads = default_io_threads();
+        InputSource source = InputSource::open(input.string(), io_threads);
+        OutputSink sink = open_sink(output, settings, source, io_threads);
+        const FileHeader header = file_header_for(library, keys, source);
+        // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
+        if (keys.passphrase_mode()) check_required_backend(library.backend);
+        const CipherKey cipher_key_in_hand = cipher_key(library, keys, header);
+        PublicObserver told(observer, settings, stop, source);
+        const PipelineStats stats = cipher_file_with_key(source, sink, library, header, cipher_key_in_hand, told);
+        return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes)};
+    } catch (const CallerFailure &failure) {
+        std::rethrow_exception(failure.thrown);
+    } catch (...) {
+        throw public_error(std::current_exception());
+    }
+}
+
+const char *version() noexcept { return AESGPU_VERSION; }
+
+} // namespace aesgpu

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// aesgpu as a library: one call encrypts or decrypts one file, on every GPU and the CPU, in the
+// formats the aesgpu command writes (docs/FORMAT.md): ECB and CTR as `openssl enc` writes them
+// (raw keys, or openssl's Salted__ header and PBKDF2), and GCM as Tink's AES-GCM-HKDF streaming,
+// with aesgpu's passphrase header in front when a passphrase keys it.
+//
+//     aesgpu::Settings settings;
+//     settings.mode = aesgpu::Mode::gcm;
+//     aesgpu::Key key = aesgpu::Key::raw_hex(hex);
+//     aesgpu::cipher_file("plain.txt", "plain.txt.aes", settings, key);
+//
+// find_package(aesgpu) gives the target aesgpu::aesgpu; pkg-config's name is aesgpu.
+//
+// What a program that links it must know:
+// - The output appears only when everything succeeded and was checked (a GCM tag, ECB's padding):
+//   it is written to an unnamed temporary file beside the target and linked into place at the
+//   end, so an error, an exception from the observer or a stop leaves no output behind. A process
+//   killed meanwhile leaves nothing either where the file system has O_TMPFILE (ext4, xfs, btrfs,
+//   tmpfs); elsewhere a hidden ".NAME.XXXXXX" file may remain. A new output gets the input's
+//   permission bits and times, as gzip does; it is 0600 until then.
+// - Signals are the program's: the library installs no handler. To stop a run from another
+//   thread or a signal-handling thread, request a stop on the std::stop_source whose token was
+//   passed; cipher_file then throws Error{ErrorKind::stopped} after the chunk in hand (a read
+//   waiting on a pipe waits for its data first). A signal handler itself must not call the
+//   library: hand the signal to a thread (sigwait) that requests the stop.
+// - Ignore or block SIGPIPE when the output may be a pipe: a reader that went away is then an
+//   Error{ErrorKind::io}, not the end of the process.
+// - Every callback of the Observer runs on the calling thread, one at a time.
+// - Key material is held in memory that is wiped when it is freed; it never appears in a message.
+#include <aesgpu/types.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aesgpu {
+
+// What a caller prefers. Field names are what an Error's message names when one is wrong.
+struct Settings {
+    Direction direction = Direction::encrypt;
+    Mode mode = Mode::ecb;
+    // ctr with a raw key: the first counter block (required: a fixed one would repeat the
+    // keystream across files). A passphrase derives its own; ecb and gcm take none.
+    std::optional<std::array<std::uint8_t, 16>> iv;
+    bool no_pad = false; // ecb: whole 16-byte blocks only, no PKCS#7 padding
+    unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
+    unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // 128, 192 or 256 (gcm: 128 or 256)
+    // gcm with a raw key: the ciphertext segment size (Tink's; not recorded in the file, so decrypt
+    // with the same). 0: kDefaultSegmentBytes. A passphrase file's header records its own.
+    std::size_t segment_bytes = 0;
+    std::string associated_data; // gcm: bound to every segment, not secret
+    BackendChoice backend = BackendChoice::automatic;
+    std::vector<int> devices;   // CUDA device numbers to use; empty: every GPU this process sees
+    unsigned cpu_threads = 0;   // 0: every hardware thread
+    bool overwrite = false;     // replace an existing output file
+    bool durable = false;       // return only once the output and its name are on the disk (fsync)
+};
+
+// Where the key comes from. Move-only; whatever it holds is wiped when it is destroyed.
+class Key {
+public:
+    // The AES key itself: 16, 24 or 32 bytes (gcm: 16 or 32).
+    static Key raw(std::span<const std::uint8_t> key);
+    // The same as hexadecimal digits (32, 48 or 64 of them).
+    static Key raw_hex(std::string_view hex);
+    // A key file as the aesgpu command reads it: 16, 24 or 32 raw bytes, or that many as hex
+    // digits. Read when the key is first needed; `warn`, when given, is told when others may read
+    // or change the file (as ssh warns about private keys).
+    static Key key_file(const std::filesystem::path &path,
+                        std::function<void(std::string_view warning)> warn = nullptr);
+    // A passphrase: the key is derived from it (PBKDF2-HMAC-SHA256 for ecb and ctr, as
+    // `openssl enc -pbkdf2`; scrypt for gcm) with a salt kept in the file's header.
+    static Key passphrase(std::string_view passphrase);
+    // A passphrase asked for only once it is needed, after the input's header was read and checked
+    // (a file that is not of the format fails without asking): `ask` writes it into `buffer` (up
+    // to 1023 bytes, wiped afterwards) and returns its length. What `ask` throws comes out of
+    // cipher_file as it was thrown.
+    static Key passphrase_prompt(std::function<std::size_t(std::span<char> buffer)> ask);
+
+    Key(Key &&other) noexcept;
+    Key &operator=(Key &&other) noexcept;
+    Key(const Key &) = delete;
+    Key &operator=(const Key &) = delete;
+    ~Key();
+
+    struct Source; // the library's side
+
+private:
+    explicit Key(std::unique_ptr<Source> source);
+    std::unique_ptr<Source> source_;
+    friend Source &key_source(Key &key);
+};
+
+// How a run was set up, as it starts.
+struct Plan {
+    std::vector<std::string> lanes; // "CPU", "GPU", "GPU 0", "GPU 1": what ciphers the file
+    std::size_t chunk_bytes = 0;    // the input bytes of one job
+    std::size_t ring_slots = 0;     // the jobs in flight at most
+    std::optional<std::uint64_t> input_bytes; // none for a pipe or a device
+};
+
+// Told what a run does as it goes; the defaults do nothing. What a callback throws ends the run
+// (no output) and comes out of cipher_file as it was thrown.
+class Observer {
+public:
+    virtual ~Observer() = default;
+    virtual void starting(const Plan & /*plan*/) {}
+    // After each chunk is written: the input bytes done so far.
+    virtual void progress(std::uint64_t /*bytes_done*/) {}
+    // The run goes on, but not as asked: `automatic` or `all` found no usable GPU and uses the CPU
+    // alone; `what` is the reason (e.g. "no CUDA driver").
+    virtual void note(std::string_view /*what*/) {}
+};
+
+struct LaneResult {
+    std::string name;        // as in Plan::lanes
+    std::uint64_t bytes = 0; // the bytes it ciphered, in whole 16-byte blocks (GCM: without tags)
+};
+
+struct Result {
+    std::uint64_t bytes_read = 0;
+    std::uint64_t bytes_written = 0;
+    double seconds = 0;
+    std::vector<LaneResult> lanes;
+};
+
+enum class ErrorKind {
+    settings,       // a setting that cannot work (named in the message): nothing was read
+    key,            // the key cannot be had or does not fit: wrong size, not hex, unreadable key file
+    io,             // the input or output: not there, exists already, unreadable, disk full, pipe closed
+    format,         // the input is not what its settings say: no Salted__ header, a GCM header that
+                    // does not fit, a length no such file has, ECB padding wrong (most often a wrong key)
+    authentication, // a GCM segment's tag did not match: wrong key or associated data, or changed data
+    gpu,            // `gpu` was asked for and no GPU could be used, or one failed
+    resources,      // not enough memory (host or GPU) or threads
+    stopped,        // the caller's stop_token asked for a stop
+    internal,       // a bug: please report it
+};
+
+// The one exception cipher_file throws. what() is one line that names the file or setting.
+class Error : public std::runtime_error {
+public:
+    Error(ErrorKind kind, const std::string &message) : std::runtime_error(message), kind_(kind) {}
+    [[nodiscard]] ErrorKind kind() const noexcept { return kind_; }
+
+private:
+    ErrorKind kind_;
+};
+
+// Encrypts or decrypts `input` into `output` (a new file, or a replaced one with
+// settings.overwrite; "-" is standard input or output). Throws Error; the output is then absent
+// (a pipe or device keeps what was written).
+Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
+                   Key &key, Observer *observer = nullptr, std::stop_token stop = {});
+
+// A CTR IV (Settings::iv) from exactly 32 hexadecimal digits; throws Error{ErrorKind::settings}.
+[[nodiscard]] std::array<std::uint8_t, 16> iv_from_hex(std::string_view hex);
+
+// "0.1.0".
+[[nodiscard]] const char *version() noexcept;
+
+} // namespace aesgpu

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public library as a program that links libaesgpu.a sees it: this file includes only
+// <aesgpu/aesgpu.hpp> of aesgpu, and links nothing of it but the archive. The bytes are OpenSSL's,
+// the output appears only when everything passed, every failure is one Error with its kind, and
+// what the caller's own code throws comes back as it was thrown.
+#include <aesgpu/aesgpu.hpp>
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<std::uint8_t>;
+
+Bytes random_bytes(std::size_t size) {
+    Bytes bytes(size);
+    if (size) {
+        EXPECT_EQ(RAND_bytes(bytes.data(), static_cast<int>(size)), 1);
+    }
+    return bytes;
+}
+
+void write_file(const fs::path &path, const Bytes &bytes) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+Bytes read_file(const fs::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// OpenSSL's EVP, the reference: `cipher` over `data`, padded as EVP pads by default.
+Bytes openssl(const EVP_CIPHER *cipher, const Bytes &key, const std::uint8_t *iv, const Bytes &data) {
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> context(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+    Bytes out(data.size() + 32);
+    int length = 0;
+    int tail = 0;
+    EXPECT_EQ(EVP_EncryptInit_ex(context.get(), cipher, nullptr, key.data(), iv), 1);
+    EXPECT_EQ(EVP_EncryptUpdate(context.get(), out.data(), &length, data.data(), static_cast<int>(data.size())), 1);
+    EXPECT_EQ(EVP_EncryptFinal_ex(context.get(), out.data() + length, &tail), 1);
+    out.resize(std::size_t(length + tail));
+    return out;
+}
+
+class Directory {
+public:
+    Directory() {
+        std::string name = (fs::temp_directory_path() / "aesgpu-api-XXXXXX").string();
+        path_ = mkdtemp(name.data());
+    }
+    ~Directory() { fs::remove_all(path_); }
+    [[nodiscard]] fs::path operator/(const char *name) const { return path_ / name; }
+    [[nodiscard]] std::size_t entries() const {
+        return std::size_t(std::distance(fs::directory_iterator(path_), fs::directory_iterator()));
+    }
+
+private:
+    fs::path path_;
+};
+
+aesgpu::Settings cpu(aesgpu::Direction direction, aesgpu::Mode mode) {
+    aesgpu::Settings settings;
+    settings.direction = direction;
+    settings.mode = mode;
+    settings.backend = aesgpu::BackendChoice::cpu;
+    settings.cpu_threads = 2;
+    return settings;
+}
+
+// Runs cipher_file and returns the kind of the Error it threw; fails the test when it threw none.
+template <typename Run> aesgpu::ErrorKind kind_thrown(Run run) {
+    try {
+        run();
+    } catch (const aesgpu::Error &error) {
+        EXPECT_STRNE(error.what(), "");
+        return error.kind();
+    }
+    ADD_FAILURE() << "no aesgpu::Error";
+    return aesgpu::ErrorKind::internal;
+}
+
+class Recorder final : public aesgpu::Observer {
+public:
+    void starting(const aesgpu::Plan &plan) override { lanes = plan.lanes, input_bytes = plan.input_bytes; }
+    void progress(std::uint64_t done) override {
+        EXPECT_GE(done, last) << "progress never goes back";
+        last = done;
+        ++calls;
+        if (stop_at_first) stop_at_first->request_stop();
+        if (throw_at_first) throw std::runtime_error("the observer's own failure");
+    }
+    std::vector<std::string> lanes;
+    std::optional<std::uint64_t> input_bytes;
+    std::uint64_t last = 0;
+    int calls = 0;
+    std::stop_source *stop_at_first = nullptr;
+    bool throw_at_first = false;
+};
+
+TEST(PublicCipherFile, ARawCtrKeyAndIvGiveWhatOpensslGivesAndTheInputsPermissions) {
+    Directory dir;
+    const Bytes data = random_bytes(3 * (1 << 20) + 7);
+    write_file(dir / "in", data);
+    fs::permissions(dir / "in", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    const Bytes key = random_bytes(16);
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr);
+    settings.iv.emplace();
+    for (std::size_t i = 0; i < 16; ++i) (*settings.iv)[i] = std::uint8_t(0xf0 + i);
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    Recorder told;
+    const aesgpu::Result result = aesgpu::cipher_file(dir / "in", dir / "out", settings, raw, &told);
+
+    EXPECT_EQ(read_file(dir / "out"), openssl(EVP_aes_128_ctr(), key, settings.iv->data(), data));
+    EXPECT_EQ(fs::status(dir / "out").permissions(), fs::status(dir / "in").permissions());
+    EXPECT_EQ(result.bytes_read, data.size());
+    EXPECT_EQ(result.bytes_written, data.size());
+    EXPECT_EQ(told.lanes, std::vector<std::string>{"CPU"});
+    EXPECT_EQ(told.input_bytes, data.size());
+    EXPECT_EQ(told.last, data.size());
+    ASSERT_EQ(result.lanes.size(), 1u);
+    EXPECT_EQ(result.lanes[0].name, "CPU");
+    EXPECT_EQ(result.lanes[0].bytes, (data.size() + 15) / 16 * 16) << "whole blocks";
+}
+
+TEST(PublicCipherFile, EcbPadsAsOpensslDoesAndDecryptsBackFromAHexKey) {
+    Directory dir;
+    const Bytes data = random_bytes(100'003);
+    write_file(dir / "in", data);
+    const Bytes key = random_bytes(32);
+    std::string hex;
+    for (const std::uint8_t byte : key) hex += "0123456789abcdef"[byte >> 4], hex += "0123456789abcdef"[byte & 15];
+    aesgpu::Key raw = aesgpu::Key::raw_hex(hex);
+    aesgpu::cipher_file(dir / "in", dir / "enc", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), raw);
+    EXPECT_EQ(read_file(dir / "enc"), openssl(EVP_aes_256_ecb(), key, nullptr, data));
+    aesgpu::cipher_file(dir / "enc", dir / "dec", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb), raw);
+    EXPECT_EQ(read_file(dir / "dec"), data);
+}
+
+TEST(PublicCipherFile, APassphraseFileIsOpensslsSaltedFormatAndTheKeyFileAndPromptReadIt) {
+    Directory dir;
+    const Bytes data = random_bytes(70'000);
+    write_file(dir / "in", data);
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("correct horse");
+    aesgpu::cipher_file(dir / "in", dir / "enc", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr), passphrase);
+    const Bytes encrypted = read_file(dir / "enc");
+    ASSERT_GE(encrypted.size(), 16u);
+    EXPECT_EQ(std::string(encrypted.begin(), encrypted.begin() + 8), "Salted__");
+    EXPECT_EQ(encrypted.size(), data.size() + 16);
+
+    int asked = 0;
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
+        ++asked;
+        const std::string answer = "correct horse";
+        std::copy(answer.begin(), answer.end(), buffer.begin());
+        return answer.size();
+    });
+    aesgpu::cipher_file(dir / "enc", dir / "dec", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ctr), prompt);
+    EXPECT_EQ(read_file(dir / "dec"), data);
+    EXPECT_EQ(asked, 1);
+}
+
+TEST(PublicCipherFile, GcmRoundTripsAndAWrongKeyOrAssociatedDataLeavesNoOutput) {
+    Directory dir;
+    const Bytes data = random_bytes(2 * (1 << 20) + 5);
+    write_file(dir / "in", data);
+    const Bytes key = random_bytes(32);
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    aesgpu::Settings encrypt = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    encrypt.associated_data = "file 7";
+    aesgpu::cipher_file(dir / "in", dir / "enc", encrypt, raw);
+    aesgpu::Settings decrypt = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    decrypt.associated_data = "file 7";
+    aesgpu::cipher_file(dir / "enc", dir / "dec", decrypt, raw);
+    EXPECT_EQ(read_file(dir / "dec"), data);
+
+    Bytes other_key = key;
+    other_key[0] ^= 1;
+    aesgpu::Key wrong = aesgpu::Key::raw(other_key);
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "enc", dir / "bad", decrypt, wrong); }),
+              aesgpu::ErrorKind::authentication);
+    decrypt.associated_data = "file 8";
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "enc", dir / "bad", decrypt, raw); }),
+              aesgpu::ErrorKind::authentication);
+    EXPECT_FALSE(fs::exists(dir / "bad"));
+    EXPECT_EQ(dir.entries(), 3u) << "in, enc, dec: no temporary file left";
+}
+
+TEST(PublicCipherFile, AFileWithoutTheSaltedHeaderFailsBeforeThePromptAsks) {
+    Directory dir;
+    write_file(dir / "plain", random_bytes(4096));
+    int asked = 0;
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char>) -> std::size_t {
+        ++asked;
+        return 0;
+    });
+    EXPECT_EQ(kind_thrown([&] {
+                  aesgpu::cipher_file(dir / "plain", dir / "out", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb),
+                                      prompt);
+              }),
+              aesgpu::ErrorKind::format);
+    EXPECT_EQ(asked, 0);
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+struct PromptGaveUp {};
+
+TEST(PublicCipherFile, WhatThePromptOrTheObserverThrowsComesBackAsItWasThrown) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(4096));
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([](std::span<char>) -> std::size_t { throw PromptGaveUp{}; });
+    EXPECT_THROW(aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), prompt),
+                 PromptGaveUp);
+
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    Recorder told;
+    told.throw_at_first = true;
+    try {
+        aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), passphrase,
+                            &told);
+        ADD_FAILURE() << "nothing thrown";
+    } catch (const aesgpu::Error &) {
+        ADD_FAILURE() << "the observer's exception came back as an aesgpu::Error";
+    } catch (const std::runtime_error &e) {
+        EXPECT_STREQ(e.what(), "the observer's own failure");
+    }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(PublicCipherFile, AStopBeforeOrDuringTheRunLeavesNoOutput) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1 << 20));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    const aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    std::stop_source before;
+    before.request_stop();
+    EXPECT_EQ(kind_thrown([&] {
+                  aesgpu::cipher_file(dir / "in", dir / "out", settings, passphrase, nullptr, before.get_token());
+              }),
+              aesgpu::ErrorKind::stopped);
+
+    std::stop_source during;
+    Recorder told;
+    told.stop_at_first = &during;
+    EXPECT_EQ(kind_thrown([&] {
+                  aesgpu::cipher_file(dir / "in", dir / "out", settings, passphrase, &told, during.get_token());
+              }),
+              aesgpu::ErrorKind::stopped);
+    EXPECT_EQ(told.calls, 1);
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAnyOutput) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1000));
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    const auto refused = [&](aesgpu::Settings settings, aesgpu::Key &key) {
+        return kind_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
+    };
+    aesgpu::Settings ecb_with_iv = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    ecb_with_iv.iv.emplace();
+    EXPECT_EQ(refused(ecb_with_iv, raw), aesgpu::ErrorKind::settings);
+    aesgpu::Settings ctr_passphrase_iv = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr);
+    ctr_passphrase_iv.iv.emplace();
+    EXPECT_EQ(refused(ctr_passphrase_iv, passphrase), aesgpu::ErrorKind::settings);
+    EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr), raw), aesgpu::ErrorKind::settings)
+        << "CTR with a raw key and no iv";
+    aesgpu::Settings ctr_no_pad = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr);
+    ctr_no_pad.no_pad = true;
+    EXPECT_EQ(refused(ctr_no_pad, passphrase), aesgpu::ErrorKind::settings);
+    aesgpu::Settings ecb_associated = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    ecb_associated.associated_data = "x";
+    EXPECT_EQ(refused(ecb_associated, raw), aesgpu::ErrorKind::settings);
+    aesgpu::Settings odd_bits = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    odd_bits.passphrase_key_bits = 100;
+    EXPECT_EQ(refused(odd_bits, passphrase), aesgpu::ErrorKind::settings);
+    aesgpu::Key gcm24 = aesgpu::Key::raw(random_bytes(24));
+    EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), gcm24), aesgpu::ErrorKind::settings);
+    aesgpu::Settings no_pad_ragged = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    no_pad_ragged.no_pad = true;
+    EXPECT_EQ(refused(no_pad_ragged, raw), aesgpu::ErrorKind::format) << "1000 bytes are not whole blocks";
+    EXPECT_FALSE(fs::exists(dir / "out"));
+
+    EXPECT_EQ(kind_thrown([] { (void)aesgpu::iv_from_hex("00112233445566778899aabbccddeef"); }),
+              aesgpu::ErrorKind::settings);
+    EXPECT_EQ(aesgpu::iv_from_hex("000102030405060708090a0b0c0d0eFF")[15], 0xff);
+    EXPECT_EQ(kind_thrown([] { (void)aesgpu::Key::raw(Bytes(15)); }), aesgpu::ErrorKind::key);
+    EXPECT_EQ(kind_thrown([] { (void)aesgpu::Key::raw_hex("0x00"); }), aesgpu::ErrorKind::key);
+    EXPECT_EQ(kind_thrown([] { (void)aesgpu::Key::passphrase(""); }), aesgpu::ErrorKind::key);
+    aesgpu::Key missing = aesgpu::Key::key_file(dir / "no such key");
+    EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), missing), aesgpu::ErrorKind::io);
+}
+
+TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersReadIsTold) {
+    Directory dir;
+    const Bytes data = random_bytes(5000);
+    write_file(dir / "in", data);
+    write_file(dir / "out", Bytes{'k', 'e', 'e', 'p'});
+    const Bytes key = random_bytes(16);
+    write_file(dir / "key", key);
+    fs::permissions(dir / "key", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+    std::vector<std::string> warnings;
+    aesgpu::Key key_file = aesgpu::Key::key_file(dir / "key", [&](std::string_view w) { warnings.emplace_back(w); });
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key_file); }),
+              aesgpu::ErrorKind::io);
+    EXPECT_EQ(read_file(dir / "out"), (Bytes{'k', 'e', 'e', 'p'}));
+    settings.overwrite = true;
+    aesgpu::cipher_file(dir / "in", dir / "out", settings, key_file);
+    EXPECT_EQ(read_file(dir / "out"), openssl(EVP_aes_128_ecb(), key, nullptr, data));
+    EXPECT_EQ(warnings.size(), 1u) << "the key file is read once, when first needed";
+    EXPECT_STREQ(aesgpu::version(), AESGPU_EXPECTED_VERSION);
+}
+
+} // namespace
