@@ -25,8 +25,8 @@ void refuse_ignored_settings(const Settings &settings, bool passphrase) {
     if (settings.no_pad && settings.mode != Mode::ecb) refuse("no_pad applies to mode ecb only");
     if (!settings.associated_data.empty() && !gcm) refuse("associated_data applies to mode gcm only");
     if (settings.segment_bytes != 0 && !gcm) refuse("segment_bytes applies to mode gcm only");
-    if (!settings.devices.empty() && settings.backend == BackendChoice::cpu) {
-        refuse("devices names GPUs, and backend is cpu");
+    if (settings.backend == BackendChoice::cpu && (!settings.devices.empty() || settings.wait_for_gpu)) {
+        refuse("devices and wait_for_gpu are for GPUs, and backend is cpu");
     }
 }
 
@@ -49,6 +49,7 @@ CipherSettings library_settings(const Settings &settings) {
     library.segment_bytes = settings.segment_bytes;
     library.associated_data = settings.associated_data;
     library.backend.choice = settings.backend;
+    library.backend.wait_for_gpu = settings.wait_for_gpu;
     library.backend.devices = settings.devices;
     library.backend.cpu_threads = settings.cpu_threads;
     return library;

@@ -10,6 +10,7 @@
 #include <openssl/rand.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -285,6 +286,9 @@ TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAny
     aesgpu::Settings ecb_associated = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     ecb_associated.associated_data = "x";
     EXPECT_EQ(refused(ecb_associated, raw), aesgpu::ErrorKind::settings);
+    aesgpu::Settings cpu_waits = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    cpu_waits.wait_for_gpu = true;
+    EXPECT_EQ(refused(cpu_waits, raw), aesgpu::ErrorKind::settings);
     aesgpu::Settings odd_bits = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     odd_bits.passphrase_key_bits = 100;
     EXPECT_EQ(refused(odd_bits, passphrase), aesgpu::ErrorKind::settings);
@@ -324,6 +328,50 @@ TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersR
     EXPECT_EQ(read_file(dir / "out"), openssl(EVP_aes_128_ecb(), key, nullptr, data));
     EXPECT_EQ(warnings.size(), 1u) << "the key file is read once, when first needed";
     EXPECT_STREQ(aesgpu::version(), AESGPU_EXPECTED_VERSION);
+}
+
+} // namespace
+
+namespace {
+
+// Where the machine has an NVIDIA device node, a GPU that cannot be used is a failure, not a skip.
+bool gpu_expected() { return fs::exists("/dev/nvidia0"); }
+
+TEST(PublicCipherFile, TheGpusAloneAndBesideTheCpuGiveOpensslsBytes) {
+    Directory dir;
+    const Bytes data = random_bytes(40 * (1 << 20) + 3);
+    write_file(dir / "in", data);
+    const Bytes key = random_bytes(32);
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    const Bytes expected = openssl(EVP_aes_256_ecb(), key, nullptr, data);
+    for (const aesgpu::BackendChoice backend : {aesgpu::BackendChoice::gpu, aesgpu::BackendChoice::all}) {
+        aesgpu::Settings settings;
+        settings.backend = backend;
+        settings.wait_for_gpu = backend == aesgpu::BackendChoice::gpu; // else the CPU may do it all as they start
+        settings.overwrite = true;
+        Recorder told;
+        aesgpu::Result result;
+        try {
+            result = aesgpu::cipher_file(dir / "in", dir / "out", settings, raw, &told);
+        } catch (const aesgpu::Error &error) {
+            if (error.kind() == aesgpu::ErrorKind::gpu && !gpu_expected()) GTEST_SKIP() << error.what();
+            throw;
+        }
+        EXPECT_EQ(read_file(dir / "out"), expected);
+        std::uint64_t gpu_bytes = 0;
+        std::uint64_t all_bytes = 0;
+        for (const aesgpu::LaneResult &lane : result.lanes) {
+            all_bytes += lane.bytes;
+            if (lane.name.starts_with("GPU")) gpu_bytes += lane.bytes;
+        }
+        EXPECT_EQ(all_bytes, expected.size()) << "the lanes together ciphered the padded input once";
+        if (settings.wait_for_gpu) {
+            EXPECT_EQ(gpu_bytes, all_bytes) << "every block through a GPU";
+        }
+        EXPECT_EQ(told.lanes.size(), result.lanes.size());
+        EXPECT_TRUE(std::any_of(told.lanes.begin(), told.lanes.end(),
+                                [](const std::string &lane) { return lane.starts_with("GPU"); }));
+    }
 }
 
 } // namespace
