@@ -4,6 +4,7 @@
 #include "backends/cuda/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "common/errors.hpp"
+#include "format/tink_gcm.hpp"
 #include "keys/passphrase.hpp"
 #ifdef AESGPU_HAVE_CUDA
 #include "backends/cuda/cuda_check.hpp"
@@ -32,6 +33,8 @@ std::optional<Error> caller_side(const std::exception_ptr &failure) {
     } catch (const UsageError &e) { // a key that is not hex or not a key's size; a key file's content
         return Error(ErrorKind::key, e.what());
     } catch (const EmptyPassphrase &e) {
+        return Error(ErrorKind::key, e.what());
+    } catch (const NeedsPassphrase &e) {
         return Error(ErrorKind::key, e.what());
     } catch (const TooManySegments &e) { // the file needs a larger segment_bytes
         return Error(ErrorKind::settings, e.what());

@@ -102,6 +102,16 @@ void warn_about_secret_file(const std::string &warning) {
     spdlog::warn("{}", warning); // its names are quoted and escaped already
 }
 
+// What read_key_file refuses too, in the command line's words: --key-file - with the data on
+// standard input, and a directory.
+void refuse_key_file_misuse(const std::string &path, const struct stat *data_on_stdin) {
+    if (path == "-" && data_on_stdin) throw UsageError("--key-file - and the data cannot both come from standard input");
+    struct stat named {};
+    if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
+        throw UsageError("key file " + quoted_name(path) + " is a directory: --key-file takes the file that holds the key");
+    }
+}
+
 // Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
 // whole command's); the terminal prompt waits for the first input whose checks pass, so a run
 // that fails on its files never asks for a passphrase.
@@ -112,6 +122,7 @@ public:
         if (!options.key_hex.empty()) {
             secret_ = parse_hex_key(options.key_hex.text());
         } else if (!options.key_file.empty()) {
+            refuse_key_file_misuse(options.key_file, data_on_stdin);
             secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!options.pass_spec.empty()) {
             secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_, warn_about_secret_file);
@@ -255,6 +266,8 @@ FileHeader header_for(const CipherOptions &options, const CipherSettings &settin
         return file_header_for(settings, keys, source);
     } catch (const NoSaltedHeader &e) {
         refuse_unsalted(source, e.start);
+    } catch (const NeedsPassphrase &) {
+        throw UsageError(source.display_name() + " was encrypted with a passphrase: give it with -p/--pass");
     } catch (const FormatError &e) {
         if (options.mode != Mode::gcm) throw;
         throw FormatError(source.display_name() + ": " + e.what());
@@ -300,13 +313,23 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
                   " from a terminal; give a FILE, redirect standard input, or use -f");
 }
 
+// --no-pad with an input that is not whole blocks, in the command line's words.
+[[noreturn]] void throw_not_whole_blocks(const NotWholeBlocks &e) {
+    throw FormatError("input length " + std::to_string(e.length) +
+                      " is not a multiple of 16 bytes, which --no-pad requires");
+}
+
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,
 // whose length is known: a ragged file fails before a passphrase is asked for or work is done.
 // `header_bytes`: already read (a Salted__ header).
 void check_input_length(const CipherSettings &settings, const InputSource &source, std::uint64_t header_bytes) {
     if (!source.size()) return;
-    check_stream_length(settings.direction, framing_of(settings),
-                        *source.size() - std::min(*source.size(), header_bytes));
+    try {
+        check_stream_length(settings.direction, framing_of(settings),
+                            *source.size() - std::min(*source.size(), header_bytes));
+    } catch (const NotWholeBlocks &e) {
+        throw_not_whole_blocks(e);
+    }
 }
 
 // gcm: what a stream that needs more than 2^32 segments gets told after why: how much fits, and
@@ -589,11 +612,9 @@ std::string other_segment_size_hint(const GcmFile &file) {
                                                                   : fmt::format("{} bytes", file.segment_bytes));
 }
 
-// Rethrows the exception being handled, a failure of the data once the job had started, with what
-// the command line can add: which file, and which options could explain it.
-[[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
-                                      const FileHeader &header, bool passphrase_mode, std::uint64_t memory_limit) {
-    const bool encrypting = options.direction == Direction::encrypt;
+// Rethrows the failure of a GCM stream being handled with which file, and which options could
+// explain it.
+[[noreturn]] void rethrow_gcm_failure(const InputSource &source, const FileHeader &header, bool passphrase_mode) {
     try {
         throw;
     } catch (const AuthenticationFailed &e) {
@@ -603,6 +624,23 @@ std::string other_segment_size_hint(const GcmFile &file) {
                                                    : "wrong key, --aad or --segment-size, or the file was changed "
                                                      "(cut short, reordered or tampered with); nothing unverified was "
                                                      "written"));
+    } catch (const StreamCutShort &e) {
+        // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
+        throw StreamCutShort(fmt::format("{}: {}{}", source.display_name(), e.what(),
+                                         passphrase_mode ? "" : other_segment_size_hint(*header.gcm)));
+    } catch (const FormatError &e) {
+        // Another failure of a GCM stream: say which file, as for a failed segment.
+        throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
+    }
+}
+
+// Rethrows the exception being handled, a failure of the data once the job had started, with what
+// the command line can add: which file, and which options could explain it.
+[[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
+                                      const FileHeader &header, bool passphrase_mode, std::uint64_t memory_limit) {
+    const bool encrypting = options.direction == Direction::encrypt;
+    try {
+        throw;
     } catch (const BadPadding &) {
         if (passphrase_mode) {
             throw BadPadding("bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "
@@ -610,6 +648,11 @@ std::string other_segment_size_hint(const GcmFile &file) {
                              "another -iter than --iter)");
         }
         throw;
+    } catch (const NotWholeBlocks &e) {
+        throw_not_whole_blocks(e);
+    } catch (const FormatError &) {
+        if (!header.gcm) throw;
+        rethrow_gcm_failure(source, header, passphrase_mode);
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
         if (!header.gcm || memory_limit == 0) throw;
@@ -623,14 +666,6 @@ std::string other_segment_size_hint(const GcmFile &file) {
         throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
                                           segment_limit_advice(options.direction, passphrase_mode),
                                           sink.withdrawable() ? "" : "; the output already written is incomplete"));
-    } catch (const StreamCutShort &e) {
-        // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
-        throw StreamCutShort(fmt::format("{}: {}{}", source.display_name(), e.what(),
-                                         passphrase_mode ? "" : other_segment_size_hint(*header.gcm)));
-    } catch (const FormatError &e) {
-        // Another failure of a GCM stream: say which file, as for a failed segment.
-        if (!header.gcm) throw;
-        throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
     }
 }
 

@@ -335,8 +335,7 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
     if (framing == Framing::any_length) return;
     if (direction == Direction::encrypt) {
         if (framing == Framing::whole_blocks && length % kAesBlockBytes != 0) {
-            throw FormatError("input length " + std::to_string(length) +
-                              " is not a multiple of 16 bytes, which --no-pad requires");
+            throw NotWholeBlocks(length);
         }
         return;
     }

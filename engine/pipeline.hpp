@@ -7,6 +7,7 @@
 #include "cipher/cipher_backend.hpp"
 #include "cipher/framing.hpp"
 #include "cipher/segments.hpp"
+#include "common/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace aesgpu {
 
@@ -73,7 +75,17 @@ struct PipelineStats {
     bool went_in_place = false;
 };
 
-// Throws FormatError when a stream of `length` bytes cannot be ciphered whole: not whole blocks
+// Encrypting without padding (Framing::whole_blocks), an input that is not whole 16-byte blocks.
+class NotWholeBlocks : public FormatError {
+public:
+    explicit NotWholeBlocks(std::uint64_t input_length)
+        : FormatError("input length " + std::to_string(input_length) +
+                      " is not a multiple of 16 bytes, which encrypting without padding (no_pad) requires"),
+          length(input_length) {}
+    std::uint64_t length;
+};
+
+// Throws FormatError (NotWholeBlocks) when a stream of `length` bytes cannot be ciphered whole: not whole blocks
 // where padding cannot fix that (--no-pad, or decrypting with padding), or padded ciphertext that
 // is empty. run_pipeline checks this at the end of the stream; a caller that knows the length can
 // check first.

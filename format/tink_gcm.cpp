@@ -48,7 +48,7 @@ GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_
     std::vector<std::byte> stream(stream_header_bytes(key_bytes));
     const std::size_t got = source.read_full(stream);
     if (raw_key_bytes != 0 && starts_with_passphrase_magic(std::span(stream).first(got))) {
-        throw UsageError(source.display_name() + " was encrypted with a passphrase: give it with -p/--pass");
+        throw NeedsPassphrase(source.display_name() + " was encrypted with a passphrase, not a raw key");
     }
     file.stream = parse_stream_header(std::span(stream).first(got), key_bytes);
     return file;

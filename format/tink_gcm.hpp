@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -29,8 +30,16 @@ struct GcmFile {
 // Fresh headers for a new file: with a passphrase header when `with_passphrase`.
 [[nodiscard]] GcmFile new_gcm_file(std::size_t key_bytes, std::size_t segment_bytes, bool with_passphrase);
 
+// A raw key was given for a GCM file that starts with aesgpu's passphrase header: it needs its
+// passphrase. The caller says how one is given.
+class NeedsPassphrase : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // The headers at the start of `source`. `raw_key_bytes`: the raw key's size; 0 in passphrase
-// mode, where the passphrase header gives the key size and the segment size. Throws FormatError.
+// mode, where the passphrase header gives the key size and the segment size. Throws FormatError,
+// or NeedsPassphrase.
 [[nodiscard]] GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_t segment_bytes);
 
 // Encrypting, new_gcm_file; decrypting, read_gcm_file. `key_bytes`: the main key's size (the raw

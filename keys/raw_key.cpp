@@ -142,11 +142,11 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     const std::string what =
         path == "-" ? std::string("the key file (standard input)") : "key file " + quoted_name(path);
     if (path == "-" && data_on_stdin) {
-        throw UsageError("--key-file - and the data cannot both come from standard input");
+        throw UsageError("the key file and the data cannot both come from standard input");
     }
     struct stat named {};
     if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
-        throw UsageError(what + " is a directory: --key-file takes the file that holds the key");
+        throw UsageError(what + " is a directory, not the file that holds the key");
     }
     InputSource file = InputSource::open(path); // "-" is standard input
     check_secret_descriptor(file.fd(), what, data_on_stdin, read_from, warn);

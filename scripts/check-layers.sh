@@ -49,6 +49,20 @@ while read -r file; do
   echo "$file includes spdlog or CLI11: below app/ a warning goes to the caller, who says it"
   status=1
 done < <(grep -rl -E '#include <(spdlog|CLI)/' common cipher io keys format engine job api bench backends || true)
+# Below app/ a message names a setting, not a command-line flag, and nothing throws UsageError (an
+# exit status is the app's to choose). The files listed still do, until their words move to app/:
+# the -p SPEC parser and the prompt's hint (keys/passphrase.cpp), the key's content errors
+# (keys/raw_key.cpp), a GCM header's hint (format/gcm_stream_header.cpp) and the bench's options
+# (bench/bench.cpp). A new one fails.
+still_speaking_cli=" keys/passphrase.cpp keys/raw_key.cpp format/gcm_stream_header.cpp bench/bench.cpp "
+while read -r hit; do
+  file=${hit%%:*}
+  [[ "$still_speaking_cli" == *" $file "* ]] && continue
+  echo "$hit: a flag or UsageError below app/: name the setting, and let app/ say the flag"
+  status=1
+done < <(grep -rn -E '"[^"]*(--[a-z][a-z-]+|-[a-zA-Z]/--)[^"]*"|throw UsageError' common cipher io keys format engine job api \
+           bench backends --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' |
+         grep -v -E '^[^:]+:[0-9]+:[[:space:]]*//' | grep -v -E '^bench/scratch\.cpp:.*"cp", "--reflink' || true)
 # io/ is files and streams: no OpenSSL, no CUDA.
 if grep -l -E '#include <(openssl|cuda)' io/* 2>/dev/null; then echo "io/ includes OpenSSL or CUDA"; status=1; fi
 if grep -E '^[^#]*(OpenSSL|CUDA)' io/CMakeLists.txt; then echo "io/CMakeLists.txt links OpenSSL or CUDA"; status=1; fi

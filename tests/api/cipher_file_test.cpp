@@ -216,6 +216,46 @@ TEST(PublicCipherFile, AFileWithoutTheSaltedHeaderFailsBeforeThePromptAsks) {
     EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+// The message of the Error `run` throws; fails the test when it throws none.
+template <typename Run> std::string message_thrown(Run run) {
+    try {
+        run();
+    } catch (const aesgpu::Error &error) {
+        return error.what();
+    }
+    ADD_FAILURE() << "no aesgpu::Error";
+    return {};
+}
+
+TEST(PublicCipherFile, MessagesNameSettingsNotTheCommandsFlags) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1000));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    aesgpu::cipher_file(dir / "in", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(32));
+    aesgpu::Settings ragged = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    ragged.no_pad = true;
+    fs::create_directory(dir / "a directory");
+    aesgpu::Key directory = aesgpu::Key::key_file(dir / "a directory");
+    const std::vector<std::string> messages = {
+        message_thrown([&] {
+            aesgpu::cipher_file(dir / "gcm", dir / "out", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm), raw);
+        }),
+        message_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", ragged, raw); }),
+        message_thrown([&] {
+            aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), directory);
+        }),
+        message_thrown([] { (void)aesgpu::iv_from_hex("0x00"); }),
+    };
+    EXPECT_NE(messages[0].find("passphrase"), std::string::npos) << messages[0];
+    EXPECT_NE(messages[1].find("no_pad"), std::string::npos) << messages[1];
+    EXPECT_NE(messages[2].find("directory"), std::string::npos) << messages[2];
+    for (const std::string &message : messages) {
+        EXPECT_EQ(message.find("--"), std::string::npos) << message;
+        EXPECT_EQ(message.find(" -p"), std::string::npos) << message;
+    }
+}
+
 struct PromptGaveUp {};
 
 TEST(PublicCipherFile, WhatThePromptOrTheObserverThrowsComesBackAsItWasThrown) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <tuple>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -310,6 +311,27 @@ TEST_F(Cli, EverythingThatFailsWithoutTheKeyFailsBeforeThePrompt) {
         EXPECT_NE(r.status, 0) << command;
         EXPECT_NE(r.out.find(expected), std::string::npos) << command << ":\n" << r.out;
         EXPECT_EQ(r.out.find("password"), std::string::npos) << command << " asked first:\n" << r.out;
+    }
+}
+
+// The library's refusals name settings; the command says them with its flags.
+TEST_F(Cli, TheLibrarysRefusalsComeInTheCommandsWords) {
+    write_file(file("p"), random_bytes(100));
+    const std::string key = to_hex(random_bytes(16));
+    write_file(file("k"), Bytes(key.begin(), key.end()));
+    ASSERT_EQ(::mkdir(file("keys").c_str(), 0700), 0);
+    const std::tuple<std::string, int, std::string> cases[] = {
+        {"$AESGPU encrypt --key-file keys p -o x", 2,
+         "key file 'keys' is a directory: --key-file takes the file that holds the key"},
+        {"$AESGPU encrypt --key-file - -o x < p", 2, "--key-file - and the data cannot both come from standard input"},
+        {"cat p | $AESGPU encrypt -q --no-pad -K " + key + " -o x", 1,
+         "input length 100 is not a multiple of 16 bytes, which --no-pad requires"},
+    };
+    for (const auto &[command, status, expected] : cases) {
+        Outcome r = run(command);
+        EXPECT_EQ(r.status, status) << command << ": " << r.err;
+        EXPECT_NE(r.err.find(expected), std::string::npos) << command << ":\n" << r.err;
+        EXPECT_NE(::access(file("x").c_str(), F_OK), 0) << command;
     }
 }
 
