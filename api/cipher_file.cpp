@@ -3,8 +3,12 @@
 // CipherObserver, the caller's stop token checked between chunks, and every failure as one Error.
 #include "api/error_kind.hpp"
 #include "api/key_source.hpp"
+#include "cipher/segments.hpp"
+#include "common/errors.hpp"
 #include "io/io_threads.hpp"
 #include "job/cipher_file.hpp"
+
+#include <sys/stat.h>
 
 #include <exception>
 #include <string>
@@ -25,17 +29,54 @@ void refuse_ignored_settings(const Settings &settings, bool passphrase) {
     if (settings.no_pad && settings.mode != Mode::ecb) refuse("no_pad applies to mode ecb only");
     if (!settings.associated_data.empty() && !gcm) refuse("associated_data applies to mode gcm only");
     if (settings.segment_bytes != 0 && !gcm) refuse("segment_bytes applies to mode gcm only");
-    if (settings.backend == BackendChoice::cpu && (!settings.devices.empty() || settings.wait_for_gpu)) {
-        refuse("devices and wait_for_gpu are for GPUs, and backend is cpu");
+    if (settings.segment_bytes != 0 && passphrase && settings.direction == Direction::decrypt) {
+        refuse("segment_bytes: a passphrase file's header gives its own");
     }
 }
 
-// The passphrase's settings, where they count (the library checks the rest as it reads the header).
+// The passphrase's settings count only with a passphrase, and PBKDF2's only outside gcm (scrypt).
 void check_passphrase_settings(const Settings &settings, bool passphrase) {
+    const bool default_iterations = settings.pbkdf2_iterations == kDefaultPbkdf2Iterations;
+    if (!passphrase && (!default_iterations || settings.passphrase_key_bits != kDefaultPassphraseKeyBits)) {
+        refuse("pbkdf2_iterations and passphrase_key_bits apply to a passphrase only");
+    }
     if (!passphrase) return;
+    if (settings.mode == Mode::gcm && !default_iterations) refuse("pbkdf2_iterations: mode gcm derives with scrypt");
     if (settings.pbkdf2_iterations == 0) refuse("pbkdf2_iterations must be at least 1");
     const unsigned bits = settings.passphrase_key_bits;
     if (bits != 128 && bits != 192 && bits != 256) refuse("passphrase_key_bits must be 128, 192 or 256");
+    if (settings.mode == Mode::gcm && bits == 192) refuse("passphrase_key_bits must be 128 or 256 for mode gcm");
+}
+
+// What each mode needs (CTR's IV with a raw key, a GCM segment size a reader takes), and GPU
+// settings only where GPUs may run.
+void check_mode_settings(const Settings &settings, bool passphrase) {
+    if (settings.backend == BackendChoice::cpu && (!settings.devices.empty() || settings.wait_for_gpu)) {
+        refuse("devices and wait_for_gpu are for GPUs, and backend is cpu");
+    }
+    if (settings.mode == Mode::ctr && !passphrase && !settings.iv) {
+        refuse("iv is required for mode ctr with a raw key: a fixed counter would repeat the keystream");
+    }
+    if (settings.segment_bytes > kMaxSegmentBytes) {
+        refuse("segment_bytes is at most " + std::to_string(kMaxSegmentBytes) + " (64 MiB)");
+    }
+}
+
+// Neither the input nor an existing output may be the key file (any name for it): encrypting over
+// the key would destroy it. A missing key file is the key's failure, later.
+void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &input,
+                         const std::filesystem::path &output) {
+    const std::filesystem::path *key_file = keys.file();
+    struct stat key {};
+    if (!key_file || ::stat(key_file->c_str(), &key) != 0) return;
+    const auto is_key_file = [&key](const std::filesystem::path &path) {
+        struct stat named {};
+        return path != "-" && ::stat(path.c_str(), &named) == 0 && named.st_dev == key.st_dev && named.st_ino == key.st_ino;
+    };
+    if (is_key_file(input)) throw Error(ErrorKind::settings, "the input " + quoted_name(input.string()) + " is the key file");
+    if (is_key_file(output)) {
+        throw Error(ErrorKind::settings, "the output " + quoted_name(output.string()) + " is the key file: name another output");
+    }
 }
 
 CipherSettings library_settings(const Settings &settings) {
@@ -63,15 +104,16 @@ OutputSink open_sink(const std::filesystem::path &output, const Settings &settin
     return sink;
 }
 
-std::vector<std::string> lane_names(const SelectedBackend &selected, const Settings &settings) {
-    std::vector<std::string> names;
+std::vector<Lane> lanes_of(const SelectedBackend &selected, const Settings &settings) {
+    std::vector<Lane> lanes;
     if (selected.dispatcher) {
-        for (const LaneReport &lane : selected.dispatcher->report()) names.push_back(lane.name);
+        for (const LaneReport &lane : selected.dispatcher->report()) lanes.push_back({lane.name, lane.device});
+    } else if (settings.backend == BackendChoice::cpu || selected.notes.cpu_instead != CpuInstead::no) {
+        lanes.push_back({"CPU", -1});
     } else {
-        const bool cpu = settings.backend == BackendChoice::cpu || selected.notes.cpu_instead != CpuInstead::no;
-        names.emplace_back(cpu ? "CPU" : "GPU");
+        lanes.push_back({"GPU", selected.notes.devices.empty() ? 0 : selected.notes.devices.front()});
     }
-    return names;
+    return lanes;
 }
 
 // Tells the caller's Observer, stops when asked, and notes what each lane did before the commit.
@@ -86,7 +128,7 @@ public:
     void starting(const JobPlan &plan) override {
         selected_ = &plan.selected;
         tell([&] {
-            observer_->starting(Plan{lane_names(plan.selected, settings_), plan.chunk_bytes, plan.ring_slots,
+            observer_->starting(Plan{lanes_of(plan.selected, settings_), plan.chunk_bytes, plan.ring_slots,
                                      source_.size()});
         });
     }
@@ -97,9 +139,11 @@ public:
     void commit(OutputSink &sink, const PipelineStats &stats) override {
         check_stop();
         if (selected_ && selected_->dispatcher) {
-            for (const LaneReport &lane : selected_->dispatcher->report()) lanes.push_back({lane.name, lane.bytes});
+            for (const LaneReport &lane : selected_->dispatcher->report()) {
+                lanes.push_back({{lane.name, lane.device}, lane.bytes});
+            }
         } else if (selected_) {
-            lanes.push_back({lane_names(*selected_, settings_).front(), stats.bytes_ciphered});
+            lanes.push_back({lanes_of(*selected_, settings_).front(), stats.bytes_ciphered});
         }
         sink.commit();
     }
@@ -129,6 +173,8 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         Key::Source &keys = key_source(key);
         refuse_ignored_settings(settings, keys.passphrase_mode());
         check_passphrase_settings(settings, keys.passphrase_mode());
+        check_mode_settings(settings, keys.passphrase_mode());
+        refuse_the_key_file(keys, input, output);
         if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
         const CipherSettings library = library_settings(settings);
         const unsigned io_threads = default_io_threads();

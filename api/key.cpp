@@ -3,11 +3,13 @@
 
 #include "api/error_kind.hpp"
 
+#include "common/errors.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,20 +35,26 @@ private:
     bool passphrase_;
 };
 
-// A secret fetched on first use (a key file read, a prompt asked), then kept.
+// A secret fetched on first use (a key file read, a prompt asked), then kept: once for every call
+// that shares the Key, on whichever thread asks first.
 class LateSecret final : public Key::Source {
 public:
-    LateSecret(std::function<SecretBytes()> fetch, bool passphrase) : fetch_(std::move(fetch)), passphrase_(passphrase) {}
+    LateSecret(std::function<SecretBytes()> fetch, bool passphrase, std::optional<std::filesystem::path> file = {})
+        : fetch_(std::move(fetch)), passphrase_(passphrase), file_(std::move(file)) {}
     [[nodiscard]] bool passphrase_mode() const override { return passphrase_; }
+    [[nodiscard]] const std::filesystem::path *file() const override { return file_ ? &*file_ : nullptr; }
     const SecretBytes &secret() override {
+        std::lock_guard lock(mutex_);
         if (!secret_) secret_.emplace(fetch_());
         return *secret_;
     }
 
 private:
     std::function<SecretBytes()> fetch_;
+    std::mutex mutex_;
     std::optional<SecretBytes> secret_;
     bool passphrase_;
+    std::optional<std::filesystem::path> file_;
 };
 
 // An empty passphrase protects nothing: refused wherever it came from, as the command refuses it.
@@ -89,10 +97,14 @@ Key Key::raw_hex(std::string_view hex) {
 Key Key::key_file(const std::filesystem::path &path, std::function<void(std::string_view)> warn) {
     auto read = [path = path.string(), warn = std::move(warn)] {
         SecretWarning told;
-        if (warn) told = [&warn](const std::string &warning) { warn(warning); };
-        return read_key_file(path, nullptr, nullptr, told);
+        if (warn) told = [&warn](const std::string &warning) { call_caller([&] { warn(warning); }); };
+        try {
+            return read_key_file(path, nullptr, nullptr, told);
+        } catch (const IoError &e) { // the same words as an input's: say which file it is
+            throw Error(ErrorKind::key, std::string("key file: ") + e.what());
+        }
     };
-    return Key(std::make_unique<LateSecret>(std::move(read), false));
+    return Key(std::make_unique<LateSecret>(std::move(read), false, path));
 }
 
 Key Key::passphrase(std::string_view passphrase) {
@@ -106,7 +118,9 @@ Key Key::passphrase_prompt(std::function<std::size_t(std::span<char>)> ask) {
         SecretBytes buffer(kMaxPassphraseLineBytes);
         const std::span<char> room(reinterpret_cast<char *>(buffer.mutable_view().data()), buffer.size());
         const std::size_t length = call_caller([&] { return ask(room); });
-        if (length > room.size()) throw std::invalid_argument("the passphrase prompt returned more than its buffer holds");
+        if (length > room.size()) {
+            throw Error(ErrorKind::key, "the passphrase prompt returned a length larger than its buffer");
+        }
         SecretBytes passphrase(buffer.view().first(length));
         return checked_passphrase(std::move(passphrase));
     };

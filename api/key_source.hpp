@@ -7,10 +7,14 @@
 #include <aesgpu/aesgpu.hpp>
 
 #include <exception>
+#include <filesystem>
 
 namespace aesgpu {
 
-struct Key::Source : KeySource {};
+struct Key::Source : KeySource {
+    // The key file the secret comes from, if it does: no input or output may be that file.
+    [[nodiscard]] virtual const std::filesystem::path *file() const { return nullptr; }
+};
 
 Key::Source &key_source(Key &key);
 

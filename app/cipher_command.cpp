@@ -313,6 +313,21 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
                   " from a terminal; give a FILE, redirect standard input, or use -f");
 }
 
+// An output there already, in the command line's words.
+[[noreturn]] void throw_with_force_flag(const OutputNeedsOverwrite &e) {
+    throw IoError(e.situation + "; use -f to " + e.verb + " it");
+}
+
+// The named output, replacing a file there with -f.
+OutputSink create_output(const std::string &name, const CipherOptions &options, const InputSource &source,
+                         unsigned io_threads) {
+    try {
+        return OutputSink::create(name, OutputPolicy{options.force, &source.status(), io_threads});
+    } catch (const OutputNeedsOverwrite &e) {
+        throw_with_force_flag(e);
+    }
+}
+
 // --no-pad with an input that is not whole blocks, in the command line's words.
 [[noreturn]] void throw_not_whole_blocks(const NotWholeBlocks &e) {
     throw FormatError("input length " + std::to_string(e.length) +
@@ -467,9 +482,8 @@ std::optional<OutputSink> open_output(const CipherOptions &options, const std::s
         sink.emplace(OutputSink::discard());
     } else if (!options.print_key) {
         output_name = resolve_output_path(options, input);
-        const OutputPolicy policy{options.force, &source.status(), io_threads};
         sink.emplace(output_name.empty() ? OutputSink::standard_output(&source.status())
-                                         : OutputSink::create(output_name, policy));
+                                         : create_output(output_name, options, source, io_threads));
     }
     if (sink) refuse_terminal_output(options, *sink);
     if (options.remove_input) {
@@ -754,6 +768,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     observer.key_derived(key.key.size() * 8);
     try {
         summary.stats = cipher_file_with_key(source, *sink, settings, header, key, observer);
+    } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
+        throw_with_force_flag(e);
     } catch (const std::exception &) {
         if (!observer.started()) throw;
         rethrow_with_advice(options, source, *sink, header, passphrase_mode, observer.memory_limit());

@@ -13,6 +13,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The output is there already (or is a symbolic link to a file that is not), and replacing it was
+// not asked for. `situation` says which, `verb` what replacing would do ("overwrite", "create"):
+// a caller words how to ask (the command: "; use -f to overwrite it").
+class OutputNeedsOverwrite : public IoError {
+public:
+    OutputNeedsOverwrite(const std::string &what_is_there, const char *replacing)
+        : IoError(what_is_there + " (set overwrite to " + replacing + " it)"), situation(what_is_there),
+          verb(replacing) {}
+    std::string situation;
+    const char *verb;
+};
+
 // A write found no reader at the other end of a pipe (EPIPE): the consumer went away, which
 // (as for `cat`) ends the run quietly rather than as an error.
 class BrokenPipe : public IoError {

@@ -107,7 +107,7 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
     auto gpu_key = std::make_shared<SecretBytes>(key);
     auto pins = std::make_shared<GpuRingPins>(devices.size() > 1);
     const LanePolicy policy = request.choice == BackendChoice::gpu ? LanePolicy::required : LanePolicy::optional;
-    std::vector<Lane> lanes;
+    std::vector<DispatcherLane> lanes;
     std::size_t slots = kPipelineSlots;
     if (share) {
         const CpuSubmit submit =
@@ -121,7 +121,10 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
                               std::span<const std::span<std::byte>> ring) {
             return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring, pins.get()); });
         };
-        lanes.push_back({.name = gpu_lane_name(device, devices.size()), .start = std::move(start), .policy = policy});
+        lanes.push_back({.name = gpu_lane_name(device, devices.size()),
+                         .device = device,
+                         .start = std::move(start),
+                         .policy = policy});
         slots += request.gpu_streams;
     }
     // --wait-for-gpu with the CPU all run long (all): the CPU starts with the GPUs, not before them.
@@ -198,6 +201,7 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     }
     SelectionNotes notes;
     notes.gpus = devices.size();
+    notes.devices = devices;
     notes.cpu_share = cpu_share(request, output_is_withdrawable);
     const std::optional<LaneShare> &share = notes.cpu_share;
     if (devices.size() == 1 && (!share || *share == LaneShare::fallback)) {

@@ -64,6 +64,7 @@ struct SelectionNotes {
     CpuInstead cpu_instead = CpuInstead::no;
     std::string cpu_reason; // why, where cpu_instead is not `no`
     std::size_t gpus = 0;   // the GPUs found for the run (before any failed to start)
+    std::vector<int> devices; // their CUDA device numbers
     // With GPUs found: how the CPU takes part (none: it waits for them).
     std::optional<LaneShare> cpu_share;
     bool auto_started_one_gpu = false; // `backend` is `auto`'s one GPU, started at selection

@@ -26,7 +26,7 @@ std::string error_text(const std::exception_ptr &error) {
 
 } // namespace
 
-Dispatcher::Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start) {
+Dispatcher::Dispatcher(std::vector<DispatcherLane> lanes, bool first_job_waits_for_every_start) {
     if (lanes.empty()) throw std::invalid_argument("a dispatcher needs a lane");
     bool takes_jobs_throughout = false;
     for (auto &lane : lanes) {
@@ -343,6 +343,7 @@ std::vector<LaneReport> Dispatcher::report() const {
     for (const auto &state : lanes_) {
         LaneReport report;
         report.name = state.lane.name;
+        report.device = state.lane.device;
         report.bytes = state.bytes;
         report.jobs = state.jobs;
         report.busy_seconds = state.pace.busy_seconds(now);

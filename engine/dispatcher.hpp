@@ -52,8 +52,10 @@ enum class LaneShare {
     fallback,               // only once every other lane has failed to start
 };
 
-struct Lane {
+// One lane as the dispatcher is given it.
+struct DispatcherLane {
     std::string name; // "CPU", "GPU", "GPU 1": in logs, and in describe() while it starts
+    int device = -1;  // a GPU lane's CUDA device number; -1 for the CPU
     LaneStart start;  // starts it on a thread of its own, over the ring
     std::unique_ptr<CipherBackend> ready = {}; // or: a backend ready from the start (no `start`)
     LanePolicy policy = LanePolicy::required;
@@ -62,6 +64,7 @@ struct Lane {
 
 struct LaneReport {
     std::string name;
+    int device = -1; // as DispatcherLane::device
     std::uint64_t bytes = 0; // submitted to this lane
     std::uint64_t jobs = 0;
     double busy_seconds = 0; // with some job of it in flight
@@ -79,7 +82,7 @@ public:
     // Throws std::invalid_argument without a lane that takes jobs throughout, or for a lane with
     // neither or both of `start` and `ready`. `first_job_waits_for_every_start`: no lane takes a
     // job before every start has ended (so it is when no lane is ready from the start).
-    explicit Dispatcher(std::vector<Lane> lanes, bool first_job_waits_for_every_start = false);
+    explicit Dispatcher(std::vector<DispatcherLane> lanes, bool first_job_waits_for_every_start = false);
     ~Dispatcher() override; // waits for lanes still starting
 
     // The lanes that take the next job, and the lanes awaited, if any ("... until the GPU is
@@ -109,7 +112,7 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     struct LaneState {
-        Lane lane;
+        DispatcherLane lane;
         std::unique_ptr<CipherBackend> backend; // set once ready (at once for a ready lane)
         std::exception_ptr error;
         bool starting = false;

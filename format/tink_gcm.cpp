@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string>
 
 namespace aesgpu {
 
@@ -72,6 +73,11 @@ GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t seg
     if (!is_gcm_key_size(key_bytes)) throw std::invalid_argument("a GCM key is 16 or 32 bytes");
     if (segment_bytes < min_segment_bytes(key_bytes)) {
         throw std::invalid_argument("a GCM segment must exceed the stream header and a tag");
+    }
+    // A reader holds a whole segment before its tag speaks for it: aesgpu reads none larger, so it
+    // writes none (a passphrase header would record a size no reader takes).
+    if (segment_bytes > kMaxSegmentBytes) {
+        throw std::invalid_argument("a GCM segment is at most " + std::to_string(kMaxSegmentBytes) + " bytes");
     }
     if (direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, with_passphrase);
     return read_gcm_file(source, with_passphrase ? 0 : key_bytes, segment_bytes);

@@ -45,7 +45,8 @@ public:
 // Encrypting, new_gcm_file; decrypting, read_gcm_file. `key_bytes`: the main key's size (the raw
 // key's, or the one a passphrase is to give); `segment_bytes`: a raw key's segment size (a
 // passphrase header gives its own). Throws std::invalid_argument for a key that is not 16 or 32
-// bytes or a segment under min_segment_bytes, FormatError for a header that does not fit.
+// bytes or a segment under min_segment_bytes or over kMaxSegmentBytes, FormatError for a header
+// that does not fit.
 [[nodiscard]] GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t segment_bytes,
                                    bool with_passphrase, InputSource &source);
 

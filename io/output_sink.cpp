@@ -29,9 +29,7 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40; // as the kernel's own limit (ELOOP)
 
-std::string exists_message(const std::string &name) {
-    return name + " already exists; use -f to overwrite it";
-}
+OutputNeedsOverwrite exists_error(const std::string &name) { return {name + " already exists", "overwrite"}; }
 
 // The file a name stands for once symbolic links are followed; it need not exist.
 struct Target {
@@ -254,15 +252,16 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
             const int raw = fd.get();
             return OutputSink(Kind::direct, std::move(fd), raw, name);
         }
-        if (!policy.overwrite) throw IoError(exists_message(name));
+        if (!policy.overwrite) throw exists_error(name);
         // -f replaces the contents as `> file` would: the owner, group and permissions stay (never
         // set-user-ID, set-group-ID or sticky), and never wider than the input's.
         attributes.mode = existing.st_mode & 0777 & (attributes.mode ? *attributes.mode : 0777);
         attributes.owner = existing.st_uid;
         attributes.group = existing.st_gid;
     } else if (target.through_link && !policy.overwrite) {
-        throw IoError(name + " is a symbolic link to " + quoted_name(target.path.string()) +
-                      ", which does not exist; use -f to create it");
+        throw OutputNeedsOverwrite(name + " is a symbolic link to " + quoted_name(target.path.string()) +
+                                       ", which does not exist",
+                                   "create");
     }
 
     const std::filesystem::path directory_path =
@@ -590,7 +589,7 @@ void OutputSink::link_into_place() {
     const int dir = directory_.get();
     if (!overwrite_) {
         if (::linkat(AT_FDCWD, source.c_str(), dir, target_name_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
-        if (errno == EEXIST) throw IoError(exists_message(display_name_));
+        if (errno == EEXIST) throw exists_error(display_name_);
         throw IoError(errno_message("cannot create", display_name_, errno));
     }
     // The hidden name is registered for removal until the rename has taken it.
@@ -615,11 +614,11 @@ void OutputSink::rename_into_place() {
     const char *to = target_name_.c_str();
     if (!overwrite_) {
         if (::renameat2(dir, from, dir, to, RENAME_NOREPLACE) == 0) return;
-        if (errno == EEXIST) throw IoError(exists_message(display_name_));
+        if (errno == EEXIST) throw exists_error(display_name_);
         if (errno != EINVAL && errno != ENOSYS) throw IoError(errno_message("cannot create", display_name_, errno));
         // The file system cannot promise "no replace": check, then rename.
         struct stat st {};
-        if (::fstatat(dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) throw IoError(exists_message(display_name_));
+        if (::fstatat(dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) throw exists_error(display_name_);
     }
     if (::renameat(dir, from, dir, to) != 0) throw IoError(errno_message("cannot create", display_name_, errno));
 }

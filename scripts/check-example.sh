@@ -59,6 +59,6 @@ for program in "${programs[@]}"; do
     "$aesgpu" decrypt -q --mode gcm -K "$key" "$stage/$name.gcm" -o "$stage/$name.back"
     cmp "$data" "$stage/$name.back" || fail "aesgpu decrypt --mode gcm gave other bytes than $name encrypted"
     if "$program" ctr "$key" "$data" "$stage/$name.no-iv" 2>"$stage/err"; then fail "$name ctr without an IV ran"; fi
-    grep -q "IV" "$stage/err" || fail "$name ctr without an IV said: $(cat "$stage/err")"
+    grep -qi "iv is required" "$stage/err" || fail "$name ctr without an IV said: $(cat "$stage/err")"
 done
 echo "ok: ${programs[*]##*/} write what aesgpu encrypt writes: ecb, ctr; gcm decrypts"

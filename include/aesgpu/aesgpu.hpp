@@ -17,16 +17,21 @@
 //   it is written to an unnamed temporary file beside the target and linked into place at the
 //   end, so an error, an exception from the observer or a stop leaves no output behind. A process
 //   killed meanwhile leaves nothing either where the file system has O_TMPFILE (ext4, xfs, btrfs,
-//   tmpfs); elsewhere a hidden ".NAME.XXXXXX" file may remain. A new output gets the input's
-//   permission bits and times, as gzip does; it is 0600 until then.
+//   tmpfs); elsewhere a hidden ".NAME.XXXXXX" file (0600) may remain. A new output gets the
+//   input's permission bits and times, as gzip does. A replaced output (Settings::overwrite)
+//   keeps its owner, and its mode is never wider than before. An output that is a symbolic link
+//   writes the file it names. An output that is a FIFO, terminal or device (or "-") is written as
+//   the data comes and cannot be withdrawn; overwrite does not apply to it.
 // - Signals are the program's: the library installs no handler. To stop a run from another
 //   thread or a signal-handling thread, request a stop on the std::stop_source whose token was
-//   passed; cipher_file then throws Error{ErrorKind::stopped} after the chunk in hand (a read
-//   waiting on a pipe waits for its data first). A signal handler itself must not call the
-//   library: hand the signal to a thread (sigwait) that requests the stop.
+//   passed; cipher_file then throws Error{ErrorKind::stopped} after the chunk in hand. Not seen
+//   meanwhile: a read waiting on a pipe (or a key file that is a FIFO) and the key derivation
+//   (PBKDF2 with many iterations, scrypt). A signal handler itself must not call the library:
+//   hand the signal to a thread (sigwait) that requests the stop.
 // - Ignore or block SIGPIPE when the output may be a pipe: a reader that went away is then an
 //   Error{ErrorKind::io}, not the end of the process.
 // - Every callback of the Observer runs on the calling thread, one at a time.
+// - Calls may run at once on several threads, on different files. They may share a Key.
 // - Key material is held in memory that is wiped when it is freed; it never appears in a message.
 #include <aesgpu/types.hpp>
 
@@ -71,7 +76,9 @@ struct Settings {
     bool durable = false;       // return only once the output and its name are on the disk (fsync)
 };
 
-// Where the key comes from. Move-only; whatever it holds is wiped when it is destroyed.
+// Where the key comes from. Move-only; whatever it holds is wiped when it is destroyed. A key file
+// is read, and a prompt asked, once: at the first call that needs it, for every call that uses the
+// Key after (make a new Key to ask again, e.g. after a wrong passphrase).
 class Key {
 public:
     // The AES key itself: 16, 24 or 32 bytes (gcm: 16 or 32).
@@ -106,9 +113,16 @@ private:
     friend Source &key_source(Key &key);
 };
 
+// One of the processors that cipher a file's chunks.
+struct Lane {
+    std::string name; // "CPU", "GPU" (where it is the only one), "GPU 1"
+    int device = -1;  // a GPU's CUDA device number; -1 for the CPU
+    [[nodiscard]] bool is_gpu() const { return device >= 0; }
+};
+
 // How a run was set up, as it starts.
 struct Plan {
-    std::vector<std::string> lanes; // "CPU", "GPU", "GPU 0", "GPU 1": what ciphers the file
+    std::vector<Lane> lanes;        // what may cipher the file (the CPU may only stand in while GPUs start)
     std::size_t chunk_bytes = 0;    // the input bytes of one job
     std::size_t ring_slots = 0;     // the jobs in flight at most
     std::optional<std::uint64_t> input_bytes; // none for a pipe or a device
@@ -128,8 +142,8 @@ public:
 };
 
 struct LaneResult {
-    std::string name;        // as in Plan::lanes
-    std::uint64_t bytes = 0; // the bytes it ciphered, in whole 16-byte blocks (GCM: without tags)
+    Lane lane;
+    std::uint64_t bytes = 0; // the bytes handed to it (ECB and CTR: in whole 16-byte blocks)
 };
 
 struct Result {
@@ -140,8 +154,10 @@ struct Result {
 };
 
 enum class ErrorKind {
-    settings,       // a setting that cannot work (named in the message): nothing was read
-    key,            // the key cannot be had or does not fit: wrong size, not hex, unreadable key file
+    settings,       // a setting that cannot work or would be ignored (named in the message), a key
+                    // size the mode does not take, the key file as input or output
+    key,            // the key cannot be had: not hex or not 16/24/32 bytes, a key file that cannot be
+                    // read or holds no key, an empty passphrase
     io,             // the input or output: not there, exists already, unreadable, disk full, pipe closed
     format,         // the input is not what its settings say: no Salted__ header, a GCM header that
                     // does not fit, a length no such file has, ECB padding wrong (most often a wrong key)
@@ -152,7 +168,8 @@ enum class ErrorKind {
     internal,       // a bug: please report it
 };
 
-// The one exception cipher_file throws. what() is one line that names the file or setting.
+// The one exception cipher_file throws (besides what the caller's own callbacks throw). what() is
+// one line; it names the setting or file where one is the cause.
 class Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, const std::string &message) : std::runtime_error(message), kind_(kind) {}

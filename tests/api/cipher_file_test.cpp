@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -103,7 +106,7 @@ public:
         if (stop_at_first) stop_at_first->request_stop();
         if (throw_at_first) throw std::runtime_error("the observer's own failure");
     }
-    std::vector<std::string> lanes;
+    std::vector<aesgpu::Lane> lanes;
     std::optional<std::uint64_t> input_bytes;
     std::uint64_t last = 0;
     int calls = 0;
@@ -128,11 +131,13 @@ TEST(PublicCipherFile, ARawCtrKeyAndIvGiveWhatOpensslGivesAndTheInputsPermission
     EXPECT_EQ(fs::status(dir / "out").permissions(), fs::status(dir / "in").permissions());
     EXPECT_EQ(result.bytes_read, data.size());
     EXPECT_EQ(result.bytes_written, data.size());
-    EXPECT_EQ(told.lanes, std::vector<std::string>{"CPU"});
+    ASSERT_EQ(told.lanes.size(), 1u);
+    EXPECT_EQ(told.lanes[0].name, "CPU");
+    EXPECT_FALSE(told.lanes[0].is_gpu());
     EXPECT_EQ(told.input_bytes, data.size());
     EXPECT_EQ(told.last, data.size());
     ASSERT_EQ(result.lanes.size(), 1u);
-    EXPECT_EQ(result.lanes[0].name, "CPU");
+    EXPECT_EQ(result.lanes[0].lane.name, "CPU");
     EXPECT_EQ(result.lanes[0].bytes, (data.size() + 15) / 16 * 16) << "whole blocks";
 }
 
@@ -216,6 +221,8 @@ TEST(PublicCipherFile, AFileWithoutTheSaltedHeaderFailsBeforeThePromptAsks) {
     EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+struct PromptGaveUp {};
+
 // The message of the Error `run` throws; fails the test when it throws none.
 template <typename Run> std::string message_thrown(Run run) {
     try {
@@ -246,17 +253,89 @@ TEST(PublicCipherFile, MessagesNameSettingsNotTheCommandsFlags) {
             aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), directory);
         }),
         message_thrown([] { (void)aesgpu::iv_from_hex("0x00"); }),
+        message_thrown([&] {
+            aesgpu::cipher_file(dir / "in", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+        }),
     };
     EXPECT_NE(messages[0].find("passphrase"), std::string::npos) << messages[0];
     EXPECT_NE(messages[1].find("no_pad"), std::string::npos) << messages[1];
     EXPECT_NE(messages[2].find("directory"), std::string::npos) << messages[2];
+    EXPECT_NE(messages[4].find("already exists (set overwrite"), std::string::npos) << messages[4];
     for (const std::string &message : messages) {
         EXPECT_EQ(message.find("--"), std::string::npos) << message;
         EXPECT_EQ(message.find(" -p"), std::string::npos) << message;
+        EXPECT_EQ(message.find(" -f"), std::string::npos) << message;
     }
 }
 
-struct PromptGaveUp {};
+TEST(PublicCipherFile, NeitherTheInputNorTheOutputMayBeTheKeyFile) {
+    Directory dir;
+    const Bytes key = random_bytes(16);
+    write_file(dir / "key", key);
+    fs::create_hard_link(dir / "key", dir / "another name");
+    write_file(dir / "in", random_bytes(100));
+    aesgpu::Key key_file = aesgpu::Key::key_file(dir / "key");
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.overwrite = true;
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "another name", settings, key_file); }),
+              aesgpu::ErrorKind::settings);
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "key", dir / "out", settings, key_file); }),
+              aesgpu::ErrorKind::settings);
+    EXPECT_EQ(read_file(dir / "key"), key) << "the key is intact";
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(PublicCipherFile, GcmSegmentsNoReaderTakesAreRefusedBeforeAnyOutput) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(100));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    for (const std::size_t segment : {std::size_t{64 << 20} + 1, std::size_t{1} << 32, SIZE_MAX}) {
+        aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+        settings.segment_bytes = segment;
+        EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, passphrase); }),
+                  aesgpu::ErrorKind::settings)
+            << segment;
+        EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, raw); }),
+                  aesgpu::ErrorKind::settings)
+            << segment;
+    }
+    aesgpu::Settings largest = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    largest.segment_bytes = 64 << 20;
+    aesgpu::cipher_file(dir / "in", dir / "out", largest, passphrase);
+    aesgpu::cipher_file(dir / "out", dir / "back", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm), passphrase);
+    EXPECT_EQ(read_file(dir / "back"), read_file(dir / "in")) << "the largest segment a reader takes";
+}
+
+TEST(PublicCipherFile, AKeySharedByThreadsIsAskedForOnceAndTheWarningsThrowAsTheyWereThrown) {
+    Directory dir;
+    write_file(dir / "a", random_bytes(100'000));
+    write_file(dir / "b", random_bytes(100'000));
+    std::atomic<int> asked = 0;
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
+        ++asked;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50)); // both calls are in by now
+        buffer[0] = 'x';
+        return std::size_t{1};
+    });
+    const aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr);
+    std::thread other([&] { aesgpu::cipher_file(dir / "a", dir / "a.aes", settings, prompt); });
+    aesgpu::cipher_file(dir / "b", dir / "b.aes", settings, prompt);
+    other.join();
+    EXPECT_EQ(asked, 1);
+
+    write_file(dir / "key", random_bytes(16));
+    fs::permissions(dir / "key", fs::perms::owner_read | fs::perms::others_read);
+    aesgpu::Key told = aesgpu::Key::key_file(dir / "key", [](std::string_view) { throw PromptGaveUp{}; });
+    EXPECT_THROW(aesgpu::cipher_file(dir / "a", dir / "c", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), told),
+                 PromptGaveUp);
+    aesgpu::Key too_long = aesgpu::Key::passphrase_prompt([](std::span<char> buffer) { return buffer.size() + 1; });
+    EXPECT_EQ(kind_thrown([&] {
+                  aesgpu::cipher_file(dir / "a", dir / "c", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), too_long);
+              }),
+              aesgpu::ErrorKind::key);
+    EXPECT_FALSE(fs::exists(dir / "c"));
+}
 
 TEST(PublicCipherFile, WhatThePromptOrTheObserverThrowsComesBackAsItWasThrown) {
     Directory dir;
@@ -326,6 +405,18 @@ TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAny
     aesgpu::Settings ecb_associated = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     ecb_associated.associated_data = "x";
     EXPECT_EQ(refused(ecb_associated, raw), aesgpu::ErrorKind::settings);
+    aesgpu::Settings iterations_raw = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    iterations_raw.pbkdf2_iterations = 5;
+    EXPECT_EQ(refused(iterations_raw, raw), aesgpu::ErrorKind::settings) << "PBKDF2 with a raw key";
+    aesgpu::Settings gcm192 = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    gcm192.passphrase_key_bits = 192;
+    EXPECT_EQ(refused(gcm192, passphrase), aesgpu::ErrorKind::settings);
+    aesgpu::Settings gcm_iterations = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    gcm_iterations.pbkdf2_iterations = 5;
+    EXPECT_EQ(refused(gcm_iterations, passphrase), aesgpu::ErrorKind::settings) << "gcm derives with scrypt";
+    aesgpu::Settings header_segment = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    header_segment.segment_bytes = 8192;
+    EXPECT_EQ(refused(header_segment, passphrase), aesgpu::ErrorKind::settings) << "the header gives it";
     aesgpu::Settings cpu_waits = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     cpu_waits.wait_for_gpu = true;
     EXPECT_EQ(refused(cpu_waits, raw), aesgpu::ErrorKind::settings);
@@ -346,7 +437,7 @@ TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAny
     EXPECT_EQ(kind_thrown([] { (void)aesgpu::Key::raw_hex("0x00"); }), aesgpu::ErrorKind::key);
     EXPECT_EQ(kind_thrown([] { (void)aesgpu::Key::passphrase(""); }), aesgpu::ErrorKind::key);
     aesgpu::Key missing = aesgpu::Key::key_file(dir / "no such key");
-    EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), missing), aesgpu::ErrorKind::io);
+    EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), missing), aesgpu::ErrorKind::key);
 }
 
 TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersReadIsTold) {
@@ -402,15 +493,15 @@ TEST(PublicCipherFile, TheGpusAloneAndBesideTheCpuGiveOpensslsBytes) {
         std::uint64_t all_bytes = 0;
         for (const aesgpu::LaneResult &lane : result.lanes) {
             all_bytes += lane.bytes;
-            if (lane.name.starts_with("GPU")) gpu_bytes += lane.bytes;
+            if (lane.lane.is_gpu()) gpu_bytes += lane.bytes;
+            EXPECT_EQ(lane.lane.is_gpu(), lane.lane.name.starts_with("GPU")) << lane.lane.name;
         }
         EXPECT_EQ(all_bytes, expected.size()) << "the lanes together ciphered the padded input once";
         if (settings.wait_for_gpu) {
             EXPECT_EQ(gpu_bytes, all_bytes) << "every block through a GPU";
         }
         EXPECT_EQ(told.lanes.size(), result.lanes.size());
-        EXPECT_TRUE(std::any_of(told.lanes.begin(), told.lanes.end(),
-                                [](const std::string &lane) { return lane.starts_with("GPU"); }));
+        EXPECT_TRUE(std::any_of(told.lanes.begin(), told.lanes.end(), [](const aesgpu::Lane &lane) { return lane.is_gpu(); }));
     }
 }
 

@@ -100,23 +100,23 @@ constexpr std::size_t kChunk = 4096;
 constexpr std::size_t kSlots = 3;
 
 // The CPU, ready from the start, taking jobs as `share` says.
-Lane cpu_lane(const Bytes &key, Direction direction, LaneShare share = LaneShare::until_another_is_ready,
+DispatcherLane cpu_lane(const Bytes &key, Direction direction, LaneShare share = LaneShare::until_another_is_ready,
               unsigned threads = 2) {
     return {.name = "CPU", .start = {}, .ready = std::make_unique<OpenSslBackend>(key, direction, threads),
             .share = share};
 }
 
-std::vector<Lane> lanes_of(Lane first, Lane second) {
-    std::vector<Lane> lanes;
+std::vector<DispatcherLane> lanes_of(DispatcherLane first, DispatcherLane second) {
+    std::vector<DispatcherLane> lanes;
     lanes.push_back(std::move(first));
     lanes.push_back(std::move(second));
     return lanes;
 }
 
 // The CPU lane first, then one lane per gate, named as given.
-std::vector<Lane> cpu_then_gated(Lane cpu, std::initializer_list<std::pair<const char *, GatedStart *>> gated,
+std::vector<DispatcherLane> cpu_then_gated(DispatcherLane cpu, std::initializer_list<std::pair<const char *, GatedStart *>> gated,
                                  LanePolicy policy = LanePolicy::required) {
-    std::vector<Lane> lanes;
+    std::vector<DispatcherLane> lanes;
     lanes.push_back(std::move(cpu));
     for (const auto &[name, gate] : gated) lanes.push_back({.name = name, .start = gate->start(), .policy = policy});
     return lanes;
@@ -462,7 +462,7 @@ private:
     std::thread worker_;
 };
 
-Lane paced_lane(const std::string &name, std::unique_ptr<PacedBackend> backend) {
+DispatcherLane paced_lane(const std::string &name, std::unique_ptr<PacedBackend> backend) {
     return {.name = name, .start = {}, .ready = std::move(backend), .share = LaneShare::throughout};
 }
 
@@ -506,7 +506,7 @@ TEST(Dispatcher, DestroyedWithJobsInFlightLetsThemEndFirst) {
     const Bytes key = random_bytes(16);
     for (const bool tells : {true, false}) {
         {
-            std::vector<Lane> lanes;
+            std::vector<DispatcherLane> lanes;
             lanes.push_back(paced_lane("slow", std::make_unique<PacedBackend>(
                                                    key, Direction::encrypt, std::chrono::microseconds(3000), 4, tells)));
             lanes.push_back({.name = "CPU",
@@ -523,7 +523,7 @@ TEST(Dispatcher, DestroyedWithJobsInFlightLetsThemEndFirst) {
 
 TEST(Dispatcher, ASubmitThatFailsFreesItsRoomAndCountsForNothing) {
     const Bytes key = random_bytes(16);
-    std::vector<Lane> lanes;
+    std::vector<DispatcherLane> lanes;
     lanes.push_back({.name = "CPU",
                      .start = {},
                      .ready = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 1),
@@ -550,7 +550,7 @@ TEST(Dispatcher, ASubmitWaitingForRoomGivesUpWhenTheWriterFails) {
     const Bytes key = random_bytes(16);
     TempDir dir;
     write_file(dir.file("in"), random_bytes(20 * kChunk));
-    std::vector<Lane> lanes;
+    std::vector<DispatcherLane> lanes;
     lanes.push_back(paced_lane("mute", std::make_unique<PacedBackend>(key, Direction::encrypt,
                                                                       std::chrono::microseconds(0), 1, false)));
     Dispatcher backend(std::move(lanes));
@@ -673,17 +673,17 @@ TEST(Dispatcher, RejectsALaneWithoutOneBackendOrStart) {
     EXPECT_THROW(Dispatcher({}), std::invalid_argument);
     EXPECT_THROW(Dispatcher(lanes_of(cpu_lane(key, Direction::encrypt), {.name = "x", .start = {}})),
                  std::invalid_argument);
-    std::vector<Lane> both;
+    std::vector<DispatcherLane> both;
     both.push_back(cpu_lane(key, Direction::encrypt));
     both.back().start = [](std::span<const std::span<std::byte>>) { return std::unique_ptr<CipherBackend>(); };
     EXPECT_THROW(Dispatcher(std::move(both)), std::invalid_argument);
     // Lanes that give way or stand by need one that takes jobs all run long, or no job would go.
     EXPECT_THROW(Dispatcher(lanes_of(cpu_lane(key, Direction::encrypt), cpu_lane(key, Direction::encrypt))),
                  std::invalid_argument);
-    std::vector<Lane> standing_by;
+    std::vector<DispatcherLane> standing_by;
     standing_by.push_back(cpu_lane(key, Direction::encrypt, LaneShare::fallback));
     EXPECT_THROW(Dispatcher(std::move(standing_by)), std::invalid_argument);
-    std::vector<Lane> one;
+    std::vector<DispatcherLane> one;
     one.push_back(cpu_lane(key, Direction::encrypt, LaneShare::throughout));
     Dispatcher alone(std::move(one));
     EXPECT_THROW(alone.adopt_slots({}), std::logic_error);

@@ -177,7 +177,7 @@ TEST_F(Gpu, MemoryAdoptedTwiceFailsClearlyAndLeavesTheFirstBackendWorking) {
 // A dispatcher that starts on 2 CPU threads and takes the GPU on as a required lane: what the
 // CLI's CPU start builds.
 Dispatcher cpu_then_gpu(const Bytes &key, const CipherSpec &spec) {
-    std::vector<Lane> lanes;
+    std::vector<DispatcherLane> lanes;
     lanes.push_back({.name = "CPU",
                      .start = {},
                      .ready = std::make_unique<OpenSslBackend>(key, spec, 2),
@@ -193,7 +193,7 @@ Dispatcher cpu_then_gpu(const Bytes &key, const CipherSpec &spec) {
 // GPU 0 (its own streams and device buffers), so this runs on one GPU too.
 struct EveryLane {
     EveryLane(const Bytes &key, const CipherSpec &spec) : pins(std::make_shared<GpuRingPins>(true)) {
-        std::vector<Lane> lanes;
+        std::vector<DispatcherLane> lanes;
         lanes.push_back({.name = "CPU",
                          .start = {},
                          .ready = std::make_unique<OpenSslBackend>(key, spec, 2, CpuSubmit::post_every_piece),
