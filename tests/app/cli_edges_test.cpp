@@ -326,6 +326,9 @@ TEST_F(Cli, TheLibrarysRefusalsComeInTheCommandsWords) {
         {"$AESGPU encrypt --key-file - -o x < p", 2, "--key-file - and the data cannot both come from standard input"},
         {"cat p | $AESGPU encrypt -q --no-pad -K " + key + " -o x", 1,
          "input length 100 is not a multiple of 16 bytes, which --no-pad requires"},
+        {"ln -sf nowhere link && $AESGPU encrypt -q -K " + key + " p -o link", 1,
+         "'link' is a symbolic link to 'nowhere', which does not exist; use -f to create it"},
+        {"$AESGPU encrypt -q -K " + key + " p -o k", 1, "'k' already exists; use -f to overwrite it"},
     };
     for (const auto &[command, status, expected] : cases) {
         Outcome r = run(command);
