@@ -7,6 +7,7 @@
 #include "common/errors.hpp"
 #include "io/io_threads.hpp"
 #include "job/cipher_file.hpp"
+#include "job/io_choice.hpp"
 
 #include <sys/stat.h>
 
@@ -119,8 +120,9 @@ std::vector<Lane> lanes_of(const SelectedBackend &selected, const Settings &sett
 // Tells the caller's Observer, stops when asked, and notes what each lane did before the commit.
 class PublicObserver final : public CipherObserver {
 public:
-    PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source)
-        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source) {}
+    PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source,
+                   const DirectIoOutcome &io)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), io_(io) {}
 
     void backend_selected(const SelectedBackend &selected) override {
         if (selected.notes.cpu_instead != CpuInstead::no) tell([&] { observer_->note(selected.notes.cpu_reason); });
@@ -129,7 +131,7 @@ public:
         selected_ = &plan.selected;
         tell([&] {
             observer_->starting(Plan{lanes_of(plan.selected, settings_), plan.chunk_bytes, plan.ring_slots,
-                                     source_.size()});
+                                     source_.size(), io_.reads_direct, io_.writes_direct});
         });
     }
     void progress(std::uint64_t bytes_done) override {
@@ -162,6 +164,7 @@ private:
     const Settings &settings_;
     std::stop_token stop_;
     const InputSource &source_;
+    const DirectIoOutcome &io_;
     const SelectedBackend *selected_ = nullptr;
 };
 
@@ -181,10 +184,11 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         InputSource source = InputSource::open(input.string(), io_threads);
         OutputSink sink = open_sink(output, settings, source, io_threads);
         const FileHeader header = file_header_for(library, keys, source);
+        const DirectIoOutcome io = choose_direct_io(IoChoice::automatic, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
         const CipherKey cipher_key_in_hand = cipher_key(library, keys, header);
-        PublicObserver told(observer, settings, stop, source);
+        PublicObserver told(observer, settings, stop, source, io);
         const PipelineStats stats = cipher_file_with_key(source, sink, library, header, cipher_key_in_hand, told);
         return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes)};
     } catch (const CallerFailure &failure) {

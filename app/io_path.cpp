@@ -63,14 +63,25 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
     }
 }
 
+namespace {
+
+// -v's words for why both sides stay on the page cache.
+const char *buffered_reason(StaysBuffered why) {
+    switch (why) {
+    case StaysBuffered::asked: return "--io buffered";
+    case StaysBuffered::not_regular_files: return "a pipe, device or standard stream is not a regular file";
+    case StaysBuffered::small_file: return "a small file";
+    case StaysBuffered::small_chunk: return "a --chunk-size under 1 MiB";
+    case StaysBuffered::input_cached: return "the input is in the page cache already";
+    }
+    return "?";
+}
+
+} // namespace
+
 IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
     IoPath path{};
     path.writes = sink != nullptr;
-    const auto buffered = [&path](std::string reason) {
-        path.reason = std::move(reason);
-        return path;
-    };
-    if (choice == IoChoice::buffered) return buffered("--io buffered");
     const bool forced = choice == IoChoice::direct;
     if (forced && !source.size()) {
         throw UsageError("--io direct reads regular files only; " + source.display_name() + " is read as it comes");
@@ -78,22 +89,18 @@ IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &sou
     if (forced && sink && !sink->withdrawable()) {
         throw UsageError("--io direct writes regular files only; " + sink->display_name() + " is written as it goes");
     }
-    std::string unseen_cache;
-    if (!forced) {
-        if (!source.size() || (sink && !sink->withdrawable())) {
-            return buffered("a pipe, device or standard stream is not a regular file");
-        }
-        if (*source.size() < kDirectIoMinBytes) return buffered("a small file");
-        if (chunk_bytes != 0 && chunk_bytes < kDirectIoMinChunkBytes) return buffered("a --chunk-size under 1 MiB");
-        const std::optional<bool> cached =
-            mostly_in_page_cache(source.fd(), static_cast<std::uint64_t>(source.start_offset()), *source.size());
-        if (cached.value_or(false)) return buffered("the input is in the page cache already");
-        if (!cached) unseen_cache = "; whether the input is cached cannot be seen: it is neither ours nor writable";
+    const DirectIoOutcome outcome = choose_direct_io(choice, chunk_bytes, source, sink);
+    if (outcome.stays_buffered) {
+        path.reason = buffered_reason(*outcome.stays_buffered);
+        return path;
     }
-    if (const std::optional<std::string> refusal = source.read_directly()) {
-        if (forced) throw IoError("cannot read " + source.display_name() + " directly: " + *refusal);
-        return buffered("reads: " + *refusal);
+    if (outcome.reads_refused) {
+        if (forced) throw IoError("cannot read " + source.display_name() + " directly: " + *outcome.reads_refused);
+        path.reason = "reads: " + *outcome.reads_refused;
+        return path;
     }
+    const std::string unseen_cache =
+        outcome.cache_unseen ? "; whether the input is cached cannot be seen: it is neither ours nor writable" : "";
     path.reads_direct = true;
     path.engine = source.direct_queue()->queue->engine();
     path.reason = "reads past the page cache (" + in_flight(*source.direct_queue()) + ")";
@@ -101,9 +108,9 @@ IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &sou
         path.reason += unseen_cache;
         return path;
     }
-    if (const std::optional<std::string> refusal = sink->write_directly()) {
-        if (forced) throw IoError("cannot write " + sink->display_name() + " directly: " + *refusal);
-        path.reason += "; writes buffered: " + *refusal + unseen_cache;
+    if (outcome.writes_refused) {
+        if (forced) throw IoError("cannot write " + sink->display_name() + " directly: " + *outcome.writes_refused);
+        path.reason += "; writes buffered: " + *outcome.writes_refused + unseen_cache;
         return path;
     }
     path.writes_direct = true;

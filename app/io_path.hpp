@@ -5,23 +5,13 @@
 #include "app/options.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
+#include "job/io_choice.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace aesgpu {
-
-// Below this an input is read through the page cache under --io auto: a direct run's fixed costs
-// (threads, a second descriptor, the fsync it always does) are not worth it. Provisional until the
-// direct path is measured on the GPU hosts' disk (bench/NOTES.md).
-inline constexpr std::uint64_t kDirectIoMinBytes = std::uint64_t{64} << 20;
-
-// Below this, an explicit --chunk-size keeps --io auto on the page cache: each chunk's direct
-// requests wait for each other, and a chunk that starts or ends inside a page (a header, GCM's
-// tags, a size off the 4 KiB grid) reads that page again with its neighbour. A 16-byte chunk read
-// 256 times the file, 4112 bytes twice; from 1 MiB on it is under 1% more.
-inline constexpr std::size_t kDirectIoMinChunkBytes = std::size_t{1} << 20;
 
 struct IoPath {
     bool reads_direct = false;

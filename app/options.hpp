@@ -6,6 +6,7 @@
 #include "cipher/secret_bytes.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
+#include "job/io_choice.hpp"
 #include "keys/passphrase.hpp"
 
 #include <cstddef>
@@ -16,8 +17,7 @@
 namespace aesgpu {
 
 enum class ProgressChoice { automatic, always, never }; // automatic: when stderr is a terminal
-// --io: how a file's bytes reach the ring (app/io_path.hpp).
-enum class IoChoice { automatic, direct, buffered };
+// --io: how a file's bytes reach the ring: IoChoice (job/io_choice.hpp).
 
 struct LogOptions {
     int verbosity = 0; // -v count

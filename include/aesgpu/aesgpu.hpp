@@ -126,6 +126,11 @@ struct Plan {
     std::size_t chunk_bytes = 0;    // the input bytes of one job
     std::size_t ring_slots = 0;     // the jobs in flight at most
     std::optional<std::uint64_t> input_bytes; // none for a pipe or a device
+    // Past the page cache (O_DIRECT), as the command's --io auto: for a regular file of 64 MiB or
+    // more that is not in the page cache already, where its file system allows. A direct output is
+    // durable when the call returns.
+    bool reads_direct = false;
+    bool writes_direct = false;
 };
 
 // Told what a run does as it goes; the defaults do nothing. What a callback throws ends the run

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -98,7 +100,12 @@ template <typename Run> aesgpu::ErrorKind kind_thrown(Run run) {
 
 class Recorder final : public aesgpu::Observer {
 public:
-    void starting(const aesgpu::Plan &plan) override { lanes = plan.lanes, input_bytes = plan.input_bytes; }
+    void starting(const aesgpu::Plan &plan) override {
+        lanes = plan.lanes;
+        input_bytes = plan.input_bytes;
+        reads_direct = plan.reads_direct;
+        writes_direct = plan.writes_direct;
+    }
     void progress(std::uint64_t done) override {
         EXPECT_GE(done, last) << "progress never goes back";
         last = done;
@@ -108,6 +115,8 @@ public:
     }
     std::vector<aesgpu::Lane> lanes;
     std::optional<std::uint64_t> input_bytes;
+    bool reads_direct = false;
+    bool writes_direct = false;
     std::uint64_t last = 0;
     int calls = 0;
     std::stop_source *stop_at_first = nullptr;
@@ -219,6 +228,50 @@ TEST(PublicCipherFile, AFileWithoutTheSaltedHeaderFailsBeforeThePromptAsks) {
               aesgpu::ErrorKind::format);
     EXPECT_EQ(asked, 0);
     EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+// Whether the file system under `dir` takes O_DIRECT opens.
+bool takes_direct_io(const fs::path &dir) {
+    const fs::path probe = dir / "probe";
+    const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0600);
+    if (fd < 0) return false;
+    ::close(fd);
+    fs::remove(probe);
+    return true;
+}
+
+// Leaves `path` out of the page cache: its pages on the disk, then dropped.
+void drop_from_page_cache(const fs::path &path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(::fdatasync(fd), 0);
+    EXPECT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    ::close(fd);
+}
+
+TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto) {
+    Directory dir;
+    const bool direct = takes_direct_io(dir / ".");
+    const Bytes data = random_bytes((65u << 20) + 9);
+    write_file(dir / "large", data);
+    write_file(dir / "small", Bytes(data.begin(), data.begin() + 1000));
+    const Bytes key = random_bytes(16);
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    Recorder small;
+    aesgpu::cipher_file(dir / "small", dir / "small.aes", settings, raw, &small);
+    EXPECT_FALSE(small.reads_direct) << "a small file";
+    Recorder cached;
+    aesgpu::cipher_file(dir / "large", dir / "cached.aes", settings, raw, &cached);
+    EXPECT_FALSE(cached.reads_direct) << "a file in the page cache already";
+    drop_from_page_cache(dir / "large");
+    Recorder uncached;
+    aesgpu::cipher_file(dir / "large", dir / "large.aes", settings, raw, &uncached);
+    EXPECT_EQ(uncached.reads_direct, direct) << "large and not cached: direct where the file system takes it";
+    EXPECT_EQ(uncached.writes_direct, direct);
+    const Bytes expected = openssl(EVP_aes_128_ecb(), key, nullptr, data);
+    EXPECT_EQ(read_file(dir / "large.aes"), expected);
+    EXPECT_EQ(read_file(dir / "cached.aes"), expected);
 }
 
 struct PromptGaveUp {};
