@@ -5,6 +5,7 @@
 #include "api/key_source.hpp"
 #include "cipher/segments.hpp"
 #include "common/errors.hpp"
+#include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "job/cipher_file.hpp"
 #include "job/io_choice.hpp"
@@ -72,7 +73,7 @@ void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &i
     if (!key_file || ::stat(key_file->c_str(), &key) != 0) return;
     const auto is_key_file = [&key](const std::filesystem::path &path) {
         struct stat named {};
-        return path != "-" && ::stat(path.c_str(), &named) == 0 && named.st_dev == key.st_dev && named.st_ino == key.st_ino;
+        return path != "-" && ::stat(path.c_str(), &named) == 0 && same_file(named, key);
     };
     if (is_key_file(input)) throw Error(ErrorKind::settings, "the input " + quoted_name(input.string()) + " is the key file");
     if (is_key_file(output)) {
@@ -117,6 +118,15 @@ std::vector<Lane> lanes_of(const SelectedBackend &selected, const Settings &sett
     return lanes;
 }
 
+// What each lane ciphered: the dispatcher's count per lane, or all of it for a backend alone.
+std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Settings &settings,
+                                     std::uint64_t bytes_ciphered) {
+    if (!selected.dispatcher) return {{lanes_of(selected, settings).front(), bytes_ciphered}};
+    std::vector<LaneResult> results;
+    for (const LaneReport &lane : selected.dispatcher->report()) results.push_back({{lane.name, lane.device}, lane.bytes});
+    return results;
+}
+
 // Tells the caller's Observer, stops when asked, and notes what each lane did before the commit.
 class PublicObserver final : public CipherObserver {
 public:
@@ -140,13 +150,7 @@ public:
     }
     void commit(OutputSink &sink, const PipelineStats &stats) override {
         check_stop();
-        if (selected_ && selected_->dispatcher) {
-            for (const LaneReport &lane : selected_->dispatcher->report()) {
-                lanes.push_back({{lane.name, lane.device}, lane.bytes});
-            }
-        } else if (selected_) {
-            lanes.push_back({lanes_of(*selected_, settings_).front(), stats.bytes_ciphered});
-        }
+        if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);
         sink.commit();
     }
 
