@@ -148,6 +148,9 @@ public:
         check_stop();
         tell([&] { observer_->progress(bytes_done); });
     }
+    void note(NoteLevel /*level*/, std::string_view what) override {
+        tell([&] { observer_->note(what); });
+    }
     void commit(OutputSink &sink, const PipelineStats &stats) override {
         check_stop();
         if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);

@@ -4,6 +4,7 @@
 #include "app/backend_log.hpp"
 #include "app/bench_report.hpp"
 #include "app/interrupts.hpp"
+#include "app/logging.hpp"
 #include "common/errors.hpp"
 
 #include <unistd.h>
@@ -59,6 +60,8 @@ int run_bench_command(const BenchOptions &options) {
     BenchSettings settings = bench_settings(options);
     BenchReport report;
     SelectionLog selection_log;
+    LoggedNotes notes;
+    settings.notes = &notes;
     {
         const StatusLine status;
         settings.on_step = [&status](const std::string &step) { status.show(step); };

@@ -7,6 +7,7 @@
 #include "app/interrupts.hpp"
 #include "app/io_path.hpp"
 #include "app/json_text.hpp"
+#include "app/logging.hpp"
 #include "app/output_naming.hpp"
 #include "app/progress.hpp"
 #include "common/cpu_time.hpp"
@@ -556,6 +557,10 @@ public:
     void progress(std::uint64_t done) override {
         if (selected_->dispatcher) progress_->set_backend(backend_name());
         progress_->update(done);
+    }
+
+    void note(NoteLevel level, std::string_view what) override {
+        log_note(level, what);
     }
 
     // A signal during the commit waits for it; one after the last commit finds every output final.

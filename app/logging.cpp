@@ -54,4 +54,16 @@ void configure_logging(const LogOptions &options) {
     logger->set_level(level);
 }
 
+void log_note(NoteLevel level, std::string_view what) {
+    spdlog::log(level == NoteLevel::warning ? spdlog::level::warn : spdlog::level::info, "{}", what);
+}
+
+void LoggedNotes::note(NoteLevel level, std::string_view what) noexcept {
+    try {
+        log_note(level, what);
+    } catch (...) {
+        // spdlog reports its own failures; a note must not end the run.
+    }
+}
+
 } // namespace aesgpu

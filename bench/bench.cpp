@@ -226,6 +226,7 @@ public:
     void backend_selected(const SelectedBackend &selected) override {
         if (plan_.on_backend_selected) plan_.on_backend_selected(request_, selected);
     }
+    void note(NoteLevel level, std::string_view what) override { note_to(plan_.notes, level, what); }
     void commit(OutputSink &sink, const PipelineStats & /*stats*/) override {
         if (plan_.run_commit) {
             plan_.run_commit([&sink] { sink.commit(); });
@@ -651,7 +652,7 @@ private:
         request.choice = choice;
         request.cpu_threads = plan_.threads;
         request.wait_for_gpu = choice == BackendChoice::gpu; // every GPU, no CPU start
-        SelectedBackend selected = select_backend(request, spec, key, true);
+        SelectedBackend selected = select_backend(request, spec, key, true, plan_.notes);
         if (plan_.on_backend_selected) plan_.on_backend_selected(request, selected);
         return selected;
     }

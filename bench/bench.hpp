@@ -5,6 +5,7 @@
 // run_file_job() next to cp. Every output is checked against OpenSSL on fresh random data before
 // it is timed.
 #include "cipher/cipher_backend.hpp"
+#include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
 
 #include <cstddef>
@@ -36,6 +37,9 @@ struct BenchSettings {
     // Told what each backend selection came to (why `auto` or `all` runs on the CPU alone, ...),
     // for the caller to say: the bench says nothing itself.
     std::function<void(const BackendRequest &, const SelectedBackend &)> on_backend_selected = {};
+    // Told, from any thread, what went otherwise without failing (fewer threads, a GPU clean-up
+    // that failed). Must outlive the bench.
+    NoteSink *notes = nullptr;
 };
 
 // A stage that did not run, and why.

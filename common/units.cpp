@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "common/units.hpp"
 
-#include <fmt/format.h>
+#include <cstdio>
 
 namespace aesgpu {
 
@@ -12,7 +12,14 @@ std::string human_bytes(double bytes) {
         bytes /= 1024;
         ++unit;
     }
-    return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[unit]);
+    // snprintf, not fmt: the library links neither spdlog nor fmt (and GCC 12 has no std::format).
+    char text[48];
+    if (unit == 0) {
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    } else {
+        std::snprintf(text, sizeof text, "%.1f %s", bytes, units[unit]);
+    }
+    return text;
 }
 
 } // namespace aesgpu

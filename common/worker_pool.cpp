@@ -3,12 +3,11 @@
 
 #include "common/threads.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <new>
+#include <string>
 #include <utility>
 
 namespace aesgpu {
@@ -18,7 +17,7 @@ std::size_t piece_length(std::size_t bytes, unsigned threads, PieceShape shape) 
     return std::max(shape.min_piece_bytes, share);
 }
 
-WorkerPool::WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall) {
+WorkerPool::WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall, NoteSink *notes) {
     const unsigned workers = std::max(threads, 1u) - 1;
     workers_.reserve(workers);
     try {
@@ -28,14 +27,15 @@ WorkerPool::WorkerPool(unsigned threads, const std::string &purpose, ThreadShort
         // message of its error) rather than as ThreadLimit.
         const bool out_of_memory = dynamic_cast<const std::bad_alloc *>(&e) != nullptr;
         if (shortfall == ThreadShortfall::make_do && (out_of_memory || dynamic_cast<const ThreadLimit *>(&e))) {
-            // No allocation here that could throw: spdlog formats inside its own try, and reports
-            // its failures to stderr rather than throwing them.
             const unsigned asked = std::max(threads, 1u);
-            if (out_of_memory) {
-                spdlog::info("cannot start a thread for {}: not enough memory; going on with {} of {} threads", purpose,
-                             this->threads(), asked);
-            } else {
-                spdlog::info("{}; going on with {} of {} threads", e.what(), this->threads(), asked);
+            try {
+                const std::string why = out_of_memory ? "cannot start a thread for " + purpose + ": not enough memory"
+                                                      : std::string(e.what());
+                note_to(notes, NoteLevel::info,
+                        why + "; going on with " + std::to_string(this->threads()) + " of " + std::to_string(asked) +
+                            " threads");
+            } catch (const std::bad_alloc &) {
+                // No memory left to word it: the pool goes on all the same, unannounced.
             }
             return;
         }

@@ -2,6 +2,8 @@
 #pragma once
 // The one thread pool: the CPU cipher posts the pieces of a job to it and returns at once
 // (post), and file reads and writes split one large copy across it and wait (run_pieces).
+#include "common/note_sink.hpp"
+
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -33,8 +35,10 @@ class WorkerPool {
 public:
     // `threads` counts the thread that calls run(), so the pool starts threads - 1 workers.
     // Throws ThreadLimit, naming `purpose`, when a thread cannot start and `shortfall` is fail;
-    // with make_do it says so at info level and runs on the threads it started (the caller's at least).
-    WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall = ThreadShortfall::fail);
+    // with make_do it tells `notes` (at info level) and runs on the threads it started (the
+    // caller's at least).
+    WorkerPool(unsigned threads, const std::string &purpose, ThreadShortfall shortfall = ThreadShortfall::fail,
+               NoteSink *notes = nullptr);
     // Runs the tasks still queued, then joins the workers.
     ~WorkerPool();
     WorkerPool(const WorkerPool &) = delete;

@@ -38,8 +38,8 @@ SelectedBackend cpu_backend(const BackendRequest &request, const CipherSpec &spe
     return {std::move(backend), slots, kFileChunkBytes};
 }
 
-GpuBackendOptions gpu_options(const BackendRequest &request, int device) {
-    return {device, request.gpu_streams};
+GpuBackendOptions gpu_options(const BackendRequest &request, int device, NoteSink *notes) {
+    return {.device = device, .streams = request.gpu_streams, .notes = notes};
 }
 
 // Starts a GPU backend, saying in the error what kept it from starting: no usable device, too
@@ -74,9 +74,9 @@ std::vector<int> gpu_devices(const BackendRequest &request) {
 }
 
 SelectedBackend one_gpu(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
-                        int device) {
+                        int device, NoteSink *notes) {
     return start_gpu([&] {
-        return SelectedBackend{make_gpu_backend(key, spec, gpu_options(request, device)),
+        return SelectedBackend{make_gpu_backend(key, spec, gpu_options(request, device, notes)),
                                gpu_ring_slots(request.gpu_streams), kGpuFileChunkBytes};
     });
 }
@@ -103,7 +103,7 @@ std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is
 // `share` says. The ring has room for every GPU's streams and, where the CPU ciphers beside them,
 // for its jobs too; where it only starts the run, the GPUs need the room.
 SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
-                           const std::vector<int> &devices, std::optional<LaneShare> share) {
+                           const std::vector<int> &devices, std::optional<LaneShare> share, NoteSink *notes) {
     auto gpu_key = std::make_shared<SecretBytes>(key);
     auto pins = std::make_shared<GpuRingPins>(devices.size() > 1);
     const LanePolicy policy = request.choice == BackendChoice::gpu ? LanePolicy::required : LanePolicy::optional;
@@ -117,7 +117,7 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
         lanes.push_back({.name = "CPU", .start = {}, .ready = std::move(cpu), .share = *share});
     }
     for (const int device : devices) {
-        LaneStart start = [gpu_key, pins, spec, gpu = gpu_options(request, device)](
+        LaneStart start = [gpu_key, pins, spec, gpu = gpu_options(request, device, notes)](
                               std::span<const std::span<std::byte>> ring) {
             return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring, pins.get()); });
         };
@@ -182,7 +182,7 @@ const char *backend_choice_name(BackendChoice choice) {
 }
 
 SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
-                               bool output_is_withdrawable) {
+                               bool output_is_withdrawable, NoteSink *cleanup_notes) {
     if (request.choice == BackendChoice::cpu) return cpu_backend(request, spec, key);
     // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
     // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
@@ -207,7 +207,7 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     if (devices.size() == 1 && (!share || *share == LaneShare::fallback)) {
         // One GPU started here and now: its failure is this call's (auto: the CPU takes over).
         try {
-            SelectedBackend selected = one_gpu(request, spec, key, devices.front());
+            SelectedBackend selected = one_gpu(request, spec, key, devices.front(), cleanup_notes);
             selected.notes = notes;
             selected.notes.auto_started_one_gpu = share.has_value();
             return selected;
@@ -216,7 +216,7 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
             return cpu_instead(request, spec, key, CpuInstead::gpu_failed, e.what(), notes);
         }
     }
-    SelectedBackend selected = dispatched(request, spec, key, devices, share);
+    SelectedBackend selected = dispatched(request, spec, key, devices, share, cleanup_notes);
     selected.notes = notes;
     return selected;
 }

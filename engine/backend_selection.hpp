@@ -84,9 +84,11 @@ struct SelectedBackend {
 // notes. Unless wait_for_gpu, the CPU ciphers while the GPUs start on other threads; `gpu` then
 // fails at the first submit after a GPU failed to start, or at the end of the run. It does so only
 // when `output_is_withdrawable` (a file committed at the end): output sent to a pipe cannot be
-// taken back, so there it waits for every GPU to start.
+// taken back, so there it waits for every GPU to start. The GPU backends tell `notes` of a
+// clean-up that failed as they go; it must outlive the selection.
 [[nodiscard]] SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec,
-                                             std::span<const std::uint8_t> key, bool output_is_withdrawable);
+                                             std::span<const std::uint8_t> key, bool output_is_withdrawable,
+                                             NoteSink *notes = nullptr);
 
 // Fails, as select_backend would for `gpu`, when no GPU is there at all or a --devices entry is
 // not there; nothing for the other choices. Lets a run that prompts for a passphrase fail before

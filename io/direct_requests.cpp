@@ -21,7 +21,7 @@ namespace {
 class ThreadedQueue final : public DirectRequestQueue {
 public:
     void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
-        if (!pool_) pool_.emplace(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do);
+        if (!pool_) pool_.emplace(kDirectIoStreams, "direct reads and writes", ThreadShortfall::make_do, notes_);
         pool_->run(requests.size(), [&](std::size_t index) {
             results[index] = DirectResult{};
             transfer_at(op, fd, requests[index], results[index]);
@@ -29,9 +29,11 @@ public:
     }
     [[nodiscard]] unsigned depth() const override { return pool_ ? pool_->threads() : kDirectIoStreams; }
     [[nodiscard]] const char *engine() const override { return "threads"; }
+    void send_notes_to(NoteSink *notes) override { notes_ = notes; }
 
 private:
     std::optional<WorkerPool> pool_;
+    NoteSink *notes_ = nullptr;
 };
 
 } // namespace

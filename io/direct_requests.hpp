@@ -5,6 +5,8 @@
 // of threads, each doing pread()/pwrite(). Above this, one code path: InputSource and OutputSink
 // cut a chunk into requests, run them, and finish whatever a request left undone through the page
 // cache.
+#include "common/note_sink.hpp"
+
 #include <sys/types.h>
 
 #include <cstddef>
@@ -47,6 +49,8 @@ public:
     [[nodiscard]] virtual unsigned depth() const = 0;
     // For -v and --json: "io_uring" or "threads".
     [[nodiscard]] virtual const char *engine() const = 0;
+    // Where a queue of threads says that it went on with fewer than it asked for.
+    virtual void send_notes_to(NoteSink * /*notes*/) {}
 };
 
 enum class DirectEngine {

@@ -119,12 +119,18 @@ std::optional<std::string> InputSource::read_directly(DirectEngine engine) {
     return read_directly([engine] { return make_direct_queue(engine); });
 }
 
+void InputSource::send_notes_to(NoteSink *notes) {
+    notes_ = notes;
+    if (direct_queue_.queue) direct_queue_.queue->send_notes_to(notes);
+}
+
 std::optional<std::string> InputSource::read_directly(const DirectQueueMaker &make_queue) {
     if (!sized_) return "it is not a regular file";
     DirectFile direct = reopen_direct(fd_, O_RDONLY);
     if (!direct.fd.valid()) return direct.refusal;
     direct_queue_ = make_queue();
     if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
+    direct_queue_.queue->send_notes_to(notes_);
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;
     drop_behind_ = false; // nothing of it enters the page cache
@@ -210,7 +216,7 @@ std::size_t InputSource::read_parallel(const Gathered<std::byte> &buffer, off_t 
     if (direct_fd_.valid()) return read_direct_requests(buffer, start);
     if (!readers_) {
         readers_ = std::make_unique<WorkerPool>(std::min(io_threads_, kMaxReadThreads), "parallel file reads",
-                                                ThreadShortfall::make_do);
+                                                ThreadShortfall::make_do, notes_);
     }
     std::atomic<std::size_t> end{buffer.size()};
     readers_->run_pieces(buffer.size(), kFileCopyPieces, [&](std::size_t offset, std::size_t length) {

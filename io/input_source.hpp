@@ -66,6 +66,8 @@ public:
     [[nodiscard]] std::uint64_t position() const;
     // How direct reads are kept in flight; null before read_directly().
     [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }
+    // Where the threads that split reads say that they went on with fewer (none: nobody hears).
+    void send_notes_to(NoteSink *notes);
 
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
@@ -88,6 +90,7 @@ private:
     UniqueFd direct_fd_;                  // the same file opened with O_DIRECT, once read_directly()
     std::size_t direct_alignment_ = 0;
     DirectQueue direct_queue_; // made by read_directly()
+    NoteSink *notes_ = nullptr;
 };
 
 // True when both describe the same file (same device and inode).

@@ -34,11 +34,12 @@ bool reserves_real_blocks(int fd) {
 } // namespace
 
 std::optional<MappedFileWriter> MappedFileWriter::start(int fd, std::string display_name, std::uint64_t size,
-                                                        std::uint64_t expected_size, unsigned threads) {
+                                                        std::uint64_t expected_size, unsigned threads,
+                                                        NoteSink *notes) {
     if (!reserves_real_blocks(fd)) return std::nullopt;
     MappedFileWriter writer(fd, std::move(display_name), size, expected_size);
     if (!writer.reserve(std::max(size, std::uint64_t{1}))) return std::nullopt;
-    writer.copiers_ = std::make_unique<WorkerPool>(threads, "parallel file writes", ThreadShortfall::make_do);
+    writer.copiers_ = std::make_unique<WorkerPool>(threads, "parallel file writes", ThreadShortfall::make_do, notes);
     return writer;
 }
 

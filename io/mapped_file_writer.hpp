@@ -8,6 +8,7 @@
 // The space is reserved with fallocate() before it is mapped, so a full file system is an error
 // from fallocate and never a SIGBUS from a page fault. Only file systems whose fallocate reserves
 // real blocks qualify (tmpfs, ext4, XFS); copy-on-write ones may still fail at write-back.
+#include "common/note_sink.hpp"
 #include "io/gathered.hpp"
 #include "io/io_threads.hpp"
 
@@ -24,10 +25,11 @@ class MappedFileWriter {
 public:
     // A writer for `fd` (a regular file opened read-write, `size` bytes long now, writes going to
     // its end), or nothing when the file system does not qualify. `expected_size` (0: unknown)
-    // sizes the first reservation; `threads` copy each append. Throws IoError when reserving
-    // space fails for want of it.
+    // sizes the first reservation; `threads` copy each append (fewer, told to `notes`, where the
+    // system refuses some). Throws IoError when reserving space fails for want of it.
     static std::optional<MappedFileWriter> start(int fd, std::string display_name, std::uint64_t size,
-                                                 std::uint64_t expected_size, unsigned threads);
+                                                 std::uint64_t expected_size, unsigned threads,
+                                                 NoteSink *notes = nullptr);
 
     // The most of the file mapped at once: a window that slides along as appends fill it, so the
     // process holds kWindowBytes of the file (and its page tables) whatever the file's size.

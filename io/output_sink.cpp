@@ -190,7 +190,7 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       expected_size_(other.expected_size_), reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_),
       may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
-      direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)),
+      direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)), notes_(other.notes_),
       held_back_(std::move(other.held_back_)), direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
     other.mapped_.reset();
 }
@@ -339,7 +339,7 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
         return;
     }
     if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
-        if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_)) {
+        if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_, notes_)) {
             mapped_.emplace(std::move(*writer));
         } else {
             may_map_ = false;
@@ -382,6 +382,11 @@ std::optional<std::string> OutputSink::write_directly(DirectEngine engine) {
     return write_directly([engine] { return make_direct_queue(engine); });
 }
 
+void OutputSink::send_notes_to(NoteSink *notes) {
+    notes_ = notes;
+    if (direct_queue_.queue) direct_queue_.queue->send_notes_to(notes);
+}
+
 std::optional<std::string> OutputSink::write_directly(const DirectQueueMaker &make_queue) {
     if (kind_ == Kind::discard) return "nothing is written";
     if (kind_ == Kind::direct) return "it is written as it goes (standard output, a FIFO or a device)";
@@ -398,6 +403,7 @@ std::optional<std::string> OutputSink::write_directly(const DirectQueueMaker &ma
     if (!direct.fd.valid()) return direct.refusal;
     direct_queue_ = make_queue();
     if (!direct_queue_.queue) return "io_uring only, and " + direct_queue_.why_not_io_uring;
+    direct_queue_.queue->send_notes_to(notes_);
     direct_fd_ = std::move(direct.fd);
     direct_alignment_ = direct.alignment;
     may_map_ = false;

@@ -87,6 +87,8 @@ public:
         return direct_queue_.queue ? &direct_queue_ : nullptr;
     }
     [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
+    // Where the threads that split writes say that they went on with fewer (none: nobody hears).
+    void send_notes_to(NoteSink *notes);
     // Where the file system refused a direct write partway (EINVAL), after which the rest went
     // through the page cache; none where it did not.
     [[nodiscard]] std::optional<std::uint64_t> direct_writes_refused_at() const { return direct_refused_at_; }
@@ -153,6 +155,7 @@ private:
     UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
     std::size_t direct_alignment_ = 0;
     DirectQueue direct_queue_; // made by write_directly()
+    NoteSink *notes_ = nullptr;
     // Written directly: the output's last bytes, not yet in the file, less than one alignment unit
     // from an aligned offset up to bytes_written_ (write_with_room).
     std::vector<std::byte> held_back_;

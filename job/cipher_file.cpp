@@ -18,6 +18,56 @@ std::size_t gcm_key_bytes(const CipherSettings &settings, KeySource &keys) {
     return keys.passphrase_mode() ? settings.passphrase_key_bits / 8 : keys.secret().size();
 }
 
+void tell_notes(NoteQueue &notes, CipherObserver &observer) {
+    notes.tell_queued([&observer](NoteLevel level, const std::string &what) { observer.note(level, what); });
+}
+
+// cipher_file_with_key, its notes queued: they come from other threads.
+PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
+                           const FileHeader &header, const CipherKey &key, CipherObserver &observer, NoteQueue &notes) {
+    const CipherSpec spec = header.gcm ? header.gcm->spec(settings.direction)
+                                       : CipherSpec(settings.direction, settings.mode, key.iv.value_or(CounterBlock{}));
+    // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
+    // pipe or a device cannot be taken back if the GPU then fails.
+    SelectedBackend selected = select_backend(settings.backend, spec, key.key.view(), sink.withdrawable(), &notes);
+    observer.backend_selected(selected);
+    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
+    FileJob job{source, sink,
+                PipelineOptions{settings.direction, framing_of(settings),
+                                settings.chunk_bytes ? settings.chunk_bytes : default_chunk, selected.ring_slots}};
+    if (header.gcm) job.pipeline.segments = spec.gcm.geometry;
+    // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
+    // page cache of the files counts there too, and a dirty page cannot be given back until written.
+    bool tight = false;
+    if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
+        job.pipeline.memory_limit = *limit;
+        tight = *limit < kTightMemoryLimit;
+        if (tight) {
+            source.drop_behind();
+            sink.write_behind(*limit / kWriteBehindShareOfMemoryLimit);
+        }
+    }
+    const std::vector<std::byte> header_bytes = header.bytes();
+    if (settings.direction == Direction::encrypt) {
+        job.header = header_bytes;
+    } else {
+        job.header_bytes_read = header_bytes.size(); // read by file_header_for
+    }
+    // A chunk holds whole segments: with segments larger than the chunk asked for, one segment.
+    const std::size_t slot_bytes =
+        job.pipeline.segments
+            ? SegmentChunks(*job.pipeline.segments, settings.direction, job.pipeline.chunk_bytes).slot_bytes()
+            : job.pipeline.chunk_bytes;
+    observer.starting(JobPlan{selected, job.pipeline.chunk_bytes, slot_bytes, job.pipeline.ring_slots, job.pipeline.memory_limit, tight,
+                              tight ? job.pipeline.memory_limit / kWriteBehindShareOfMemoryLimit : 0});
+    job.pipeline.on_progress = [&observer, &notes](std::uint64_t done) {
+        tell_notes(notes, observer);
+        observer.progress(done);
+    };
+    job.commit = [&observer, &sink](const PipelineStats &stats) { observer.commit(sink, stats); };
+    return run_file_job(job, *selected.backend);
+}
+
 } // namespace
 
 Framing framing_of(const CipherSettings &settings) {
@@ -54,46 +104,34 @@ CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const File
                            settings.passphrase_key_bits / 8);
 }
 
+
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
                                    const FileHeader &header, const CipherKey &key, CipherObserver &observer) {
-    const CipherSpec spec = header.gcm ? header.gcm->spec(settings.direction)
-                                       : CipherSpec(settings.direction, settings.mode, key.iv.value_or(CounterBlock{}));
-    // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
-    // pipe or a device cannot be taken back if the GPU then fails.
-    SelectedBackend selected = select_backend(settings.backend, spec, key.key.view(), sink.withdrawable());
-    observer.backend_selected(selected);
-    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
-    FileJob job{source, sink,
-                PipelineOptions{settings.direction, framing_of(settings),
-                                settings.chunk_bytes ? settings.chunk_bytes : default_chunk, selected.ring_slots}};
-    if (header.gcm) job.pipeline.segments = spec.gcm.geometry;
-    // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
-    // page cache of the files counts there too, and a dirty page cannot be given back until written.
-    bool tight = false;
-    if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
-        job.pipeline.memory_limit = *limit;
-        tight = *limit < kTightMemoryLimit;
-        if (tight) {
-            source.drop_behind();
-            sink.write_behind(*limit / kWriteBehindShareOfMemoryLimit);
+    // Declared before anything that may note to it: the GPU backends tell their clean-up as they go.
+    NoteQueue notes;
+    struct Unhook {
+        InputSource &source;
+        OutputSink &sink;
+        ~Unhook() {
+            source.send_notes_to(nullptr);
+            sink.send_notes_to(nullptr);
         }
+    } unhook{source, sink};
+    source.send_notes_to(&notes);
+    sink.send_notes_to(&notes);
+    PipelineStats stats;
+    try {
+        stats = run_with_key(source, sink, settings, header, key, observer, notes);
+    } catch (...) {
+        try {
+            tell_notes(notes, observer);
+        } catch (...) {
+            // The run's own failure is the one to report.
+        }
+        throw;
     }
-    const std::vector<std::byte> header_bytes = header.bytes();
-    if (settings.direction == Direction::encrypt) {
-        job.header = header_bytes;
-    } else {
-        job.header_bytes_read = header_bytes.size(); // read by file_header_for
-    }
-    // A chunk holds whole segments: with segments larger than the chunk asked for, one segment.
-    const std::size_t slot_bytes =
-        job.pipeline.segments
-            ? SegmentChunks(*job.pipeline.segments, settings.direction, job.pipeline.chunk_bytes).slot_bytes()
-            : job.pipeline.chunk_bytes;
-    observer.starting(JobPlan{selected, job.pipeline.chunk_bytes, slot_bytes, job.pipeline.ring_slots, job.pipeline.memory_limit, tight,
-                              tight ? job.pipeline.memory_limit / kWriteBehindShareOfMemoryLimit : 0});
-    job.pipeline.on_progress = [&observer](std::uint64_t done) { observer.progress(done); };
-    job.commit = [&observer, &sink](const PipelineStats &stats) { observer.commit(sink, stats); };
-    return run_file_job(job, *selected.backend);
+    tell_notes(notes, observer);
+    return stats;
 }
 
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,

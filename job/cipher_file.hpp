@@ -5,9 +5,9 @@
 // passphrase), the backend, the ring's size, the pipeline and the commit. The command line calls
 // it once per file (in two steps, to check the output between the header and the key), the bench
 // once per timed run, and so may any program. It reads no terminal: what a caller wants to say or
-// do along the way it gets through CipherObserver, and the key through KeySource. (Two places
-// below it still log through spdlog's default logger: a thread pool that makes do with fewer
-// threads, and a CUDA clean-up call that fails; both are to reach the caller instead.)
+// do along the way it gets through CipherObserver, and the key through KeySource. Nothing below
+// it logs: what the caller may want to hear (a thread pool that makes do with fewer threads, a
+// GPU clean-up call that failed) reaches CipherObserver::note.
 //
 // Every callback runs on the calling thread, one at a time.
 //
@@ -21,6 +21,7 @@
 // program that writes to a pipe, so that a closed reader is a BrokenPipe (an IoError), not death.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
 #include "format/openssl_enc.hpp"
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace aesgpu {
@@ -95,6 +97,10 @@ public:
     virtual void backend_selected(const SelectedBackend & /*selected*/) {}
     virtual void starting(const JobPlan & /*plan*/) {}
     virtual void progress(std::uint64_t /*bytes_done*/) {}
+    // What went otherwise than asked without failing the run (fewer threads), or may have left
+    // something behind (a GPU clean-up that failed). Told before the next progress report, and the
+    // last ones once the job is over (after the commit), also when it failed.
+    virtual void note(NoteLevel /*level*/, std::string_view /*what*/) {}
     // Everything is through and checked: put the output in place (sink.commit()). A caller may
     // report first, or hold signals off while it commits and removes the input.
     virtual void commit(OutputSink &sink, const PipelineStats & /*stats*/) { sink.commit(); }

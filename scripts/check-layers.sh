@@ -41,14 +41,16 @@ while read -r line; do
   echo "include/aesgpu: $line: a public header includes only <aesgpu/...> and the standard library"
   status=1
 done < <(grep -n -E '^#include' include/aesgpu/*.hpp | grep -v -E '#include <(aesgpu/[a-z_]+\.hpp|[a-z_]+)>' || true)
-# Below app/ nothing speaks to the user: no spdlog, no CLI11. The two files that still log are
-# listed here until their warnings reach the caller another way; a new one fails.
-still_logging=" common/worker_pool.cpp backends/cuda/cuda_check.cpp "
+# Below app/ nothing speaks to the user: no spdlog, no CLI11, no fmt (the library links none of
+# them); what a caller may want to hear goes to a NoteSink. bench/bench.cpp still words its rows
+# with fmt (the bench is not in the library) until its move; a new one fails.
+still_formatting=" bench/bench.cpp "
 while read -r file; do
-  [[ "$still_logging" == *" $file "* ]] && continue
-  echo "$file includes spdlog or CLI11: below app/ a warning goes to the caller, who says it"
+  [[ "$still_formatting" == *" $file "* ]] && grep -q -E '#include <fmt/' "$file" &&
+    ! grep -q -E '#include <(spdlog|CLI)/' "$file" && continue
+  echo "$file includes spdlog, CLI11 or fmt: below app/ a warning goes to a NoteSink, and the caller says it"
   status=1
-done < <(grep -rl -E '#include <(spdlog|CLI)/' common cipher io keys format engine job api bench backends || true)
+done < <(grep -rl -E '#include <(spdlog|CLI|fmt)/' common cipher io keys format engine job api bench backends || true)
 # Below app/ a message names a setting, not a command-line flag, and nothing throws UsageError (an
 # exit status is the app's to choose). The files listed still do, until their words move to app/:
 # the -p SPEC parser and the prompt's hint (keys/passphrase.cpp), the key's content errors

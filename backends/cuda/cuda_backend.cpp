@@ -47,7 +47,7 @@ void copy_segment_texts(const CipherJob &job, const SegmentGeometry &geometry, s
 } // namespace
 
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
-    : device_(options.device), max_device_piece_bytes_(options.max_device_piece_bytes), mode_(spec.mode),
+    : device_(options.device), notes_(options.notes), max_device_piece_bytes_(options.max_device_piece_bytes), mode_(spec.mode),
       direction_(spec.direction), geometry_(spec.gcm.geometry) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
     const DeviceScope scope(device_);
@@ -65,6 +65,7 @@ CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &sp
 CudaBackend::~CudaBackend() {
     // Everything here lives on device_, and a backend may go from a thread where another GPU is
     // current (the last lane of a run), where clearing its memory would fail.
+    const CleanupNotes told(notes_);
     try {
         const DeviceScope scope(device_);
         release_device_state();

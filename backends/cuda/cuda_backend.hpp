@@ -70,6 +70,7 @@ private:
     static void CUDART_CB tell_job_end(void *job_end);
 
     int device_;
+    NoteSink *notes_;
     std::string device_name_;
     std::size_t max_device_piece_bytes_;
     std::size_t device_piece_bytes_ = 0; // the most of a job on the GPU at once

@@ -3,13 +3,15 @@
 
 #include "cipher/cipher_backend.hpp"
 
-#include <spdlog/spdlog.h>
-
+#include <new>
 #include <string>
+#include <utility>
 
 namespace aesgpu {
 
 namespace {
+thread_local NoteSink *cleanup_notes = nullptr;
+
 std::string describe(cudaError_t code, const char *call, const char *file, int line) {
     return std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in " + call +
            " at " + file + ":" + std::to_string(line);
@@ -36,12 +38,18 @@ void cuda_check_noexcept(cudaError_t status, const char *call) noexcept {
     // the next kernel launch on the thread (bench on two GPUs: a clean-up's cudaErrorInvalidValue
     // came back out of the next GCM launch).
     (void)cudaGetLastError();
-    if (status == cudaErrorCudartUnloading) return;
+    if (status == cudaErrorCudartUnloading || cleanup_notes == nullptr) return;
     try {
-        spdlog::warn("{} failed during clean-up: {}", call, cudaGetErrorName(status));
-    } catch (...) {
-        // Logging must not throw out of a destructor.
+        cleanup_notes->note(NoteLevel::warning, std::string(call) + " failed during clean-up: " + cudaGetErrorName(status));
+    } catch (const std::bad_alloc &) {
+        // No memory to word it; a destructor must not throw.
     }
+}
+
+CleanupNotes::CleanupNotes(NoteSink *notes) noexcept : previous_(std::exchange(cleanup_notes, notes)) {}
+
+CleanupNotes::~CleanupNotes() {
+    cleanup_notes = previous_;
 }
 
 } // namespace aesgpu

@@ -5,7 +5,10 @@
 // throws ResourceExhausted when memory ran out (smaller buffers may fit, or the CPU can go on
 // alone). Both clear this thread's last error first: errors that are not sticky (a failed
 // allocation or registration) would otherwise be reported again by the next kernel launch on the
-// thread, as its own. Destructors use cuda_check_noexcept, which logs instead of throwing.
+// thread, as its own. Destructors use cuda_check_noexcept, which tells a CleanupNotes scope
+// instead of throwing.
+#include "common/note_sink.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
@@ -27,9 +30,24 @@ private:
 [[noreturn]] void throw_cuda_alloc_error(cudaError_t code, const char *call, const char *file, int line,
                                          const std::string &what);
 
-// For destructors: logs a failure (except cudaErrorCudartUnloading at process exit) and clears
-// this thread's last error, never throws.
+// For destructors: tells a failure (except cudaErrorCudartUnloading at process exit) to this
+// thread's CleanupNotes, if one is open, and clears this thread's last error; never throws.
 void cuda_check_noexcept(cudaError_t status, const char *call) noexcept;
+
+// While it lives, the clean-up failures on this thread go to `notes` as warnings (GPU memory that
+// held key or data may not have been cleared); outside one they are dropped. A backend opens one
+// around its own clean-up, on whichever thread destroys it: the owners it frees cannot carry a
+// sink each, and a destructor cannot throw. Scopes nest; the innermost is told.
+class CleanupNotes {
+public:
+    explicit CleanupNotes(NoteSink *notes) noexcept;
+    ~CleanupNotes();
+    CleanupNotes(const CleanupNotes &) = delete;
+    CleanupNotes &operator=(const CleanupNotes &) = delete;
+
+private:
+    NoteSink *previous_;
+};
 
 } // namespace aesgpu
 

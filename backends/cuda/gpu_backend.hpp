@@ -3,6 +3,7 @@
 // The CUDA backend as the rest of the program sees it: a factory with no CUDA types in sight, so
 // app/ builds the same with and without the CUDA toolkit.
 #include "cipher/cipher_backend.hpp"
+#include "common/note_sink.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,8 @@ struct GpuBackendOptions {
     // The most bytes of a job the GPU holds at once (0: a whole slot). The backend goes below it
     // by itself when GPU memory is short; tests set it to take a job in pieces.
     std::size_t max_device_piece_bytes = 0;
+    // Told when a clean-up call fails as the backend goes (none: nobody hears). Must outlive it.
+    NoteSink *notes = nullptr;
 };
 
 // When GPU memory is short, a slot's job goes through the GPU in pieces no smaller than this.

@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -112,19 +113,30 @@ TEST(WorkerPool, ARunThatCannotQueueItsHelpersStillRunsEveryTaskOnce) {
     EXPECT_GT(reached, 0) << "no run allocated: the test tested nothing";
 }
 
+// What a pool told its notes.
+struct NotesHeard final : NoteSink {
+    void note(NoteLevel level, std::string_view what) noexcept override {
+        EXPECT_EQ(level, NoteLevel::info) << what;
+        heard.emplace_back(what);
+    }
+    std::vector<std::string> heard;
+};
+
 TEST(WorkerPool, APoolThatMakesDoGoesOnWithTheThreadsItGotWhenAnAllocationFails) {
     // Short of address space, starting a thread fails with bad_alloc as often as with EAGAIN (its
-    // state, or its error's message). A pool that makes do keeps the threads it started and
-    // works; one that must have them all fails, with none left running.
+    // state, or its error's message). A pool that makes do keeps the threads it started, works,
+    // and tells its notes (once, at info level); one that must have them all fails, with none
+    // left running.
     std::set<unsigned> sizes;
     bool made = false;
     at_every_allocation([&](int successes) {
         std::optional<WorkerPool> pool;
+        NotesHeard notes;
         bool reached = false;
         {
             const FailingAllocation failing(successes);
             try {
-                pool.emplace(4, "the test", ThreadShortfall::make_do);
+                pool.emplace(4, "the test", ThreadShortfall::make_do, &notes);
             } catch (const std::bad_alloc &) {
                 // Only in the pool's own set-up (its queue, its list of threads), which comes first.
                 EXPECT_FALSE(made) << successes;
@@ -134,6 +146,13 @@ TEST(WorkerPool, APoolThatMakesDoGoesOnWithTheThreadsItGotWhenAnAllocationFails)
         }
         if (pool) {
             sizes.insert(pool->threads());
+            if (pool->threads() < 4) {
+                EXPECT_EQ(notes.heard, std::vector<std::string>{"cannot start a thread for the test: not enough memory; "
+                                                                "going on with " +
+                                                                std::to_string(pool->threads()) + " of 4 threads"});
+            } else {
+                EXPECT_TRUE(notes.heard.empty()) << notes.heard.front();
+            }
             std::vector<std::atomic<int>> runs(64);
             pool->run(runs.size(), [&](std::size_t i) { ++runs[i]; });
             for (const auto &count : runs) EXPECT_EQ(count.load(), 1);

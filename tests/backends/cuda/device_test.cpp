@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -25,11 +27,10 @@
 #include "backends/cuda/cuda_resources.hpp"
 #include "backends/cuda/gcm_kernel.hpp"
 
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <functional>
 #include <string>
+#include <string_view>
 #endif
 
 namespace aesgpu::test {
@@ -504,29 +505,70 @@ TEST_F(Gpu, GcmKernelWithEitherTableWidth) {
     }
 }
 
-// A clean-up call that fails is logged and leaves nothing behind: CUDA keeps the last error per
-// thread, and the next launch's check would report it as its own.
-TEST_F(Gpu, AFailedCleanUpLeavesNoErrorForTheNextCheck) {
+// What clean-up calls note while `work` runs on this thread.
+class NotesHeard final : public NoteSink {
+public:
+    void note(NoteLevel level, std::string_view what) noexcept override {
+        heard.emplace_back((level == NoteLevel::warning ? "warning: " : "info: ") + std::string(what));
+    }
+    std::vector<std::string> heard;
+};
+
+std::vector<std::string> warnings_during(const std::function<void()> &work) {
+    NotesHeard notes;
+    const CleanupNotes told(&notes);
+    work();
+    return notes.heard;
+}
+
+// A clean-up call that fails is told to the scope's notes, as a warning naming the call and the
+// error, and leaves nothing behind: CUDA keeps the last error per thread, and the next launch's
+// check would report it as its own. With no scope open it is dropped, and the scopes nest.
+TEST_F(Gpu, AFailedCleanUpIsToldAndLeavesNoErrorForTheNextCheck) {
     const cudaError_t failed = cudaSetDevice(gpu_device_count()); // one past the last device
     ASSERT_NE(failed, cudaSuccess);
-    cuda_check_noexcept(failed, "cudaSetDevice");
+    const std::vector<std::string> warnings = warnings_during([&] {
+        NotesHeard inner;
+        {
+            const CleanupNotes nested(&inner);
+            cuda_check_noexcept(failed, "cudaSetDevice");
+        }
+        EXPECT_EQ(inner.heard, std::vector<std::string>{std::string("warning: cudaSetDevice failed during clean-up: ") +
+                                                        cudaGetErrorName(failed)});
+        cuda_check_noexcept(cudaSuccess, "cudaFree");
+    });
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    cuda_check_noexcept(failed, "cudaSetDevice"); // no scope: dropped
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-// The warnings logged while `work` runs.
-std::vector<std::string> warnings_during(const std::function<void()> &work) {
-    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
-    sink->set_pattern("%v");
-    auto capture = std::make_shared<spdlog::logger>("capture", sink);
-    capture->set_level(spdlog::level::warn);
-    // The default logger comes back even when `work` throws.
-    struct Restore {
-        std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
-        ~Restore() { spdlog::set_default_logger(previous); }
-    } restore;
-    spdlog::set_default_logger(capture);
-    work();
-    return sink->last_formatted();
+// A backend tells the failures of its own clean-up to the notes it was given, on the thread that
+// destroys it, and a clean run tells none. In a child process: the device reset that makes the
+// clean-up fail there (the backend's streams and buffers go from under it) reaches no other test.
+TEST_F(Gpu, ABackendTellsItsCleanUpFailuresToItsNotes) {
+    {
+        NotesHeard notes;
+        {
+            auto backend = make_gpu_backend(random_bytes(16), Direction::encrypt, {.device = 0, .streams = 1, .notes = &notes});
+            backend->configure_slots(1, 1 << 20);
+        }
+        EXPECT_TRUE(notes.heard.empty()) << notes.heard.front();
+    }
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            NotesHeard notes;
+            {
+                auto backend =
+                    make_gpu_backend(random_bytes(16), Direction::encrypt, {.device = 0, .streams = 1, .notes = &notes});
+                backend->configure_slots(1, 1 << 20);
+                (void)cudaDeviceReset();
+            }
+            for (const std::string &heard : notes.heard) std::fprintf(stderr, "%s\n", heard.c_str());
+            std::_Exit(notes.heard.empty() ? 3 : 0);
+        },
+        ::testing::ExitedWithCode(0), "warning: cuda[A-Za-z]+ failed during clean-up: cudaError");
 }
 
 // A GCM backend on GPU 1 that goes while GPU 0 is current (a run's last lane, from the main
