@@ -794,52 +794,57 @@ std::set<std::string, std::less<>> option_names(const CLI::App &app) {
     return names;
 }
 
+// Replaces `word` in `message` where it stands whole (CLI11 lists arguments separated by spaces),
+// so a short secret does not blank letters of the message itself. Each search goes on after what
+// it put in, which may hold the word again ("shown)").
+void replace_whole_words(std::string &message, std::string_view word, std::string_view replacement) {
+    if (word.empty()) return;
+    for (std::size_t at = message.find(word); at != std::string::npos;) {
+        const std::size_t end = at + word.size();
+        const bool whole = (at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ');
+        if (!whole) {
+            at = message.find(word, at + 1);
+            continue;
+        }
+        message.replace(at, word.size(), replacement);
+        at = message.find(word, at + replacement.size());
+    }
+}
+
+// Hides in `message` what argument `word` may carry as a secret: its own value (--key=HEX, -KHEX,
+// -qK HEX bundled) or the `next` word's (--key HEX, -K HEX; empty where next is an option).
+void hide_secrets_of(std::string &message, std::string_view word, std::string_view next) {
+    const auto blank = [&message](std::string_view secret) { replace_whole_words(message, secret, "(not shown)"); };
+    if (word == "--key" || word == "--pass" || mistyped_secret_option(word)) blank(next);
+    if (word.starts_with("--key=") || word.starts_with("--pass=")) {
+        blank(word);
+        blank(word.substr(word.find('=') + 1));
+    } else if (word.starts_with("--") && word.find('=') != std::string_view::npos) {
+        // A misspelt secret option (--kye=HEX) is quoted as unexpected: keep its name only.
+        replace_whole_words(message, word, std::string(word.substr(0, word.find('=') + 1)) + "(value not shown)");
+    }
+    // Short options, alone or bundled (-K HEX, -KHEX, -qK HEX, -fppass:x): what follows K or p
+    // in the word is the value, or else the next word is.
+    if (word.size() < 2 || word[0] != '-' || word[1] == '-') return;
+    const std::size_t at = word.find_first_of("Kp", 1);
+    if (at == std::string_view::npos) return;
+    if (at + 1 < word.size()) {
+        blank(word);
+        blank(word.substr(at + 1));
+    } else {
+        blank(next);
+    }
+}
+
 } // namespace
 
 std::string without_secret_arguments(std::string message, const CLI::App &app, int argc, char **argv) {
     const auto options = option_names(app);
-    // Whole words only (CLI11 lists arguments separated by spaces), so a short secret does not
-    // blank letters of the message itself.
-    // Each search goes on after what it put in, which may hold the word again ("shown)").
-    const auto replace_words = [&message](std::string_view word, std::string_view replacement) {
-        if (word.empty()) return;
-        for (std::size_t at = message.find(word); at != std::string::npos;) {
-            const std::size_t end = at + word.size();
-            const bool whole = (at == 0 || message[at - 1] == ' ') && (end == message.size() || message[end] == ' ');
-            if (!whole) {
-                at = message.find(word, at + 1);
-                continue;
-            }
-            message.replace(at, word.size(), replacement);
-            at = message.find(word, at + replacement.size());
-        }
-    };
-    const auto blank = [&](std::string_view secret) { replace_words(secret, "(not shown)"); };
     for (int i = 1; i < argc; ++i) {
-        const std::string_view word = argv[i];
         // An option's own name after a mistyped one is no secret (`-k --rm` must still say --rm);
         // any other word may be one, even with a dash (`-p -secret` is taken as a value).
         const std::string_view after = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
-        const std::string_view next = options.contains(after) ? std::string_view() : after;
-        if (word == "--key" || word == "--pass" || mistyped_secret_option(word)) blank(next);
-        if (word.starts_with("--key=") || word.starts_with("--pass=")) {
-            blank(word);
-            blank(word.substr(word.find('=') + 1));
-        } else if (word.starts_with("--") && word.find('=') != std::string_view::npos) {
-            // A misspelt secret option (--kye=HEX) is quoted as unexpected: keep its name only.
-            replace_words(word, std::string(word.substr(0, word.find('=') + 1)) + "(value not shown)");
-        }
-        // Short options, alone or bundled (-K HEX, -KHEX, -qK HEX, -fppass:x): what follows K or p
-        // in the word is the value, or else the next word is.
-        if (word.size() < 2 || word[0] != '-' || word[1] == '-') continue;
-        const std::size_t at = word.find_first_of("Kp", 1);
-        if (at == std::string_view::npos) continue;
-        if (at + 1 < word.size()) {
-            blank(word);
-            blank(word.substr(at + 1));
-        } else {
-            blank(next);
-        }
+        hide_secrets_of(message, argv[i], options.contains(after) ? std::string_view() : after);
     }
     return message;
 }

@@ -17,6 +17,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string_view>
 
 #include <unistd.h>
@@ -44,25 +45,10 @@ int finish_standard_output(int status) {
     return kExitRuntimeFailure;
 }
 
-// main() but for the one failure that cannot be reported as the others are.
-int run_aesgpu(int argc, char **argv) {
+// Parses the command line into `parsed`; the exit status where that ends the run (help, the
+// version, a usage error), nothing where the command is to run.
+std::optional<int> parse_arguments(CLI::App &app, aesgpu::CommandLine &parsed, int argc, char **argv) {
     using namespace aesgpu;
-    // Before anything opens a file, starts a thread or reads a secret.
-    if (!open_standard_descriptors()) return kExitRuntimeFailure;
-    keep_memory_private();
-    configure_logging({});
-    try {
-        start_interrupt_handling();
-    } catch (const std::bad_alloc &) {
-        throw;
-    } catch (const std::exception &e) {
-        report(e.what());
-        return kExitRuntimeFailure;
-    }
-
-    CommandLine parsed;
-    CLI::App app;
-    define_command_line(app, parsed);
     try {
         parse_command_line(app, parsed, argc, argv);
         seal_secret_arguments(app, parsed, argc, argv);
@@ -85,7 +71,12 @@ int run_aesgpu(int argc, char **argv) {
         report(e.what());
         return kExitUsage;
     }
+    return std::nullopt;
+}
 
+// Runs the parsed command; its exit status.
+int run_command(const aesgpu::CommandLine &parsed) {
+    using namespace aesgpu;
     try {
         switch (parsed.command) {
         case Command::encrypt:
@@ -111,6 +102,29 @@ int run_aesgpu(int argc, char **argv) {
         return kExitRuntimeFailure;
     }
     return 0;
+}
+
+// main() but for the one failure that cannot be reported as the others are.
+int run_aesgpu(int argc, char **argv) {
+    using namespace aesgpu;
+    // Before anything opens a file, starts a thread or reads a secret.
+    if (!open_standard_descriptors()) return kExitRuntimeFailure;
+    keep_memory_private();
+    configure_logging({});
+    try {
+        start_interrupt_handling();
+    } catch (const std::bad_alloc &) {
+        throw;
+    } catch (const std::exception &e) {
+        report(e.what());
+        return kExitRuntimeFailure;
+    }
+
+    CommandLine parsed;
+    CLI::App app;
+    define_command_line(app, parsed);
+    if (const std::optional<int> status = parse_arguments(app, parsed, argc, argv)) return *status;
+    return run_command(parsed);
 }
 } // namespace
 
