@@ -24,7 +24,7 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
-#include "keys/passphrase.hpp"
+#include "app/passphrase_source.hpp"
 #include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Passphrase sources (openssl's -pass syntax, read exactly as openssl 3 reads them), PBKDF2 key
-// derivation.
+// PBKDF2 key derivation from a passphrase, as openssl enc -pbkdf2 derives it.
 #include "common/errors.hpp"
 #include "keys/passphrase.hpp"
 #include "support/test_support.hpp"
@@ -13,97 +12,6 @@
 
 namespace aesgpu::test {
 namespace {
-
-std::string text(const SecretBytes &secret) {
-    return std::string(secret.text());
-}
-
-std::string from_file(const TempDir &dir, const std::string &content) {
-    write_file(dir.file("p"), Bytes(content.begin(), content.end()));
-    return text(read_passphrase("file:" + dir.file("p"), nullptr));
-}
-
-template <typename Error>
-std::string message_of(const std::function<void()> &call) {
-    try {
-        call();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no exception of the expected type";
-    return {};
-}
-
-TEST(Passphrase, ReadsEachSource) {
-    TempDir dir;
-    EXPECT_EQ(text(read_passphrase("pass:open sesame", nullptr)), "open sesame");
-    setenv("AESGPU_TEST_PASS", "from env", 1);
-    EXPECT_EQ(text(read_passphrase("env:AESGPU_TEST_PASS", nullptr)), "from env");
-    EXPECT_EQ(from_file(dir, "first line\nsecond line\n"), "first line");
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    ASSERT_EQ(write(fds[1], "piped\nrest", 10), 10);
-    close(fds[1]);
-    EXPECT_EQ(text(read_passphrase("fd:" + std::to_string(fds[0]), nullptr)), "piped");
-    char rest[8] = {};
-    EXPECT_EQ(read(fds[0], rest, sizeof rest), 4) << "the line was read past its newline";
-    EXPECT_EQ(std::string(rest), "rest");
-    close(fds[0]);
-}
-
-TEST(Passphrase, AnEnvironmentPassphraseIsWipedWhereItLies) {
-    setenv("AESGPU_TEST_WIPED", "hunter2", 1);
-    EXPECT_EQ(text(read_passphrase("env:AESGPU_TEST_WIPED", nullptr)), "hunter2");
-    const char *left = std::getenv("AESGPU_TEST_WIPED");
-    ASSERT_NE(left, nullptr);
-    EXPECT_EQ(std::string(left), "") << "the environment (and /proc/PID/environ) still holds it";
-}
-
-TEST(Passphrase, FileLinesReadAsOpensslAppGetPassReadsThem) {
-    // BIO_gets into 1024 bytes, cut at the first newline, then used as a C string.
-    TempDir dir;
-    EXPECT_EQ(from_file(dir, "secret\r\n"), "secret\r") << "openssl keeps the carriage return";
-    EXPECT_EQ(from_file(dir, "secret\r"), "secret\r");
-    EXPECT_EQ(from_file(dir, "no newline"), "no newline");
-    EXPECT_EQ(from_file(dir, std::string("sec\0ret\n", 8)), "sec") << "a NUL byte ends the passphrase";
-    const std::string long_line(2000, 'x');
-    EXPECT_EQ(from_file(dir, long_line + "\n"), std::string(1023, 'x'));
-    EXPECT_EQ(from_file(dir, std::string(1023, 'y') + "\nz"), std::string(1023, 'y'));
-    EXPECT_EQ(from_file(dir, std::string(1024, 'y') + "\n"), std::string(1023, 'y'));
-}
-
-TEST(Passphrase, EmptyPassphrasesAreRefused) {
-    TempDir dir;
-    EXPECT_THROW((void)read_passphrase("pass:", nullptr), EmptyPassphrase);
-    setenv("AESGPU_TEST_EMPTY", "", 1);
-    EXPECT_THROW((void)read_passphrase("env:AESGPU_TEST_EMPTY", nullptr), EmptyPassphrase);
-    EXPECT_THROW((void)from_file(dir, "\n"), EmptyPassphrase);
-    EXPECT_THROW((void)from_file(dir, std::string("\0secret\n", 8)), EmptyPassphrase);
-    EXPECT_THROW((void)from_file(dir, ""), IoError) << "an empty file holds no line at all";
-}
-
-TEST(Passphrase, RejectsBadSpecsWithoutShowingThem) {
-    unsetenv("AESGPU_TEST_UNSET");
-    EXPECT_THROW((void)read_passphrase("env:AESGPU_TEST_UNSET", nullptr), UsageError);
-    for (const std::string spec : {"hunter2", "fd:hunter2", "Pass:hunter2"}) {
-        const std::string message = message_of<UsageError>([&] { (void)read_passphrase(spec, nullptr); });
-        EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
-    }
-    struct stat data {};
-    ASSERT_EQ(fstat(STDIN_FILENO, &data), 0);
-    EXPECT_THROW((void)read_passphrase("stdin", &data), UsageError);
-    EXPECT_THROW((void)read_passphrase("fd:0", &data), UsageError);
-    EXPECT_THROW((void)read_passphrase("file:/nonexistent/pass", nullptr), IoError);
-}
-
-TEST(Passphrase, RefusesTheFileTheDataComesFrom) {
-    TempDir dir;
-    write_file(dir.file("data"), Bytes{'p', 'w', '\n'});
-    struct stat data {};
-    ASSERT_EQ(stat(dir.file("data").c_str(), &data), 0);
-    EXPECT_THROW((void)read_passphrase("file:" + dir.file("data"), &data), UsageError);
-    EXPECT_EQ(text(read_passphrase("file:" + dir.file("data"), nullptr)), "pw");
-}
 
 TEST(Passphrase, DerivesKeysWithPbkdf2HmacSha256) {
     // Against OpenSSL's PKCS5_PBKDF2_HMAC called directly, for each key size and two iteration counts.
