@@ -269,6 +269,9 @@ FileHeader header_for(const CipherOptions &options, const CipherSettings &settin
         refuse_unsalted(source, e.start);
     } catch (const NeedsPassphrase &) {
         throw UsageError(source.display_name() + " was encrypted with a passphrase: give it with -p/--pass");
+    } catch (const NoPassphraseHeader &) {
+        throw FormatError(source.display_name() +
+                          ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
         if (options.mode != Mode::gcm) throw;
         throw FormatError(source.display_name() + ": " + e.what());

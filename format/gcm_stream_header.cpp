@@ -133,7 +133,7 @@ bool starts_with_passphrase_magic(std::span<const std::byte> start) {
 
 PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
     if (bytes.size() < kPassphraseHeaderBytes || !starts_with_passphrase_magic(bytes)) {
-        throw FormatError("it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
+        throw NoPassphraseHeader();
     }
     const auto byte = [&bytes](std::size_t i) { return std::to_integer<unsigned>(bytes[i]); };
     if (byte(6) != kPassphraseVersion) {

@@ -7,6 +7,7 @@
 // from a passphrase (scrypt). docs/FORMAT.md describes both, byte by byte.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "common/errors.hpp"
 
 #include <array>
 #include <cstddef>
@@ -71,7 +72,14 @@ struct PassphraseHeader {
 
 [[nodiscard]] PassphraseHeader new_passphrase_header(std::size_t key_bytes, std::size_t segment_bytes);
 
-// Throws FormatError for another magic or version, an unknown KDF, or parameters out of range:
+// A GCM file read in passphrase mode that does not start with aesgpu's passphrase header (a raw
+// key's file, or no GCM file at all). The caller says how such a file was to be made.
+class NoPassphraseHeader : public FormatError {
+public:
+    NoPassphraseHeader() : FormatError("it has no aesgpu passphrase header: it was not encrypted with a passphrase") {}
+};
+
+// Throws NoPassphraseHeader, or FormatError for another version, an unknown KDF, or parameters out of range:
 // the header is authenticated only by the stream after it, so what it may cost is bounded before
 // that (scrypt memory N * r * 128 at most 1 GiB, work N * r * p at most 2^23, segments at most
 // kMaxSegmentBytes).

@@ -309,11 +309,17 @@ TEST(PublicCipherFile, MessagesNameSettingsNotTheCommandsFlags) {
         message_thrown([&] {
             aesgpu::cipher_file(dir / "in", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
         }),
+        message_thrown([&] { // a passphrase for a raw key's file
+            aesgpu::cipher_file(dir / "in", dir / "raw-gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), raw);
+            aesgpu::cipher_file(dir / "raw-gcm", dir / "out", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm),
+                                passphrase);
+        }),
     };
     EXPECT_NE(messages[0].find("passphrase"), std::string::npos) << messages[0];
     EXPECT_NE(messages[1].find("no_pad"), std::string::npos) << messages[1];
     EXPECT_NE(messages[2].find("directory"), std::string::npos) << messages[2];
     EXPECT_NE(messages[4].find("already exists (set overwrite"), std::string::npos) << messages[4];
+    EXPECT_NE(messages[5].find("it has no aesgpu passphrase header"), std::string::npos) << messages[5];
     for (const std::string &message : messages) {
         EXPECT_EQ(message.find("--"), std::string::npos) << message;
         EXPECT_EQ(message.find(" -p"), std::string::npos) << message;

@@ -267,6 +267,11 @@ TEST_F(Gcm, PassphraseFilesCarryTheirParametersAndAuthenticateTheHeader) {
     r = run("$AESGPU decrypt --mode gcm -p pass:pw --key-bits 256 c -o out");
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find("--key-bits is read from"), std::string::npos) << r.err;
+    // A passphrase for a raw key's file: the command says how a passphrase file is made.
+    r = run("$AESGPU encrypt -q --mode gcm --key-file k16 p -o raw && $AESGPU decrypt --mode gcm -p pass:pw raw -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: 'raw': it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm "
+                     "-p\n");
     EXPECT_FALSE(std::filesystem::exists(file("out")));
 }
 
