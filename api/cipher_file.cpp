@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public cipher_file over job/'s: public settings to the library's, the Observer over
 // CipherObserver, the caller's stop token checked between chunks, and every failure as one Error.
+#include "job/cipher_file.hpp"
 #include "api/error_kind.hpp"
 #include "api/key_source.hpp"
 #include "cipher/segments.hpp"
 #include "common/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
-#include "job/cipher_file.hpp"
 #include "job/io_choice.hpp"
 
 #include <sys/stat.h>
@@ -20,7 +20,9 @@ namespace aesgpu {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string &what) { throw Error(ErrorKind::settings, what); }
+[[noreturn]] void refuse(const std::string &what) {
+    throw Error(ErrorKind::settings, what);
+}
 
 // Settings that would be ignored are refused: a caller who set one expects it to count.
 void refuse_ignored_settings(const Settings &settings, bool passphrase) {
@@ -75,9 +77,11 @@ void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &i
         struct stat named {};
         return path != "-" && ::stat(path.c_str(), &named) == 0 && same_file(named, key);
     };
-    if (is_key_file(input)) throw Error(ErrorKind::settings, "the input " + quoted_name(input.string()) + " is the key file");
+    if (is_key_file(input))
+        throw Error(ErrorKind::settings, "the input " + quoted_name(input.string()) + " is the key file");
     if (is_key_file(output)) {
-        throw Error(ErrorKind::settings, "the output " + quoted_name(output.string()) + " is the key file: name another output");
+        throw Error(ErrorKind::settings,
+                    "the output " + quoted_name(output.string()) + " is the key file: name another output");
     }
 }
 
@@ -99,9 +103,12 @@ CipherSettings library_settings(const Settings &settings) {
 }
 
 OutputSink open_sink(const std::filesystem::path &output, const Settings &settings, const InputSource &source,
-                     unsigned io_threads) {
+                     unsigned io_threads, CleanupRegistry *interrupt_cleanups) {
     if (output == "-") return OutputSink::standard_output(&source.status());
-    OutputSink sink = OutputSink::create(output.string(), OutputPolicy{settings.overwrite, &source.status(), io_threads});
+    OutputSink sink = OutputSink::create(output.string(), OutputPolicy{.overwrite = settings.overwrite,
+                                                                       .input_status = &source.status(),
+                                                                       .io_threads = io_threads,
+                                                                       .interrupt_cleanups = interrupt_cleanups});
     if (settings.durable) sink.make_durable();
     return sink;
 }
@@ -123,7 +130,8 @@ std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Sett
                                      std::uint64_t bytes_ciphered) {
     if (!selected.dispatcher) return {{lanes_of(selected, settings).front(), bytes_ciphered}};
     std::vector<LaneResult> results;
-    for (const LaneReport &lane : selected.dispatcher->report()) results.push_back({{lane.name, lane.device}, lane.bytes});
+    for (const LaneReport &lane : selected.dispatcher->report())
+        results.push_back({{lane.name, lane.device}, lane.bytes});
     return results;
 }
 
@@ -163,7 +171,8 @@ private:
     void check_stop() const {
         if (stop_.stop_requested()) throw Error(ErrorKind::stopped, "stopped: the caller asked for a stop");
     }
-    template <typename Call> void tell(Call call) {
+    template <typename Call>
+    void tell(Call call) {
         if (observer_) call_caller(call);
     }
 
@@ -177,8 +186,23 @@ private:
 
 } // namespace
 
+struct InterruptCleanups::Registry {
+    CleanupRegistry registry;
+};
+
+InterruptCleanups::InterruptCleanups() : registry_(std::make_unique<Registry>()) {}
+InterruptCleanups::~InterruptCleanups() = default;
+
+void InterruptCleanups::run_all() noexcept {
+    registry_->registry.run_all();
+}
+
+InterruptCleanups::Registry &registry_of(InterruptCleanups &cleanups) noexcept {
+    return *cleanups.registry_;
+}
+
 Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
-                   Key &key, Observer *observer, std::stop_token stop) {
+                   Key &key, Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
     try {
         Key::Source &keys = key_source(key);
         refuse_ignored_settings(settings, keys.passphrase_mode());
@@ -189,7 +213,8 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         const CipherSettings library = library_settings(settings);
         const unsigned io_threads = default_io_threads();
         InputSource source = InputSource::open(input.string(), io_threads);
-        OutputSink sink = open_sink(output, settings, source, io_threads);
+        OutputSink sink =
+            open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
         const FileHeader header = file_header_for(library, keys, source);
         const DirectIoOutcome io = choose_direct_io(IoChoice::automatic, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
@@ -205,6 +230,8 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
     }
 }
 
-const char *version() noexcept { return AESGPU_VERSION; }
+const char *version() noexcept {
+    return AESGPU_VERSION;
+}
 
 } // namespace aesgpu

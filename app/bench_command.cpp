@@ -62,6 +62,7 @@ int run_bench_command(const BenchOptions &options) {
     SelectionLog selection_log;
     LoggedNotes notes;
     settings.notes = &notes;
+    settings.interrupt_cleanups = &interrupt_cleanups();
     {
         const StatusLine status;
         settings.on_step = [&status](const std::string &step) { status.show(step); };

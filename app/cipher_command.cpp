@@ -9,6 +9,7 @@
 #include "app/json_text.hpp"
 #include "app/logging.hpp"
 #include "app/output_naming.hpp"
+#include "app/passphrase_source.hpp"
 #include "app/progress.hpp"
 #include "common/cpu_time.hpp"
 #include "common/errors.hpp"
@@ -24,7 +25,6 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
-#include "app/passphrase_source.hpp"
 #include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>
@@ -106,10 +106,12 @@ void warn_about_secret_file(const std::string &warning) {
 // What read_key_file refuses too, in the command line's words: --key-file - with the data on
 // standard input, and a directory.
 void refuse_key_file_misuse(const std::string &path, const struct stat *data_on_stdin) {
-    if (path == "-" && data_on_stdin) throw UsageError("--key-file - and the data cannot both come from standard input");
+    if (path == "-" && data_on_stdin)
+        throw UsageError("--key-file - and the data cannot both come from standard input");
     struct stat named {};
     if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
-        throw UsageError("key file " + quoted_name(path) + " is a directory: --key-file takes the file that holds the key");
+        throw UsageError("key file " + quoted_name(path) +
+                         " is a directory: --key-file takes the file that holds the key");
     }
 }
 
@@ -175,9 +177,9 @@ public:
         }
         if (keys.read_from()) {
             const std::string key_file = options.key_file == "-" ? "standard input" : quoted_name(options.key_file);
-            files_.push_back({options.key_file.empty() ? "the passphrase file (-p)"
-                                                       : "the key file (--key-file " + key_file + ")",
-                              *keys.read_from()});
+            files_.push_back(
+                {options.key_file.empty() ? "the passphrase file (-p)" : "the key file (--key-file " + key_file + ")",
+                 *keys.read_from()});
         }
     }
 
@@ -326,7 +328,10 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
 OutputSink create_output(const std::string &name, const CipherOptions &options, const InputSource &source,
                          unsigned io_threads) {
     try {
-        return OutputSink::create(name, OutputPolicy{options.force, &source.status(), io_threads});
+        return OutputSink::create(name, OutputPolicy{.overwrite = options.force,
+                                                     .input_status = &source.status(),
+                                                     .io_threads = io_threads,
+                                                     .interrupt_cleanups = &interrupt_cleanups()});
     } catch (const OutputNeedsOverwrite &e) {
         throw_with_force_flag(e);
     }
@@ -411,7 +416,7 @@ struct RunSummary {
     std::string backend;
     std::vector<LaneReport> lanes; // with several backends (a dispatcher): what each ciphered
     bool input_removed = false;
-    std::string io; // --io as it went: direct, buffered or mixed
+    std::string io;        // --io as it went: direct, buffered or mixed
     std::string io_engine; // what kept the direct requests in flight: io_uring, threads ("": none)
 };
 
@@ -562,9 +567,7 @@ public:
         progress_->update(done);
     }
 
-    void note(NoteLevel level, std::string_view what) override {
-        log_note(level, what);
-    }
+    void note(NoteLevel level, std::string_view what) override { log_note(level, what); }
 
     // A signal during the commit waits for it; one after the last commit finds every output final.
     void commit(OutputSink &sink, const PipelineStats &stats) override {
@@ -577,7 +580,8 @@ public:
         spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
         if (selected_->dispatcher) log_lanes(options_.backend.choice, selected_->dispatcher->report());
         if (stats.chunk_bytes != chunk_bytes_asked_ || stats.ring_slots != ring_slots_asked_) {
-            spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10, stats.ring_slots);
+            spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10,
+                         stats.ring_slots);
         }
         if (stats.went_in_place) {
             summary_.io = "mixed";
@@ -678,11 +682,12 @@ std::string other_segment_size_hint(const GcmFile &file) {
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
         if (!header.gcm || memory_limit == 0) throw;
-        throw ResourceExhausted(fmt::format("{} (the control group's): each chunk holds a whole segment of {} bytes; {}",
-                                            e.what(), header.gcm->segment_bytes,
-                                            encrypting ? "give a smaller --segment-size"
-                                                       : "the file's segments are that large: decrypt it where more "
-                                                         "memory is allowed"));
+        throw ResourceExhausted(
+            fmt::format("{} (the control group's): each chunk holds a whole segment of {} bytes; {}", e.what(),
+                        header.gcm->segment_bytes,
+                        encrypting ? "give a smaller --segment-size"
+                                   : "the file's segments are that large: decrypt it where more "
+                                     "memory is allowed"));
     } catch (const TooManySegments &e) {
         // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
         throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
@@ -715,8 +720,9 @@ void log_key_derivation(const CipherOptions &options, const FileHeader &header, 
 // -v's last line for a file: bytes, time, rate, and the CPU seconds from the backend's start.
 void log_done(const CipherOptions &options, const PipelineStats &stats, const CpuTime &cpu) {
     const double gib = double(stats.bytes_read) / double(1u << 30);
-    const std::string output = options.test_only ? fmt::format("{} bytes of plaintext, not written", stats.bytes_written)
-                                                 : fmt::format("wrote {} bytes", stats.bytes_written);
+    const std::string output = options.test_only
+                                   ? fmt::format("{} bytes of plaintext, not written", stats.bytes_written)
+                                   : fmt::format("wrote {} bytes", stats.bytes_written);
     spdlog::info("{} {} bytes in {:.3f} s ({}), {}; CPU {:.2f} s user + {:.2f} s system{}",
                  options.test_only                         ? "tested"
                  : options.direction == Direction::encrypt ? "encrypted"
@@ -812,8 +818,7 @@ void run_and_summarise(const CipherOptions &options, const std::string &input, C
 }
 
 // "aesgpu: encrypted 3 of 4 files, 1 failed" on standard error, unless -q.
-void print_files_summary(const CipherOptions &options, std::size_t files, std::size_t failed,
-                         std::size_t not_started) {
+void print_files_summary(const CipherOptions &options, std::size_t files, std::size_t failed, std::size_t not_started) {
     if (options.log.quiet) return;
     const char *done = options.test_only                         ? "tested"
                        : options.direction == Direction::encrypt ? "encrypted"

@@ -21,6 +21,14 @@ std::mutex &decision_mutex() {
     static auto *mutex = new std::mutex; // never destroyed: the signal thread outlives main()
     return *mutex;
 }
+// The hooks of the one StopHooks alive (a prompt), guarded by stop_mutex().
+std::mutex &stop_mutex() {
+    static auto *mutex = new std::mutex; // never destroyed, as decision_mutex()
+    return *mutex;
+}
+std::function<void()> before_stop;
+std::function<void()> after_continue;
+
 bool settled = false;        // guarded by decision_mutex()
 int settled_exit_status = 0; // likewise
 
@@ -83,7 +91,7 @@ void take_signals(sigset_t set) {
         std::lock_guard lock(decision_mutex());
         // Nothing is left to undo; the run may still be winding down (CUDA, a slow stderr).
         if (settled) ::_exit(settled_exit_status);
-        run_interrupt_cleanups();
+        interrupt_cleanups().run_all();
         die_of(signal_number);
     }
 }
@@ -125,8 +133,32 @@ bool broken_pipe_ends_quietly() {
 
 void end_by_broken_pipe() {
     std::lock_guard lock(decision_mutex());
-    run_interrupt_cleanups();
+    interrupt_cleanups().run_all();
     die_of(SIGPIPE);
+}
+
+CleanupRegistry &interrupt_cleanups() {
+    static auto *registry = new CleanupRegistry; // never destroyed: the signal thread outlives main()
+    return *registry;
+}
+
+StopHooks::StopHooks(std::function<void()> before, std::function<void()> after) {
+    std::lock_guard lock(stop_mutex());
+    before_stop = std::move(before);
+    after_continue = std::move(after);
+}
+
+StopHooks::~StopHooks() {
+    std::lock_guard lock(stop_mutex());
+    before_stop = nullptr;
+    after_continue = nullptr;
+}
+
+void stop_with_hooks(const std::function<void()> &stop) {
+    std::lock_guard lock(stop_mutex());
+    if (before_stop) before_stop();
+    stop();
+    if (after_continue) after_continue();
 }
 
 } // namespace aesgpu

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/passphrase_source.hpp"
 
+#include "app/interrupts.hpp"
 #include "common/errors.hpp"
-#include "common/interrupt_cleanup.hpp"
 #include "common/unique_fd.hpp"
 
 #include <fcntl.h>
@@ -69,9 +69,9 @@ public:
         // Ctrl-Z at the prompt: the shell gets its echo while aesgpu is stopped; fg hides again.
         stopped_.emplace([fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); },
                          [fd = fd_, quiet] { (void)::tcsetattr(fd, TCSAFLUSH, &quiet); });
-        restore_on_interrupt_ =
-            InterruptCleanup::after([&] { return active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0; },
-                                    [fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); });
+        restore_on_interrupt_ = InterruptCleanup::after(
+            &interrupt_cleanups(), [&] { return active_ = ::tcsetattr(fd_, TCSAFLUSH, &quiet) == 0; },
+            [fd = fd_, saved = saved_] { (void)::tcsetattr(fd, TCSAFLUSH, &saved); });
     }
     ~EchoOff() {
         stopped_.reset(); // first: a Ctrl-Z from here on must not turn echo off again on fg

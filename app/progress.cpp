@@ -112,7 +112,7 @@ void ProgressBar::update(std::uint64_t done) {
     // One column short of the width: some terminals wrap as soon as the last column is written.
     const std::size_t width = std::max<std::size_t>(terminal_width(), 2) - 1;
     if (!erase_on_signal_.armed()) {
-        erase_on_signal_ = InterruptCleanup::register_undo([screen = screen_] {
+        erase_on_signal_ = InterruptCleanup::register_undo(&interrupt_cleanups(), [screen = screen_] {
             const std::lock_guard lock(screen->mutex);
             screen->stopped = true;
             if (screen->drawn) write_stderr(kEraseLine);

@@ -384,7 +384,7 @@ public:
         const double size = double(status.st_size);
         const std::filesystem::path target(path);
         const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-        const ScratchDirectory scratch(directory);
+        const ScratchDirectory scratch(directory, plan_.interrupt_cleanups);
         const std::string copy = scratch.file("copy");
         const std::string encrypted = scratch.file("encrypted");
         const std::string decrypted = scratch.file("decrypted");
@@ -406,7 +406,7 @@ public:
         set_times(cp, time_runs_with_cpu(
                           plan_.reps,
                           [&] {
-                              run_cp(path, copy);
+                              run_cp(path, copy, plan_.interrupt_cleanups);
                               make_file_durable(copy);
                           },
                           fresh(path, copy)));
@@ -429,7 +429,10 @@ public:
             const auto run = [&](Direction direction, const std::string &from, const std::string &to, bool direct) {
                 const unsigned io_threads = default_io_threads();
                 InputSource source = InputSource::open(from, io_threads);
-                OutputSink sink = OutputSink::create(to, OutputPolicy{true, &source.status(), io_threads});
+                OutputSink sink = OutputSink::create(to, OutputPolicy{.overwrite = true,
+                                                                      .input_status = &source.status(),
+                                                                      .io_threads = io_threads,
+                                                                      .interrupt_cleanups = plan_.interrupt_cleanups});
                 sink.make_durable(); // timed until the output is on the disk, as cp's fsync
                 if (direct) {
                     const auto refusal = source.read_directly();
@@ -718,8 +721,8 @@ private:
 
     const BenchSettings &plan_;
     BenchReport &report_;
-    double copy_floor_seconds_ = 0; // the disk's read and write at once (the faster depth), where measured
-    std::string direct_io_refusal_; // why the file system took no O_DIRECT, once it refused
+    double copy_floor_seconds_ = 0;    // the disk's read and write at once (the faster depth), where measured
+    std::string direct_io_refusal_;    // why the file system took no O_DIRECT, once it refused
     bool input_stayed_cached_ = false; // a file row's input could not be dropped from the page cache
     std::vector<std::byte> verify_input_;
 };

@@ -5,6 +5,7 @@
 // run_file_job() next to cp. Every output is checked against OpenSSL on fresh random data before
 // it is timed.
 #include "cipher/cipher_backend.hpp"
+#include "common/interrupt_cleanup.hpp"
 #include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
 
@@ -37,6 +38,9 @@ struct BenchSettings {
     // Told what each backend selection came to (why `auto` or `all` runs on the CPU alone, ...),
     // for the caller to say: the bench says nothing itself.
     std::function<void(const BackendRequest &, const SelectedBackend &)> on_backend_selected = {};
+    // Where the file stage registers what a signal must undo (its scratch directory, a running
+    // cp, its outputs): the CLI's process registry. Must outlive the bench.
+    CleanupRegistry *interrupt_cleanups = nullptr;
     // Told, from any thread, what went otherwise without failing (fewer threads, a GPU clean-up
     // that failed). Must outlive the bench.
     NoteSink *notes = nullptr;

@@ -27,11 +27,12 @@ void remove_all(const std::string &path) {
 
 } // namespace
 
-ScratchDirectory::ScratchDirectory(const std::filesystem::path &parent) {
+ScratchDirectory::ScratchDirectory(const std::filesystem::path &parent, CleanupRegistry *interrupt_cleanups) {
     // mkdtemp fills in the name, which the undo action must see.
     auto made = std::make_shared<std::string>((parent / ".aesgpu-bench-XXXXXX").string());
     int error = 0;
     remove_on_interrupt_ = InterruptCleanup::after(
+        interrupt_cleanups,
         [&] {
             error = ::mkdtemp(made->data()) ? 0 : errno;
             return error == 0;
@@ -46,7 +47,7 @@ ScratchDirectory::~ScratchDirectory() {
     remove_on_interrupt_.release();
 }
 
-void run_cp(const std::string &from, const std::string &to) {
+void run_cp(const std::string &from, const std::string &to, CleanupRegistry *interrupt_cleanups) {
     // Never a reflink (coreutils 9 clones where the file system can): the baseline is a copy.
     const char *argv[] = {"cp", "--reflink=never", "--", from.c_str(), to.c_str(), nullptr};
     // aesgpu blocks the signals it takes in every thread (app/interrupts.hpp); cp must not
@@ -62,6 +63,7 @@ void run_cp(const std::string &from, const std::string &to) {
     // Ctrl-C while cp runs stops it too, before the scratch directory it writes into goes.
     // (The undo may read `pid` by reference: releasing it waits while the undo actions run.)
     const InterruptCleanup stop_cp = InterruptCleanup::after(
+        interrupt_cleanups,
         [&] {
             spawned = ::posix_spawnp(&pid, "cp", nullptr, &attributes, const_cast<char *const *>(argv), environ);
             return spawned == 0;

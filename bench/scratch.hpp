@@ -11,11 +11,11 @@ namespace aesgpu {
 
 // A private (0700) directory beside the benchmarked file, on the same file system, for the
 // copies and outputs: no one else can plant anything under its names. Removed at the end, and by
-// the interrupt clean-up on Ctrl-C.
+// `interrupt_cleanups` on Ctrl-C.
 class ScratchDirectory {
 public:
     // Throws IoError.
-    explicit ScratchDirectory(const std::filesystem::path &parent);
+    ScratchDirectory(const std::filesystem::path &parent, CleanupRegistry *interrupt_cleanups);
     ~ScratchDirectory();
     ScratchDirectory(const ScratchDirectory &) = delete;
     ScratchDirectory &operator=(const ScratchDirectory &) = delete;
@@ -27,7 +27,7 @@ private:
 };
 
 // Runs `cp --reflink=never -- from to` (never a clone: the baseline is a copy); Ctrl-C meanwhile
-// stops cp too. Throws std::runtime_error when cp cannot run or fails.
-void run_cp(const std::string &from, const std::string &to);
+// stops cp too (through `interrupt_cleanups`). Throws std::runtime_error when cp cannot run or fails.
+void run_cp(const std::string &from, const std::string &to, CleanupRegistry *interrupt_cleanups);
 
 } // namespace aesgpu

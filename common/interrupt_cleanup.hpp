@@ -1,24 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a run ended by a signal must undo: every temporary output not yet in place, the scratch
-// directory of `aesgpu bench --file`, a terminal whose echo a passphrase prompt turned off. Each
-// is registered for as long as it exists; the signal-handling thread (app/interrupts.cpp) runs
-// them all and ends the process. That thread is an ordinary thread (signals are taken with
-// sigwait, never in a handler), so undo actions may lock, allocate and log.
+// directory of `aesgpu bench --file`, a terminal whose echo a passphrase prompt turned off. The
+// program owns the registry and decides when it runs: aesgpu's app keeps one for the process,
+// which its signal thread runs before the process dies (app/interrupts.cpp). Library code
+// registers into the registry it is given, or into none (then nothing is undone on a signal).
+// The registry runs on an ordinary thread (signals taken with sigwait, never in a handler), so
+// undo actions may lock, allocate and log.
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 
 namespace aesgpu {
+
+class CleanupRegistry {
+public:
+    CleanupRegistry() = default;
+    CleanupRegistry(const CleanupRegistry &) = delete;
+    CleanupRegistry &operator=(const CleanupRegistry &) = delete;
+
+    // Runs every registered undo action, newest first, and keeps the registry locked from then
+    // on, so that nothing new is created behind it: the caller ends the process next.
+    void run_all() noexcept;
+
+private:
+    friend class InterruptCleanup;
+    std::mutex mutex_;
+    std::uint64_t next_id_ = 1;
+    std::map<std::uint64_t, std::function<void()>> undo_; // by id: newest last
+};
 
 class InterruptCleanup {
 public:
     InterruptCleanup() = default;
-    // Runs `create` and, when it returns true (it made something), registers `undo`, as one step
-    // that the clean-up cannot split: whatever `create` made is undone however close behind it a
-    // signal comes. Throws what `create` throws (and then registers nothing).
-    static InterruptCleanup after(const std::function<bool()> &create, std::function<void()> undo);
-    static InterruptCleanup register_undo(std::function<void()> undo) {
-        return after([] { return true; }, std::move(undo));
+    // Runs `create` and, when it returns true (it made something), registers `undo` in `registry`,
+    // as one step that the clean-up cannot split: whatever `create` made is undone however close
+    // behind it a signal comes. With no registry, runs `create` alone. Throws what `create`
+    // throws (and then registers nothing).
+    static InterruptCleanup after(CleanupRegistry *registry, const std::function<bool()> &create,
+                                  std::function<void()> undo);
+    static InterruptCleanup register_undo(CleanupRegistry *registry, std::function<void()> undo) {
+        return after(
+            registry, [] { return true; }, std::move(undo));
     }
 
     InterruptCleanup(InterruptCleanup &&other) noexcept;
@@ -32,26 +56,9 @@ public:
     [[nodiscard]] bool armed() const { return id_ != 0; }
 
 private:
-    explicit InterruptCleanup(std::uint64_t id) : id_(id) {}
+    InterruptCleanup(CleanupRegistry *registry, std::uint64_t id) : registry_(registry), id_(id) {}
+    CleanupRegistry *registry_ = nullptr;
     std::uint64_t id_ = 0;
 };
-
-// While it lives, Ctrl-Z (SIGTSTP) runs `before_stop` before aesgpu stops and `after_continue`
-// when it continues (fg): a passphrase prompt gives the terminal its echo back while stopped and
-// takes it again, as ssh's readpassphrase does. One at a time.
-class StopHooks {
-public:
-    StopHooks(std::function<void()> before_stop, std::function<void()> after_continue);
-    ~StopHooks();
-    StopHooks(const StopHooks &) = delete;
-    StopHooks &operator=(const StopHooks &) = delete;
-};
-
-// For the signal-handling thread: runs `stop` between the hooks of the StopHooks alive, if any.
-void stop_with_hooks(const std::function<void()> &stop);
-
-// Runs every registered undo action, newest first, and keeps the registry locked from then on, so
-// that nothing new is created behind it: the caller ends the process next.
-void run_interrupt_cleanups() noexcept;
 
 } // namespace aesgpu

@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>    // FS_IOC_GETFLAGS, FS_APPEND_FL
 #include <linux/magic.h> // OVERLAYFS_SUPER_MAGIC
-#include <stdio.h>    // renameat2
+#include <stdio.h>       // renameat2
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/vfs.h> // fstatfs
@@ -29,7 +29,9 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40; // as the kernel's own limit (ELOOP)
 
-OutputNeedsOverwrite exists_error(const std::string &name) { return {name + " already exists", "overwrite"}; }
+OutputNeedsOverwrite exists_error(const std::string &name) {
+    return {name + " already exists", "overwrite"};
+}
 
 // The file a name stands for once symbolic links are followed; it need not exist.
 struct Target {
@@ -106,12 +108,14 @@ struct HiddenFile {
     InterruptCleanup cleanup;
 };
 
-HiddenFile make_hidden_file(int directory, const std::string &target_name, const std::function<int(const char *)> &make,
-                            std::string_view failure, std::string_view subject) {
+HiddenFile make_hidden_file(CleanupRegistry *cleanups, int directory, const std::string &target_name,
+                            const std::function<int(const char *)> &make, std::string_view failure,
+                            std::string_view subject) {
     int error = EEXIST;
     for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
         std::string name = hidden_name(target_name);
         InterruptCleanup cleanup = InterruptCleanup::after(
+            cleanups,
             [&] {
                 error = make(name.c_str());
                 return error == 0;
@@ -147,10 +151,11 @@ UniqueFd open_unnamed_temporary(int directory, const std::string &display_direct
 // The mode the kernel gives a new file in `directory` (the umask, or the directory's default
 // ACL), learnt from an empty probe file made and removed in one step: the output itself is
 // created 0600, so no one can open it before it is complete. 0600 when no probe can be made.
-mode_t new_file_mode(int directory, const std::string &target_name) {
+mode_t new_file_mode(CleanupRegistry *cleanups, int directory, const std::string &target_name) {
     const std::string probe = hidden_name(target_name);
     mode_t mode = 0600;
     (void)InterruptCleanup::after(
+        cleanups,
         [&] {
             UniqueFd fd(::openat(directory, probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666));
             struct stat st {};
@@ -185,10 +190,10 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
     : kind_(other.kind_), owned_fd_(std::move(other.owned_fd_)), fd_(std::exchange(other.fd_, -1)),
       display_name_(std::move(other.display_name_)), directory_(std::move(other.directory_)),
       target_name_(std::move(other.target_name_)), temporary_name_(std::exchange(other.temporary_name_, {})),
-      cleanup_(std::move(other.cleanup_)), attributes_(other.attributes_), overwrite_(other.overwrite_),
-      committed_(other.committed_), durable_(other.durable_), bytes_written_(other.bytes_written_),
-      expected_size_(other.expected_size_), reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_),
-      may_map_(other.may_map_),
+      interrupt_cleanups_(other.interrupt_cleanups_), cleanup_(std::move(other.cleanup_)),
+      attributes_(other.attributes_), overwrite_(other.overwrite_), committed_(other.committed_),
+      durable_(other.durable_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
+      reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_), may_map_(other.may_map_),
       mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)), notes_(other.notes_),
       held_back_(std::move(other.held_back_)), direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
@@ -259,9 +264,8 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         attributes.owner = existing.st_uid;
         attributes.group = existing.st_gid;
     } else if (target.through_link && !policy.overwrite) {
-        throw OutputNeedsOverwrite(name + " is a symbolic link to " + quoted_name(target.path.string()) +
-                                       ", which does not exist",
-                                   "create");
+        throw OutputNeedsOverwrite(
+            name + " is a symbolic link to " + quoted_name(target.path.string()) + ", which does not exist", "create");
     }
 
     const std::filesystem::path directory_path =
@@ -289,10 +293,10 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     if (!fd.valid()) {
         kind = Kind::named_temporary;
         const int dir = directory.get();
-        if (!attributes.mode) attributes.mode = new_file_mode(dir, target_name);
+        if (!attributes.mode) attributes.mode = new_file_mode(policy.interrupt_cleanups, dir, target_name);
         // Private (0600) until it is complete.
         HiddenFile hidden = make_hidden_file(
-            dir, target_name,
+            policy.interrupt_cleanups, dir, target_name,
             [&](const char *file) {
                 fd = UniqueFd(::openat(dir, file, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
                 return fd.valid() ? 0 : errno;
@@ -307,6 +311,7 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
     sink.directory_ = std::move(directory);
     sink.target_name_ = target_name;
     sink.temporary_name_ = std::move(temporary_name);
+    sink.interrupt_cleanups_ = policy.interrupt_cleanups;
     sink.cleanup_ = std::move(cleanup);
     sink.attributes_ = attributes;
     sink.overwrite_ = policy.overwrite;
@@ -339,7 +344,8 @@ void OutputSink::write_gathered(std::span<const std::span<const std::byte>> part
         return;
     }
     if (may_map_ && !mapped_ && bytes.size() >= 2 * kFileCopyPieces.min_piece_bytes) {
-        if (auto writer = MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_, notes_)) {
+        if (auto writer =
+                MappedFileWriter::start(fd_, display_name_, bytes_written_, expected_size_, io_threads_, notes_)) {
             mapped_.emplace(std::move(*writer));
         } else {
             may_map_ = false;
@@ -454,7 +460,7 @@ void OutputSink::write_direct(std::span<const std::byte> bytes, std::uint64_t at
     struct Undone {
         std::size_t offset; // in `bytes`
         std::size_t length;
-        bool refused;       // EINVAL with nothing of the piece written: no direct writes from now on
+        bool refused; // EINVAL with nothing of the piece written: no direct writes from now on
     };
     std::vector<Undone> undone;
     const std::size_t alignment = direct_alignment_;
@@ -600,7 +606,7 @@ void OutputSink::link_into_place() {
     }
     // The hidden name is registered for removal until the rename has taken it.
     const HiddenFile hidden = make_hidden_file(
-        dir, target_name_,
+        interrupt_cleanups_, dir, target_name_,
         [&](const char *name) {
             return ::linkat(AT_FDCWD, source.c_str(), dir, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
         },

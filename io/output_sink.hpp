@@ -36,6 +36,10 @@ struct OutputPolicy {
     unsigned io_threads = 1; // > 1: large writes to a file may be split (mapped)
     // false: a hidden named file even where O_TMPFILE works (tests of that fallback use it).
     bool unnamed_temporary = true;
+    // Where a named temporary file registers its removal, for a program that ends itself on a
+    // signal (none: a process killed mid-run may leave it where the kernel gives no O_TMPFILE).
+    // Must outlive the sink.
+    CleanupRegistry *interrupt_cleanups = nullptr;
 };
 
 class OutputSink {
@@ -83,9 +87,7 @@ public:
     [[nodiscard]] std::optional<std::string> write_directly(DirectEngine engine = DirectEngine::automatic);
     [[nodiscard]] std::optional<std::string> write_directly(const DirectQueueMaker &make_queue);
     // How direct writes are kept in flight ("io_uring", "threads"); null before write_directly().
-    [[nodiscard]] const DirectQueue *direct_queue() const {
-        return direct_queue_.queue ? &direct_queue_ : nullptr;
-    }
+    [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }
     [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
     // Where the threads that split writes say that they went on with fewer (none: nobody hears).
     void send_notes_to(NoteSink *notes);
@@ -141,7 +143,8 @@ private:
     UniqueFd directory_;         // the target's directory (temporary kinds)
     std::string target_name_;    // the target's name in directory_
     std::string temporary_name_; // the named temporary file's name in directory_
-    InterruptCleanup cleanup_;   // removes the named temporary file on a signal
+    CleanupRegistry *interrupt_cleanups_ = nullptr;
+    InterruptCleanup cleanup_; // removes the named temporary file on a signal
     Attributes attributes_;
     bool overwrite_ = false;
     bool committed_ = false;

@@ -14,9 +14,10 @@
 // A program that links this must decide what a signal or a closed pipe does to a half-written
 // output. A file sink's output is linked into place only by OutputSink::commit (which
 // CipherObserver::commit calls): destroyed before then, it leaves nothing behind, but a process
-// killed meanwhile may leave its temporary file where the kernel gives no unnamed one (O_TMPFILE).
-// aesgpu's own app blocks the terminating signals and takes them on a sigwait thread, which runs
-// the clean-ups of common/interrupt_cleanup (not async-signal-safe: never from a signal handler).
+// killed meanwhile may leave its temporary file where the kernel gives no unnamed one (O_TMPFILE),
+// unless the sink registered it in a CleanupRegistry (OutputPolicy::interrupt_cleanups) that the
+// program runs first. aesgpu's own app blocks the terminating signals and takes them on a sigwait
+// thread, which runs its registry (not async-signal-safe: never from a signal handler).
 // A sink to a pipe or device holds what was written as soon as it is written. Ignore SIGPIPE in a
 // program that writes to a pipe, so that a closed reader is a BrokenPipe (an IoError), not death.
 #include "cipher/cipher_backend.hpp"

@@ -21,7 +21,8 @@
 //   input's permission bits and times, as gzip does. A replaced output (Settings::overwrite)
 //   keeps its owner, and its mode is never wider than before. An output that is a symbolic link
 //   writes the file it names. An output that is a FIFO, terminal or device (or "-") is written as
-//   the data comes and cannot be withdrawn; overwrite does not apply to it.
+//   the data comes and cannot be withdrawn; overwrite does not apply to it. A program that ends
+//   itself on a signal passes InterruptCleanups and runs them first: then no hidden file remains.
 // - Signals are the program's: the library installs no handler. To stop a run from another
 //   thread or a signal-handling thread, request a stop on the std::stop_source whose token was
 //   passed; cipher_file then throws Error{ErrorKind::stopped} after the chunk in hand. Not seen
@@ -58,7 +59,7 @@ struct Settings {
     // ctr with a raw key: the first counter block (required: a fixed one would repeat the
     // keystream across files). A passphrase derives its own; ecb and gcm take none.
     std::optional<std::array<std::uint8_t, 16>> iv;
-    bool no_pad = false; // ecb: whole 16-byte blocks only, no PKCS#7 padding
+    bool no_pad = false;                                      // ecb: whole 16-byte blocks only, no PKCS#7 padding
     unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
     unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // 128, 192 or 256 (gcm: 128 or 256)
     // gcm with a raw key: the ciphertext segment size (Tink's; not recorded in the file, so decrypt
@@ -70,10 +71,10 @@ struct Settings {
     // through a GPU; with all, the CPU starts with them; with automatic, it stands in only where
     // every GPU failed. Not for cpu.
     bool wait_for_gpu = false;
-    std::vector<int> devices;   // CUDA device numbers to use; empty: every GPU this process sees
-    unsigned cpu_threads = 0;   // 0: every hardware thread
-    bool overwrite = false;     // replace an existing output file
-    bool durable = false;       // return only once the output and its name are on the disk (fsync)
+    std::vector<int> devices; // CUDA device numbers to use; empty: every GPU this process sees
+    unsigned cpu_threads = 0; // 0: every hardware thread
+    bool overwrite = false;   // replace an existing output file
+    bool durable = false;     // return only once the output and its name are on the disk (fsync)
 };
 
 // Where the key comes from. Move-only; whatever it holds is wiped when it is destroyed. A key file
@@ -122,9 +123,9 @@ struct Lane {
 
 // How a run was set up, as it starts.
 struct Plan {
-    std::vector<Lane> lanes;        // what may cipher the file (the CPU may only stand in while GPUs start)
-    std::size_t chunk_bytes = 0;    // the input bytes of one job
-    std::size_t ring_slots = 0;     // the jobs in flight at most
+    std::vector<Lane> lanes;                  // what may cipher the file (the CPU may only stand in while GPUs start)
+    std::size_t chunk_bytes = 0;              // the input bytes of one job
+    std::size_t ring_slots = 0;               // the jobs in flight at most
     std::optional<std::uint64_t> input_bytes; // none for a pipe or a device
     // Past the page cache (O_DIRECT), as the command's --io auto: for a regular file of 64 MiB or
     // more that is not in the page cache already, where its file system allows. A direct output is
@@ -184,11 +185,36 @@ private:
     ErrorKind kind_;
 };
 
+// For a program that ends itself when a signal comes (as the aesgpu command does): what such an
+// end must undo first. Where the file system has no O_TMPFILE, an output is written under a hidden
+// name until it is complete, and a process that ends meanwhile leaves it behind. Give the calls
+// one of these and, on the thread that takes the signal (sigwait; never in a signal handler: this
+// locks and allocates), call run_all() and then end the process. Calls may share one; it must
+// outlive every call given it.
+class InterruptCleanups {
+public:
+    InterruptCleanups();
+    ~InterruptCleanups();
+    InterruptCleanups(const InterruptCleanups &) = delete;
+    InterruptCleanups &operator=(const InterruptCleanups &) = delete;
+
+    // Removes the hidden outputs of every call running now and keeps any call from making another
+    // or finishing (they wait from then on): end the process next.
+    void run_all() noexcept;
+
+    struct Registry; // the library's own
+
+private:
+    friend Registry &registry_of(InterruptCleanups &cleanups) noexcept;
+    std::unique_ptr<Registry> registry_;
+};
+
 // Encrypts or decrypts `input` into `output` (a new file, or a replaced one with
 // settings.overwrite; "-" is standard input or output). Throws Error; the output is then absent
-// (a pipe or device keeps what was written).
+// (a pipe or device keeps what was written). `cleanups`: see InterruptCleanups.
 Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
-                   Key &key, Observer *observer = nullptr, std::stop_token stop = {});
+                   Key &key, Observer *observer = nullptr, std::stop_token stop = {},
+                   InterruptCleanups *cleanups = nullptr);
 
 // A CTR IV (Settings::iv) from exactly 32 hexadecimal digits; throws Error{ErrorKind::settings}.
 [[nodiscard]] std::array<std::uint8_t, 16> iv_from_hex(std::string_view hex);

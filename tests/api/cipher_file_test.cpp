@@ -5,10 +5,10 @@
 // what the caller's own code throws comes back as it was thrown.
 #include <aesgpu/aesgpu.hpp>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,8 +22,10 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -40,7 +42,8 @@ Bytes random_bytes(std::size_t size) {
 }
 
 void write_file(const fs::path &path, const Bytes &bytes) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
 }
 
 Bytes read_file(const fs::path &path) {
@@ -87,7 +90,8 @@ aesgpu::Settings cpu(aesgpu::Direction direction, aesgpu::Mode mode) {
 }
 
 // Runs cipher_file and returns the kind of the Error it threw; fails the test when it threw none.
-template <typename Run> aesgpu::ErrorKind kind_thrown(Run run) {
+template <typename Run>
+aesgpu::ErrorKind kind_thrown(Run run) {
     try {
         run();
     } catch (const aesgpu::Error &error) {
@@ -277,7 +281,8 @@ TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto
 struct PromptGaveUp {};
 
 // The message of the Error `run` throws; fails the test when it throws none.
-template <typename Run> std::string message_thrown(Run run) {
+template <typename Run>
+std::string message_thrown(Run run) {
     try {
         run();
     } catch (const aesgpu::Error &error) {
@@ -307,7 +312,8 @@ TEST(PublicCipherFile, MessagesNameSettingsNotTheCommandsFlags) {
         }),
         message_thrown([] { (void)aesgpu::iv_from_hex("0x00"); }),
         message_thrown([&] {
-            aesgpu::cipher_file(dir / "in", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+            aesgpu::cipher_file(dir / "in", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm),
+                                passphrase);
         }),
         message_thrown([&] { // a passphrase for a raw key's file
             aesgpu::cipher_file(dir / "in", dir / "raw-gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), raw);
@@ -390,7 +396,8 @@ TEST(PublicCipherFile, AKeySharedByThreadsIsAskedForOnceAndTheWarningsThrowAsThe
                  PromptGaveUp);
     aesgpu::Key too_long = aesgpu::Key::passphrase_prompt([](std::span<char> buffer) { return buffer.size() + 1; });
     EXPECT_EQ(kind_thrown([&] {
-                  aesgpu::cipher_file(dir / "a", dir / "c", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), too_long);
+                  aesgpu::cipher_file(dir / "a", dir / "c", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb),
+                                      too_long);
               }),
               aesgpu::ErrorKind::key);
     EXPECT_FALSE(fs::exists(dir / "c"));
@@ -400,8 +407,9 @@ TEST(PublicCipherFile, WhatThePromptOrTheObserverThrowsComesBackAsItWasThrown) {
     Directory dir;
     write_file(dir / "in", random_bytes(4096));
     aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([](std::span<char>) -> std::size_t { throw PromptGaveUp{}; });
-    EXPECT_THROW(aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), prompt),
-                 PromptGaveUp);
+    EXPECT_THROW(
+        aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), prompt),
+        PromptGaveUp);
 
     aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
     Recorder told;
@@ -416,6 +424,85 @@ TEST(PublicCipherFile, WhatThePromptOrTheObserverThrowsComesBackAsItWasThrown) {
         EXPECT_STREQ(e.what(), "the observer's own failure");
     }
     EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+// The child of a death test is this binary run again: with these in its environment, the
+// fault-injection preload refuses O_TMPFILE there, as a file system without it (NFS, vfat) does.
+class NoUnnamedFilesInTheChild {
+public:
+    NoUnnamedFilesInTheChild() {
+        for (const char *name : {"LD_PRELOAD", "AESGPU_TEST_REFUSE_O_TMPFILE", "ASAN_OPTIONS"}) {
+            if (const char *value = std::getenv(name)) saved_.emplace_back(name, value);
+        }
+        setenv("LD_PRELOAD", AESGPU_FAULT_INJECTION, 1);
+        setenv("AESGPU_TEST_REFUSE_O_TMPFILE", "1", 1);
+        // The preload comes before a sanitizer's runtime in the child.
+        const char *asan = std::getenv("ASAN_OPTIONS");
+        setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":verify_asan_link_order=0").c_str(), 1);
+    }
+    ~NoUnnamedFilesInTheChild() {
+        for (const char *name : {"LD_PRELOAD", "AESGPU_TEST_REFUSE_O_TMPFILE", "ASAN_OPTIONS"}) unsetenv(name);
+        for (const auto &[name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// Ends the process at the call's first progress report, as a signal would end a program that
+// takes signals on a thread of its own: after running the cleanups, when it has them. Exits 0
+// when the output was being written under a hidden name, then.
+class EndsAtFirstProgress final : public aesgpu::Observer {
+public:
+    EndsAtFirstProgress(fs::path dir, aesgpu::InterruptCleanups *cleanups)
+        : dir_(std::move(dir)), cleanups_(cleanups) {}
+    void progress(std::uint64_t) override {
+        const auto entries = std::distance(fs::directory_iterator(dir_), fs::directory_iterator());
+        if (cleanups_) cleanups_->run_all();
+        std::_Exit(entries == 2 ? 0 : 3); // the input, and the output under a hidden name
+    }
+
+private:
+    fs::path dir_;
+    aesgpu::InterruptCleanups *cleanups_;
+};
+
+// A program that ends itself on a signal runs the InterruptCleanups it gave the call first: where
+// the file system has no O_TMPFILE, the output written under a hidden name is then removed. A
+// program that gave none leaves that file behind.
+TEST(PublicCipherFileDeathTest, InterruptCleanupsRemoveTheHiddenOutputOfARunningCall) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    // The child runs this body again from the start: it takes the parent's directory from its
+    // environment, and makes none of its own.
+    const bool in_child = std::getenv("AESGPU_TEST_CLEANUP_DIR") != nullptr;
+    for (const bool with_cleanups : {true, false}) {
+        SCOPED_TRACE(with_cleanups ? "with InterruptCleanups" : "without");
+        std::optional<Directory> made;
+        if (!in_child) {
+            made.emplace();
+            write_file(*made / "in", random_bytes(3 << 20));
+            setenv("AESGPU_TEST_CLEANUP_DIR", (*made / "in").parent_path().c_str(), 1);
+        }
+        const fs::path dir = std::getenv("AESGPU_TEST_CLEANUP_DIR");
+        {
+            const NoUnnamedFilesInTheChild refused;
+            EXPECT_EXIT(
+                {
+                    if (!std::getenv("AESGPU_TEST_REFUSE_O_TMPFILE")) std::_Exit(4);
+                    aesgpu::InterruptCleanups cleanups;
+                    EndsAtFirstProgress observer(dir, with_cleanups ? &cleanups : nullptr);
+                    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+                    aesgpu::cipher_file(dir / "in", dir / "out", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb),
+                                        key, &observer, {}, with_cleanups ? &cleanups : nullptr);
+                    std::_Exit(5); // no progress report
+                },
+                testing::ExitedWithCode(0), "");
+        }
+        if (in_child) continue;
+        unsetenv("AESGPU_TEST_CLEANUP_DIR");
+        EXPECT_EQ(made->entries(), with_cleanups ? 1u : 2u) << "the hidden output";
+        EXPECT_FALSE(fs::exists(dir / "out"));
+    }
 }
 
 TEST(PublicCipherFile, AStopBeforeOrDuringTheRunLeavesNoOutput) {
@@ -525,7 +612,9 @@ TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersR
 namespace {
 
 // Where the machine has an NVIDIA device node, a GPU that cannot be used is a failure, not a skip.
-bool gpu_expected() { return fs::exists("/dev/nvidia0"); }
+bool gpu_expected() {
+    return fs::exists("/dev/nvidia0");
+}
 
 TEST(PublicCipherFile, TheGpusAloneAndBesideTheCpuGiveOpensslsBytes) {
     Directory dir;
@@ -560,7 +649,8 @@ TEST(PublicCipherFile, TheGpusAloneAndBesideTheCpuGiveOpensslsBytes) {
             EXPECT_EQ(gpu_bytes, all_bytes) << "every block through a GPU";
         }
         EXPECT_EQ(told.lanes.size(), result.lanes.size());
-        EXPECT_TRUE(std::any_of(told.lanes.begin(), told.lanes.end(), [](const aesgpu::Lane &lane) { return lane.is_gpu(); }));
+        EXPECT_TRUE(
+            std::any_of(told.lanes.begin(), told.lanes.end(), [](const aesgpu::Lane &lane) { return lane.is_gpu(); }));
     }
 }
 

@@ -518,5 +518,17 @@ TEST_F(DirectIoCli, ASignalMidRunWithdrawsTheOutput) {
     EXPECT_NE(r.out.find("p\n"), std::string::npos) << r.out;
 }
 
+// Where the file system has no O_TMPFILE the output is written under a hidden name until it is
+// complete: a signal mid-run removes that file too (the command's clean-up registry has it).
+TEST_F(DirectIoCli, ASignalMidRunRemovesTheHiddenOutputWhereThereIsNoUnnamedFile) {
+    write_file(file("p"), random_bytes(8 * kChunk));
+    Outcome r = run("AESGPU_TEST_REFUSE_O_TMPFILE=1 AESGPU_TEST_SLOW_PWRITE_MS=100 " + preload() + on_threads() +
+                    "$AESGPU encrypt -q --chunk-size 1M --io direct -K " + kKey128 +
+                    " p -o out & pid=$!; for i in $(seq 500); do ls -A | grep -q '^.out.aesgpu-' && break; "
+                    "sleep 0.01; done; ls -A | grep -c '^.out.aesgpu-'; sleep 0.2; kill -TERM $pid; wait $pid; "
+                    "echo status=$?; ls -A | grep -c out");
+    EXPECT_EQ(r.out, "1\nstatus=143\n0\n") << r.err;
+}
+
 } // namespace
 } // namespace aesgpu::test

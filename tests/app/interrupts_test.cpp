@@ -34,7 +34,8 @@ TEST_F(InterruptsDeathTest, UndoActionsRunAndTheProcessDiesOfTheSignal) {
     EXPECT_EXIT(
         {
             start_interrupt_handling();
-            const InterruptCleanup undo = InterruptCleanup::register_undo([&] { touch(marker); });
+            const InterruptCleanup undo =
+                InterruptCleanup::register_undo(&interrupt_cleanups(), [&] { touch(marker); });
             ::kill(::getpid(), SIGUSR1);
             std::this_thread::sleep_for(5s);
             std::_Exit(0);

@@ -87,14 +87,16 @@ TEST(OutputSinkDeathTest, InterruptCleanupRemovesEveryLiveTemporaryFile) {
     TempDir dir;
     EXPECT_EXIT(
         {
+            CleanupRegistry registry;
             OutputPolicy named;
             named.unnamed_temporary = false;
+            named.interrupt_cleanups = &registry;
             std::optional<OutputSink> first(OutputSink::create(dir.file("a"), named));
             OutputSink second = OutputSink::create(dir.file("b"), named);
             OutputSink third = OutputSink::create(dir.file("c"), named);
             first.reset(); // one output ending must not disarm the others
             const bool two_left = count_entries(dir.path()) == 2;
-            run_interrupt_cleanups();
+            registry.run_all();
             std::_Exit(two_left && count_entries(dir.path()) == 0 ? 0 : 1);
         },
         testing::ExitedWithCode(0), "");

@@ -12,6 +12,9 @@
 //                                  before a name appeared.
 //   AESGPU_TEST_REFUSE_O_DIRECT=1  open() with O_DIRECT fails with EINVAL, as on a file system
 //                                  without direct I/O.
+//   AESGPU_TEST_REFUSE_O_TMPFILE=1  openat() with O_TMPFILE fails with EOPNOTSUPP, as on a file
+//                                  system without unnamed temporary files (NFS, vfat): outputs
+//                                  are written under a hidden name.
 //   AESGPU_TEST_PWRITE_FAILS_AFTER=N  pwrite() succeeds for N bytes in all, then fails with
 //   AESGPU_TEST_PWRITE_ERRNO=E       errno E (default ENOSPC); the same for pread() with
 //   AESGPU_TEST_PREAD_FAILS_AFTER=N  _PREAD_ (default EIO): a disk that fills or fails mid-run.
@@ -177,6 +180,34 @@ extern "C" int __open64_2(const char *path, int flags) __attribute__((alias("__o
 
 namespace {
 
+int openat_or_refuse(const char *symbol, int directory, const char *path, int flags, mode_t mode) {
+    if ((flags & O_TMPFILE) == O_TMPFILE && std::getenv("AESGPU_TEST_REFUSE_O_TMPFILE")) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    const auto real = real_function<int (*)(int, const char *, int, ...)>(symbol);
+    return real(directory, path, flags, mode);
+}
+
+} // namespace
+
+extern "C" int openat(int directory, const char *path, int flags, ...) {
+    va_list arguments;
+    va_start(arguments, flags);
+    const mode_t mode = mode_argument(flags, arguments);
+    va_end(arguments);
+    return openat_or_refuse("openat", directory, path, flags, mode);
+}
+
+extern "C" int __openat_2(int directory, const char *path, int flags) {
+    return openat_or_refuse("__openat_2", directory, path, flags, 0);
+}
+
+extern "C" int openat64(int directory, const char *path, int flags, ...) __attribute__((alias("openat")));
+extern "C" int __openat64_2(int directory, const char *path, int flags) __attribute__((alias("__openat_2")));
+
+namespace {
+
 void log_write_event(const std::string &line) {
     append_to_log("AESGPU_TEST_WRITE_LOG", line);
 }
@@ -190,8 +221,7 @@ extern "C" ssize_t pwrite(int fd, const void *data, std::size_t bytes, off_t off
     const int flags = ::fcntl(fd, F_GETFL);
     const bool direct = flags >= 0 && (flags & O_DIRECT);
     const std::string where = std::to_string(offset);
-    if (direct && fails_now(written_directly, bytes, "AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER",
-                            nullptr, EINVAL)) {
+    if (direct && fails_now(written_directly, bytes, "AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER", nullptr, EINVAL)) {
         log_write_event("refused direct " + where);
         return -1;
     }
