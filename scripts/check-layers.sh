@@ -35,6 +35,13 @@ for folder in "${!allowed[@]}"; do
     done < <(sed -n 's/^#include "\([a-z_/]*\)\/[a-z_0-9]*\.[a-z]*".*/\1/p' "$file" | sort -u)
   done < <(find "$folder" -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \))
 done
+# Kernels are device code: they include other kernels and the key schedule they are given, not
+# the backend that launches them (CUDA's runtime API, its owners, the host ring).
+while read -r hit; do
+  echo "$hit: backends/cuda/kernels/ includes only kernels and backends/cuda/key_schedule.hpp"
+  status=1
+done < <(grep -n -E '^#include "' backends/cuda/kernels/* |
+         grep -v -E '#include "backends/cuda/(kernels/[a-z_]+\.(cuh|hpp)|key_schedule\.hpp)"' || true)
 # The public headers stand alone: they include each other and the standard library, nothing of
 # the tree (a program that links the library has only include/aesgpu/).
 while read -r line; do
