@@ -9,6 +9,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "job/io_choice.hpp"
+#include "job/setting_rules.hpp"
 
 #include <sys/stat.h>
 
@@ -24,41 +25,61 @@ namespace {
     throw Error(ErrorKind::settings, what);
 }
 
+// The job `settings` describe, for the rules of where a setting counts (job/setting_rules).
+SettingUse use_of(const Settings &settings, bool passphrase) {
+    return {settings.direction, settings.mode, passphrase, settings.backend};
+}
+
 // Settings that would be ignored are refused: a caller who set one expects it to count.
-void refuse_ignored_settings(const Settings &settings, bool passphrase) {
-    const bool gcm = settings.mode == Mode::gcm;
-    if (settings.iv && (settings.mode != Mode::ctr || passphrase)) {
+void refuse_ignored_settings(const Settings &settings, const SettingUse &use) {
+    if (settings.iv && fit_of(Setting::iv, use) != SettingFit::counts) {
         refuse("iv applies to mode ctr with a raw key only (a passphrase derives its own)");
     }
-    if (settings.no_pad && settings.mode != Mode::ecb) refuse("no_pad applies to mode ecb only");
-    if (!settings.associated_data.empty() && !gcm) refuse("associated_data applies to mode gcm only");
-    if (settings.segment_bytes != 0 && !gcm) refuse("segment_bytes applies to mode gcm only");
-    if (settings.segment_bytes != 0 && passphrase && settings.direction == Direction::decrypt) {
-        refuse("segment_bytes: a passphrase file's header gives its own");
+    if (settings.no_pad && fit_of(Setting::no_pad, use) != SettingFit::counts)
+        refuse("no_pad applies to mode ecb only");
+    if (!settings.associated_data.empty() && fit_of(Setting::associated_data, use) != SettingFit::counts) {
+        refuse("associated_data applies to mode gcm only");
+    }
+    if (settings.segment_bytes != 0) {
+        switch (fit_of(Setting::segment_bytes, use)) {
+        case SettingFit::counts: break;
+        case SettingFit::read_from_header: refuse("segment_bytes: a passphrase file's header gives its own");
+        default: refuse("segment_bytes applies to mode gcm only");
+        }
     }
 }
 
-// The passphrase's settings count only with a passphrase, and PBKDF2's only outside gcm (scrypt).
-void check_passphrase_settings(const Settings &settings, bool passphrase) {
+// The passphrase's settings count only with a passphrase, PBKDF2's only outside gcm (scrypt), and
+// the key size not where a gcm passphrase file's header gives it.
+void check_passphrase_settings(const Settings &settings, const SettingUse &use) {
     const bool default_iterations = settings.pbkdf2_iterations == kDefaultPbkdf2Iterations;
-    if (!passphrase && (!default_iterations || settings.passphrase_key_bits != kDefaultPassphraseKeyBits)) {
+    const bool default_bits = settings.passphrase_key_bits == kDefaultPassphraseKeyBits;
+    if ((!default_iterations && fit_of(Setting::pbkdf2_iterations, use) == SettingFit::passphrase_only) ||
+        (!default_bits && fit_of(Setting::passphrase_key_bits, use) == SettingFit::passphrase_only)) {
         refuse("pbkdf2_iterations and passphrase_key_bits apply to a passphrase only");
     }
-    if (!passphrase) return;
-    if (settings.mode == Mode::gcm && !default_iterations) refuse("pbkdf2_iterations: mode gcm derives with scrypt");
+    if (!use.passphrase) return;
+    if (!default_iterations && fit_of(Setting::pbkdf2_iterations, use) == SettingFit::scrypt_instead) {
+        refuse("pbkdf2_iterations: mode gcm derives with scrypt");
+    }
+    if (!default_bits && fit_of(Setting::passphrase_key_bits, use) == SettingFit::read_from_header) {
+        refuse("passphrase_key_bits: a passphrase file's header gives its own");
+    }
     if (settings.pbkdf2_iterations == 0) refuse("pbkdf2_iterations must be at least 1");
-    const unsigned bits = settings.passphrase_key_bits;
-    if (bits != 128 && bits != 192 && bits != 256) refuse("passphrase_key_bits must be 128, 192 or 256");
-    if (settings.mode == Mode::gcm && bits == 192) refuse("passphrase_key_bits must be 128 or 256 for mode gcm");
+    if (!passphrase_key_bits_fit(settings.passphrase_key_bits, settings.mode)) {
+        refuse(settings.mode == Mode::gcm ? "passphrase_key_bits must be 128 or 256 for mode gcm"
+                                          : "passphrase_key_bits must be 128, 192 or 256");
+    }
 }
 
 // What each mode needs (CTR's IV with a raw key, a GCM segment size a reader takes), and GPU
 // settings only where GPUs may run.
-void check_mode_settings(const Settings &settings, bool passphrase) {
-    if (settings.backend == BackendChoice::cpu && (!settings.devices.empty() || settings.wait_for_gpu)) {
+void check_mode_settings(const Settings &settings, const SettingUse &use) {
+    if ((!settings.devices.empty() || settings.wait_for_gpu) &&
+        fit_of(Setting::gpu_choices, use) == SettingFit::gpu_only) {
         refuse("devices and wait_for_gpu are for GPUs, and backend is cpu");
     }
-    if (settings.mode == Mode::ctr && !passphrase && !settings.iv) {
+    if (iv_required(use) && !settings.iv) {
         refuse("iv is required for mode ctr with a raw key: a fixed counter would repeat the keystream");
     }
     if (settings.segment_bytes > kMaxSegmentBytes) {
@@ -205,9 +226,10 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
                    Key &key, Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
     try {
         Key::Source &keys = key_source(key);
-        refuse_ignored_settings(settings, keys.passphrase_mode());
-        check_passphrase_settings(settings, keys.passphrase_mode());
-        check_mode_settings(settings, keys.passphrase_mode());
+        const SettingUse use = use_of(settings, keys.passphrase_mode());
+        refuse_ignored_settings(settings, use);
+        check_passphrase_settings(settings, use);
+        check_mode_settings(settings, use);
         refuse_the_key_file(keys, input, output);
         if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
         const CipherSettings library = library_settings(settings);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli.hpp"
 
-#include "backends/cpu/cpu_features.hpp"
-#include "backends/cuda/device_probe.hpp"
-#include "backends/cuda/gpu_backend.hpp"
 #include "app/associated_data.hpp"
 #include "app/io_path.hpp"
 #include "app/progress.hpp"
+#include "backends/cpu/cpu_features.hpp"
+#include "backends/cuda/device_probe.hpp"
+#include "backends/cuda/gpu_backend.hpp"
 #include "common/errors.hpp"
 #include "engine/pipeline.hpp"
 #include "format/tink_gcm.hpp"
+#include "job/setting_rules.hpp"
 #include "keys/passphrase.hpp"
 #include "keys/raw_key.hpp"
 
@@ -26,8 +27,8 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <set>
 #include <regex>
+#include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -543,10 +544,16 @@ struct Given {
     bool operator()(const char *name) const { return command.get_option(name)->count() > 0; }
 };
 
+// The job the command line describes, for the rules of where a setting counts (job/setting_rules).
+SettingUse use_of(const CipherOptions &options, bool raw_key) {
+    return {options.direction, options.mode, !raw_key, options.backend.choice};
+}
+
 // What applies to passphrases only.
-void refuse_passphrase_options_for_a_raw_key(const Given &given, bool raw_key) {
-    for (const char *name : {"--iter", "--key-bits"}) {
-        if (raw_key && given(name)) {
+void refuse_passphrase_options_for_a_raw_key(const Given &given, const SettingUse &use) {
+    for (const auto &[name, setting] :
+         {std::pair{"--iter", Setting::pbkdf2_iterations}, std::pair{"--key-bits", Setting::passphrase_key_bits}}) {
+        if (given(name) && fit_of(setting, use) == SettingFit::passphrase_only) {
             throw UsageError(fmt::format("{} applies to passphrases (-p) only; a raw key (-K, --key-file) is "
                                          "used as it is",
                                          name));
@@ -555,25 +562,27 @@ void refuse_passphrase_options_for_a_raw_key(const Given &given, bool raw_key) {
 }
 
 // CTR: no padding, an IV only with a raw key and always there, never one keystream for two files.
-void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, bool raw_key) {
+void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use) {
     if (options.mode == Mode::ctr) {
-        if (given("--no-pad")) throw UsageError("--mode ctr has no padding: drop --no-pad");
+        if (given("--no-pad") && fit_of(Setting::no_pad, use) == SettingFit::other_mode) {
+            throw UsageError("--mode ctr has no padding: drop --no-pad");
+        }
         if (options.test_only) {
             throw UsageError("-t/--test checks ECB padding; --mode ctr has nothing to check (any key decrypts "
                              "to something)");
         }
-        if (raw_key && !options.iv) {
+        if (iv_required(use) && !options.iv) {
             throw UsageError("--mode ctr with a raw key needs --iv HEX (32 hex digits), as openssl's -iv; use "
                              "a new one for every file encrypted with the key, or use -p, which derives one");
         }
-        if (!raw_key && given("--iv")) {
+        if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::raw_key_only) {
             throw UsageError("--iv goes with a raw key (-K, --key-file); without one the key comes from a "
                              "passphrase, which derives the IV with it, as openssl enc -pbkdf2 does");
         }
-    } else if (given("--iv")) {
+    } else if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::other_mode) {
         throw UsageError(fmt::format("--iv applies to --mode ctr; {} has no IV", mode_name(options.mode)));
     }
-    if (options.mode == Mode::ctr && options.direction == Direction::encrypt && raw_key && options.inputs.size() > 1) {
+    if (iv_required(use) && options.direction == Direction::encrypt && options.inputs.size() > 1) {
         throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
                          "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
     }
@@ -594,12 +603,12 @@ void refuse_unproven_decrypt_rm(const CipherOptions &options) {
 }
 
 // What GCM has not (padding, PBKDF2, one key to print) and what only GCM has.
-void refuse_gcm_mistakes(const Given &given, const CipherOptions &options, bool raw_key) {
+void refuse_gcm_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use) {
     if (options.mode == Mode::gcm) {
-        if (given("--no-pad")) {
+        if (given("--no-pad") && fit_of(Setting::no_pad, use) == SettingFit::other_mode) {
             throw UsageError("--mode gcm has no padding (its segments hold data of any length): drop --no-pad");
         }
-        if (given("--iter")) {
+        if (given("--iter") && fit_of(Setting::pbkdf2_iterations, use) == SettingFit::scrypt_instead) {
             throw UsageError("--iter sets PBKDF2's cost; --mode gcm derives a passphrase's key with scrypt, whose "
                              "cost the file's header holds: drop --iter");
         }
@@ -607,25 +616,31 @@ void refuse_gcm_mistakes(const Given &given, const CipherOptions &options, bool 
             throw UsageError("--print-key does not apply to --mode gcm: its keys are per file (HKDF from the "
                              "file's salt, and scrypt for a passphrase)");
         }
-        if (options.key_bits == 192) throw UsageError("--mode gcm takes 128- or 256-bit keys (--key-bits 128 or 256)");
-        for (const char *name : {"--segment-size", "--key-bits"}) {
-            if (!raw_key && options.direction == Direction::decrypt && given(name)) {
+        if (!passphrase_key_bits_fit(options.key_bits, options.mode)) {
+            throw UsageError("--mode gcm takes 128- or 256-bit keys (--key-bits 128 or 256)");
+        }
+        for (const auto &[name, setting] : {std::pair{"--segment-size", Setting::segment_bytes},
+                                            std::pair{"--key-bits", Setting::passphrase_key_bits}}) {
+            if (given(name) && fit_of(setting, use) == SettingFit::read_from_header) {
                 throw UsageError(fmt::format("{} is read from a --mode gcm passphrase file's header: drop it", name));
             }
         }
     } else {
-        for (const char *name : {"--segment-size", "--aad", "--aad-file"}) {
-            if (given(name)) throw UsageError(fmt::format("{} applies to --mode gcm", name));
+        for (const auto &[name, setting] :
+             {std::pair{"--segment-size", Setting::segment_bytes}, std::pair{"--aad", Setting::associated_data},
+              std::pair{"--aad-file", Setting::associated_data}}) {
+            if (given(name) && fit_of(setting, use) == SettingFit::other_mode) {
+                throw UsageError(fmt::format("{} applies to --mode gcm", name));
+            }
         }
     }
 }
 
 // GPU options with --backend cpu; contradicting verbosity.
-void refuse_gpu_options_and_contradictions(const Given &given, const CipherOptions &options) {
-    if (options.backend.choice == BackendChoice::cpu) {
-        for (const char *name : {"--streams", "--wait-for-gpu", "--devices"}) {
-            if (given(name))
-                throw UsageError(fmt::format("{} applies to the GPU; it has no effect with --backend cpu", name));
+void refuse_gpu_options_and_contradictions(const Given &given, const CipherOptions &options, const SettingUse &use) {
+    for (const char *name : {"--streams", "--wait-for-gpu", "--devices"}) {
+        if (given(name) && fit_of(Setting::gpu_choices, use) == SettingFit::gpu_only) {
+            throw UsageError(fmt::format("{} applies to the GPU; it has no effect with --backend cpu", name));
         }
     }
     if (options.log.quiet && options.log.verbosity > 0) throw UsageError("-q/--quiet and -v/--verbose contradict");
@@ -682,12 +697,12 @@ void refuse_options_of_no_output(const Given &given, const CipherOptions &option
 
 void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
     const Given given{command};
-    const bool raw_key = given("--key") || given("--key-file");
-    refuse_passphrase_options_for_a_raw_key(given, raw_key);
-    refuse_ctr_mistakes(given, options, raw_key);
+    const SettingUse use = use_of(options, given("--key") || given("--key-file"));
+    refuse_passphrase_options_for_a_raw_key(given, use);
+    refuse_ctr_mistakes(given, options, use);
     refuse_unproven_decrypt_rm(options);
-    refuse_gcm_mistakes(given, options, raw_key);
-    refuse_gpu_options_and_contradictions(given, options);
+    refuse_gcm_mistakes(given, options, use);
+    refuse_gpu_options_and_contradictions(given, options, use);
     const bool reads_stdin =
         options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
     const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());

@@ -563,6 +563,9 @@ TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAny
     aesgpu::Settings header_segment = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
     header_segment.segment_bytes = 8192;
     EXPECT_EQ(refused(header_segment, passphrase), aesgpu::ErrorKind::settings) << "the header gives it";
+    aesgpu::Settings header_bits = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    header_bits.passphrase_key_bits = 128;
+    EXPECT_EQ(refused(header_bits, passphrase), aesgpu::ErrorKind::settings) << "the header gives the key size";
     aesgpu::Settings cpu_waits = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     cpu_waits.wait_for_gpu = true;
     EXPECT_EQ(refused(cpu_waits, raw), aesgpu::ErrorKind::settings);
