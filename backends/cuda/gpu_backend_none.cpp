@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU backend of a build without the CUDA toolkit: there is none, and it says so.
 #include "backends/cuda/gpu_backend.hpp"
-#include "backends/cuda/gpu_bench.hpp"
 
 namespace aesgpu {
 
@@ -40,10 +39,6 @@ bool gpu_support_built_in() {
 
 bool gpu_driver_found() {
     return false;
-}
-
-std::unique_ptr<GpuBench> GpuBench::create(std::size_t, int) {
-    throw GpuUnavailable("this aesgpu was built without CUDA support");
 }
 
 } // namespace aesgpu

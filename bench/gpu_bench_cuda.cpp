@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/gpu_bench.hpp"
+#include "bench/gpu_bench.hpp"
 
 #include "backends/cuda/aes_kernel.hpp"
 #include "backends/cuda/cuda_backend.hpp"
