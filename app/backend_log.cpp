@@ -7,13 +7,28 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace aesgpu {
 
 namespace {
 
 bool is_cpu(const LaneReport &lane) {
-    return lane.name == "CPU";
+    return lane.device < 0; // a GPU lane has its device's number
+}
+
+// The lanes still to come, as -v names them: "the GPU", "GPU 1", or "GPU 0 and GPU 1".
+std::string names_of(const std::vector<std::string> &coming) {
+    if (coming.size() == 1) {
+        const std::string &name = coming.front();
+        const bool numbered = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
+        return numbered ? name : "the " + name;
+    }
+    std::string names;
+    for (std::size_t i = 0; i < coming.size(); ++i) {
+        names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
+    }
+    return names;
 }
 
 // GPUs that failed to start: the run went on without them (a required one fails the run, and
@@ -68,10 +83,10 @@ void SelectionLog::tell(const BackendRequest &request, const SelectedBackend &se
     if (notes.gpus > 0) {
         const std::optional<LaneShare> &share = notes.cpu_share;
         spdlog::debug("backend {}: {} GPU{}; {}", choice, notes.gpus, notes.gpus == 1 ? "" : "s",
-                      !share                                         ? "no CPU start (waiting for the GPUs)"
-                      : *share == LaneShare::throughout              ? "the CPU ciphers beside them, all run long"
+                      !share                                        ? "no CPU start (waiting for the GPUs)"
+                      : *share == LaneShare::throughout             ? "the CPU ciphers beside them, all run long"
                       : *share == LaneShare::until_another_is_ready ? "the CPU ciphers while they start"
-                                                                     : "the CPU only if every GPU fails to start");
+                                                                    : "the CPU only if every GPU fails to start");
     }
     if (notes.auto_started_one_gpu) spdlog::info("backend {}: using {}", choice, selected.backend->describe());
     switch (notes.cpu_instead) {
@@ -109,6 +124,38 @@ void log_lanes(BackendChoice choice, const std::vector<LaneReport> &lanes) {
     for (const LaneReport &lane : lanes) {
         if (lane.bytes > 0) spdlog::info("{}", lane_line(lane, total));
     }
+}
+
+std::string describe_lanes(const std::vector<LaneNow> &lanes) {
+    std::string text;
+    bool all_give_way = true; // every lane taking jobs now stops once another is ready
+    std::vector<std::string> coming;
+    for (const LaneNow &lane : lanes) {
+        if (lane.to_come) coming.push_back(lane.name);
+        if (!lane.takes_jobs) continue;
+        if (!text.empty()) text += " + ";
+        text += lane.description;
+        all_give_way = all_give_way && lane.gives_way;
+    }
+    if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
+    const std::string names = names_of(coming);
+    if (text.empty()) return "waiting for " + names + " to start";
+    if (!all_give_way) return text + ", with " + names + " starting";
+    return text + " until " + (coming.size() == 1 ? names : "the first of " + names) + " is ready";
+}
+
+std::string describe_backend(const SelectedBackend &selected) {
+    return selected.dispatcher ? describe_lanes(selected.dispatcher->lanes_now()) : selected.backend->describe();
+}
+
+std::string active_lane_names(const std::vector<LaneNow> &lanes) {
+    std::string names;
+    for (const LaneNow &lane : lanes) {
+        if (!lane.takes_jobs) continue;
+        if (!names.empty()) names += '+';
+        names += lane.name;
+    }
+    return names;
 }
 
 } // namespace aesgpu

@@ -28,6 +28,16 @@ private:
     bool said_no_gpu_ = false;
 };
 
+// What the selected backend does now, for -v's "encrypting ... with ..." line: its backend's own
+// description, or with a dispatcher its lanes at work, and those still to come ("cpu (OpenSSL, 16
+// threads) until the GPU is ready", "... until the first of GPU 0 and GPU 1 is ready", "waiting
+// for GPU 0 and GPU 1 to start").
+[[nodiscard]] std::string describe_backend(const SelectedBackend &selected);
+[[nodiscard]] std::string describe_lanes(const std::vector<LaneNow> &lanes);
+
+// The names of the lanes that take the next job, joined by '+' ("CPU+GPU"): the progress line's label.
+[[nodiscard]] std::string active_lane_names(const std::vector<LaneNow> &lanes);
+
 // One lane's line: "GPU 1: 4.0 GiB (52%) in 512 jobs, busy 0.80 s, 5.4 GB/s; gpu (NVIDIA H200, 4 streams)".
 [[nodiscard]] std::string lane_line(const LaneReport &lane, std::uint64_t total_bytes);
 

@@ -553,7 +553,7 @@ public:
                      : options_.direction == Direction::encrypt ? "encrypting"
                                                                 : "decrypting",
                      source_.display_name(), sink_.display_name(), cipher_name(options_, key_bits_),
-                     plan.selected.backend->describe(), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
+                     describe_backend(plan.selected), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
                      io_threads_ == 1 ? "" : "s");
         const bool show_progress = options_.progress == ProgressChoice::always ||
                                    (options_.progress == ProgressChoice::automatic && !options_.log.quiet &&
@@ -610,7 +610,7 @@ private:
     // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
     // the GPUs take over from the CPU start.
     [[nodiscard]] std::string backend_name() const {
-        if (selected_->dispatcher) return lane_key(selected_->dispatcher->active_lanes());
+        if (selected_->dispatcher) return lane_key(active_lane_names(selected_->dispatcher->lanes_now()));
         const std::string description = selected_->backend->describe();
         return description.substr(0, description.find(" ("));
     }

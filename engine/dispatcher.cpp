@@ -6,7 +6,6 @@
 #include "engine/lane_choice.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 #include <utility>
 
@@ -96,45 +95,29 @@ void Dispatcher::rethrow_required_failure() const {
 }
 
 std::string Dispatcher::describe() const {
-    std::lock_guard lock(mutex_);
     std::string text;
-    bool all_give_way = true; // every lane taking jobs now stops once another is ready
-    for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        if (!takes_jobs(i)) continue;
+    for (const LaneNow &lane : lanes_now()) {
+        if (!lane.takes_jobs) continue;
         if (!text.empty()) text += " + ";
-        text += lanes_[i].backend->describe();
-        all_give_way = all_give_way && lanes_[i].lane.share == LaneShare::until_another_is_ready;
+        text += lane.description;
     }
-    // The lanes still to come: "the GPU", "GPU 1", or "GPU 0 and GPU 1" (the first ready takes over).
-    std::vector<std::string> coming;
-    for (const LaneState &state : lanes_) {
-        if (still_to_come(state)) coming.push_back(state.lane.name);
-    }
-    if (coming.empty()) return text.empty() ? "no backend (every one failed to start)" : text;
-    std::string names;
-    if (coming.size() == 1) {
-        const std::string &name = coming.front();
-        const bool numbered = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
-        names = numbered ? name : "the " + name;
-    } else {
-        for (std::size_t i = 0; i < coming.size(); ++i) {
-            names += (i == 0 ? "" : i + 1 == coming.size() ? " and " : ", ") + coming[i];
-        }
-    }
-    if (text.empty()) return "waiting for " + names + " to start";
-    if (!all_give_way) return text + ", with " + names + " starting";
-    return text + " until " + (coming.size() == 1 ? names : "the first of " + names) + " is ready";
+    return text;
 }
 
-std::string Dispatcher::active_lanes() const {
+std::vector<LaneNow> Dispatcher::lanes_now() const {
     std::lock_guard lock(mutex_);
-    std::string names;
+    std::vector<LaneNow> lanes;
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        if (!takes_jobs(i)) continue;
-        if (!names.empty()) names += '+';
-        names += lanes_[i].lane.name;
+        const LaneState &state = lanes_[i];
+        const bool takes = takes_jobs(i);
+        lanes.push_back({.name = state.lane.name,
+                         .device = state.lane.device,
+                         .takes_jobs = takes,
+                         .gives_way = state.lane.share == LaneShare::until_another_is_ready,
+                         .to_come = still_to_come(state),
+                         .description = takes ? state.backend->describe() : std::string()});
     }
-    return names;
+    return lanes;
 }
 
 void Dispatcher::configure_slots(std::size_t slot_count, std::size_t slot_bytes) {
@@ -244,7 +227,8 @@ void Dispatcher::submit(const CipherJob &job) {
                 lane = lane_for(job);
                 if (lane != kNoLane) break; // else the best lane is full, or none takes jobs yet
                 bool some_lane_takes_jobs = false;
-                for (std::size_t i = 0; i < lanes_.size(); ++i) some_lane_takes_jobs = some_lane_takes_jobs || takes_jobs(i);
+                for (std::size_t i = 0; i < lanes_.size(); ++i)
+                    some_lane_takes_jobs = some_lane_takes_jobs || takes_jobs(i);
                 if (!starting && !some_lane_takes_jobs) {
                     // Every lane failed to start: say why the first one did.
                     for (const LaneState &state : lanes_) {

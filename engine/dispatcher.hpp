@@ -54,17 +54,28 @@ enum class LaneShare {
 
 // One lane as the dispatcher is given it.
 struct DispatcherLane {
-    std::string name; // "CPU", "GPU", "GPU 1": in logs, and in describe() while it starts
-    int device = -1;  // a GPU lane's CUDA device number; -1 for the CPU
-    LaneStart start;  // starts it on a thread of its own, over the ring
+    std::string name;                          // "CPU", "GPU", "GPU 1": in logs, and in describe() while it starts
+    int device = -1;                           // a GPU lane's CUDA device number; -1 for the CPU
+    LaneStart start;                           // starts it on a thread of its own, over the ring
     std::unique_ptr<CipherBackend> ready = {}; // or: a backend ready from the start (no `start`)
     LanePolicy policy = LanePolicy::required;
     LaneShare share = LaneShare::throughout;
 };
 
+// Where a lane stands now, for the caller to put in words (the engine composes no sentences
+// about its lanes; app/backend_log does).
+struct LaneNow {
+    std::string name;             // as DispatcherLane::name
+    int device = -1;              // as DispatcherLane::device
+    bool takes_jobs = false;      // the next job may go to it
+    bool gives_way = false;       // it takes jobs only until another lane is ready (a CPU start)
+    bool to_come = false;         // not ready yet, and will take jobs once it is
+    std::string description = {}; // its backend's describe() while it takes jobs
+};
+
 struct LaneReport {
     std::string name;
-    int device = -1; // as DispatcherLane::device
+    int device = -1;         // as DispatcherLane::device
     std::uint64_t bytes = 0; // submitted to this lane
     std::uint64_t jobs = 0;
     double busy_seconds = 0; // with some job of it in flight
@@ -85,8 +96,8 @@ public:
     explicit Dispatcher(std::vector<DispatcherLane> lanes, bool first_job_waits_for_every_start = false);
     ~Dispatcher() override; // waits for lanes still starting
 
-    // The lanes that take the next job, and the lanes awaited, if any ("... until the GPU is
-    // ready", "... until the first of GPU 0 and GPU 1 is ready").
+    // The backends of the lanes that take the next job, joined by " + " (lanes_now() says the
+    // rest: which are still to come, and which give way to them).
     [[nodiscard]] std::string describe() const override;
     // Allocates the ring, hands it to the lanes ready from the start, then starts every other lane
     // over it, each on its own thread.
@@ -106,8 +117,8 @@ public:
     // Blocks until every lane's start-up has ended (ready or failed).
     void await_lanes();
     [[nodiscard]] std::vector<LaneReport> report() const;
-    // The names of the lanes that take the next job, joined by '+' ("CPU+GPU"); the progress line's label.
-    [[nodiscard]] std::string active_lanes() const;
+    // Every lane as it stands now, in the order given.
+    [[nodiscard]] std::vector<LaneNow> lanes_now() const;
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -151,10 +162,10 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable changed_; // a start ended, a job ended, or cancel()
     std::vector<LaneState> lanes_;
-    std::vector<SlotJob> slot_jobs_; // which lane each slot's job went to
+    std::vector<SlotJob> slot_jobs_;           // which lane each slot's job went to
     mutable std::vector<LaneView> lane_views_; // lane_for()'s, one per lane: no allocation per job
-    bool waits_for_every_start_ = false; // before the first job
-    bool submitted_ = false;             // a job went out since configure_slots()
+    bool waits_for_every_start_ = false;       // before the first job
+    bool submitted_ = false;                   // a job went out since configure_slots()
     bool cancelled_ = false;
     Clock::time_point start_began_{};
     std::vector<std::thread> starters_;

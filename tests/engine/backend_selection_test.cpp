@@ -62,9 +62,8 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
         all.choice = BackendChoice::all;
         const SelectedBackend selected = select_backend(all, Direction::encrypt, key, true);
         if (selected.dispatcher) {
-            EXPECT_EQ(selected.ring_slots,
-                      3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes) +
-                          std::size_t(gpu_device_count()) * kDefaultGpuStreams);
+            EXPECT_EQ(selected.ring_slots, 3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes) +
+                                               std::size_t(gpu_device_count()) * kDefaultGpuStreams);
         }
     }
 }
@@ -83,14 +82,13 @@ TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
     EXPECT_EQ(file.ring_slots, 3 + gpus * kDefaultGpuStreams);
     EXPECT_EQ(file.file_chunk_bytes, kGpuFileChunkBytes);
     EXPECT_EQ(file.backend->describe().rfind("cpu (OpenSSL", 0), 0u) << file.backend->describe();
-    // "until the GPU is ready"; with several, "until the first of GPU 0 and GPU 1 is ready".
-    std::string coming;
-    for (std::size_t i = 0; i < gpus; ++i) coming += (i == 0 ? "" : i + 1 == gpus ? " and " : ", ") + gpu_lane(i, gpus);
-    if (gpus > 0) {
-        EXPECT_NE(file.backend->describe().find(" until the " + std::string(gpus > 1 ? "first of " : "") + coming +
-                                                " is ready"),
-                  std::string::npos)
-            << file.backend->describe();
+    // The CPU starts the run, giving way to every GPU still to come.
+    const std::vector<LaneNow> starting = file.dispatcher->lanes_now();
+    ASSERT_EQ(starting.size(), 1 + gpus);
+    EXPECT_TRUE(starting[0].takes_jobs && starting[0].gives_way);
+    for (std::size_t i = 0; i < gpus; ++i) {
+        EXPECT_EQ(starting[1 + i].name, gpu_lane(i, gpus));
+        EXPECT_TRUE(starting[1 + i].to_come && !starting[1 + i].takes_jobs) << starting[1 + i].name;
     }
     // To a pipe, or asked to wait: the GPUs alone (one GPU as it is, several through a
     // dispatcher with no CPU lane), or a clear failure where there is none.
@@ -169,7 +167,11 @@ TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
     }
     for (const LaneReport &lane : lanes) EXPECT_TRUE(lane.ready) << lane.name << ": " << lane.failure;
     // All take jobs: the CPU does not give way once the GPUs are ready.
-    EXPECT_EQ(selected.dispatcher->active_lanes(), every);
+    std::string taking;
+    for (const LaneNow &lane : selected.dispatcher->lanes_now()) {
+        if (lane.takes_jobs) taking += (taking.empty() ? "" : "+") + lane.name;
+    }
+    EXPECT_EQ(taking, every);
 }
 
 TEST(BackendSelection, AutoIsNamedByItsLanesAsTheJsonSummariesNameThem) {

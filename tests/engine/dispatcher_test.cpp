@@ -101,9 +101,9 @@ constexpr std::size_t kSlots = 3;
 
 // The CPU, ready from the start, taking jobs as `share` says.
 DispatcherLane cpu_lane(const Bytes &key, Direction direction, LaneShare share = LaneShare::until_another_is_ready,
-              unsigned threads = 2) {
-    return {.name = "CPU", .start = {}, .ready = std::make_unique<OpenSslBackend>(key, direction, threads),
-            .share = share};
+                        unsigned threads = 2) {
+    return {
+        .name = "CPU", .start = {}, .ready = std::make_unique<OpenSslBackend>(key, direction, threads), .share = share};
 }
 
 std::vector<DispatcherLane> lanes_of(DispatcherLane first, DispatcherLane second) {
@@ -114,8 +114,9 @@ std::vector<DispatcherLane> lanes_of(DispatcherLane first, DispatcherLane second
 }
 
 // The CPU lane first, then one lane per gate, named as given.
-std::vector<DispatcherLane> cpu_then_gated(DispatcherLane cpu, std::initializer_list<std::pair<const char *, GatedStart *>> gated,
-                                 LanePolicy policy = LanePolicy::required) {
+std::vector<DispatcherLane> cpu_then_gated(DispatcherLane cpu,
+                                           std::initializer_list<std::pair<const char *, GatedStart *>> gated,
+                                           LanePolicy policy = LanePolicy::required) {
     std::vector<DispatcherLane> lanes;
     lanes.push_back(std::move(cpu));
     for (const auto &[name, gate] : gated) lanes.push_back({.name = name, .start = gate->start(), .policy = policy});
@@ -139,6 +140,21 @@ struct Handover {
     Dispatcher backend;
 };
 
+// The names of the lanes that take jobs now, or that are still to come, joined by '+'.
+std::string names_where(const std::vector<LaneNow> &lanes, bool LaneNow::*flag) {
+    std::string names;
+    for (const LaneNow &lane : lanes) {
+        if (lane.*flag) names += (names.empty() ? "" : "+") + lane.name;
+    }
+    return names;
+}
+std::string taking(const Dispatcher &backend) {
+    return names_where(backend.lanes_now(), &LaneNow::takes_jobs);
+}
+std::string to_come(const Dispatcher &backend) {
+    return names_where(backend.lanes_now(), &LaneNow::to_come);
+}
+
 // Runs `input` through the pipeline; `at_progress(done)` runs on the writer thread after each chunk.
 Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
           std::function<void(std::uint64_t)> at_progress) {
@@ -147,25 +163,30 @@ Bytes run(Dispatcher &backend, Direction direction, const Bytes &input,
     return run_pipeline_on_files(backend, input, options);
 }
 
-// With two GPUs starting, the CPU start names both: the first ready takes over (the x2 host said
-// "until the GPU 0 is ready" while GPU 1 was the first).
-TEST(Dispatcher, TheCpuStartNamesEveryLaneItWaitsFor) {
+// With two GPUs starting, the CPU start shows both as to come: the first ready takes over (the
+// x2 host said "until the GPU 0 is ready" while GPU 1 was the first).
+TEST(Dispatcher, TheCpuStartShowsEveryLaneItWaitsFor) {
     const Bytes key = random_bytes(16);
     GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
     Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt), {{"GPU 0", &first}, {"GPU 1", &second}}));
-    const std::string starting = backend.describe();
-    EXPECT_EQ(starting.rfind("cpu (OpenSSL", 0), 0u) << starting;
-    EXPECT_NE(starting.find(" until the first of GPU 0 and GPU 1 is ready"), std::string::npos) << starting;
+    const std::vector<LaneNow> starting = backend.lanes_now();
+    ASSERT_EQ(starting.size(), 3u);
+    EXPECT_TRUE(starting[0].takes_jobs && starting[0].gives_way);
+    EXPECT_EQ(starting[0].description.rfind("cpu (OpenSSL", 0), 0u) << starting[0].description;
+    EXPECT_EQ(backend.describe(), starting[0].description);
+    EXPECT_EQ(to_come(backend), "GPU 0+GPU 1");
     backend.configure_slots(kSlots, kChunk);
     first.open();
     second.open();
     backend.await_lanes();
     EXPECT_EQ(backend.describe(), "successor (test) + successor (test)");
+    EXPECT_EQ(taking(backend), "GPU 0+GPU 1");
+    EXPECT_EQ(to_come(backend), "");
 }
 
-// One numbered GPU left to come is named as such ("GPU 1", not "the GPU 1"); a CPU that takes
-// jobs only if every GPU fails is no lane at work while they are still to start.
-TEST(Dispatcher, TheLanesToComeAreNamedAsTheyAre) {
+// A lane that failed to start is no longer to come; a CPU that takes jobs only if every GPU fails
+// is no lane at work while they are still to start.
+TEST(Dispatcher, TheLanesToComeAreTheOnesStillStarting) {
     const Bytes key = random_bytes(16);
     {
         GatedStart failing(key, Direction::encrypt, true), second(key, Direction::encrypt);
@@ -177,15 +198,19 @@ TEST(Dispatcher, TheLanesToComeAreNamedAsTheyAre) {
         while (backend.report()[1].failure.empty() && std::chrono::steady_clock::now() < deadline) {
             std::this_thread::yield();
         }
-        const std::string one_left = backend.describe();
+        const std::string one_left = to_come(backend);
+        const std::string at_work = taking(backend);
         second.open();
-        EXPECT_NE(one_left.find(" until GPU 1 is ready"), std::string::npos) << one_left;
+        EXPECT_EQ(one_left, "GPU 1");
+        EXPECT_EQ(at_work, "CPU");
         backend.await_lanes();
     }
     GatedStart first(key, Direction::encrypt), second(key, Direction::encrypt);
     Dispatcher backend(cpu_then_gated(cpu_lane(key, Direction::encrypt, LaneShare::fallback),
                                       {{"GPU 0", &first}, {"GPU 1", &second}}, LanePolicy::optional));
-    EXPECT_EQ(backend.describe(), "waiting for GPU 0 and GPU 1 to start");
+    EXPECT_EQ(taking(backend), "");
+    EXPECT_EQ(to_come(backend), "GPU 0+GPU 1");
+    EXPECT_EQ(backend.describe(), "");
 }
 
 TEST(Dispatcher, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
@@ -200,7 +225,9 @@ TEST(Dispatcher, TakesOverMidRunAndTheOutputMatchesOpenSsl) {
 
         GatedStart gate(key, direction);
         Handover handover(key, direction, gate, LanePolicy::required);
-        EXPECT_NE(handover.backend.describe().find(" until the successor is ready"), std::string::npos);
+        EXPECT_EQ(taking(handover.backend), handover.backend.lanes_now()[0].name);
+        EXPECT_TRUE(handover.backend.lanes_now()[0].gives_way);
+        EXPECT_EQ(to_come(handover.backend), "successor");
         // After the first chunk is out, let the successor start and wait until it is ready: every
         // chunk submitted from then on must go to it.
         const Bytes output = run(handover.backend, direction, input, [&](std::uint64_t done) {
@@ -347,11 +374,11 @@ TEST(Dispatcher, LanesReadyLaterShareTheJobsAndAnyLaneTakesAnyJob) {
         if (done == 2 * kChunk) {
             open_and_wait(second, 1);
             cpu_bytes_at_takeover = backend.report()[0].bytes;
-            EXPECT_EQ(backend.active_lanes(), "second");
+            EXPECT_EQ(taking(backend), "second");
         }
         if (done == 20 * kChunk) {
             open_and_wait(third, 2);
-            EXPECT_EQ(backend.active_lanes(), "second+third");
+            EXPECT_EQ(taking(backend), "second+third");
         }
     });
     third.open();
@@ -492,7 +519,7 @@ TEST(Dispatcher, NoLaneHoldsMoreJobsThanItHasRoomFor) {
     PacedBackend &fast_lane = *fast;
     PacedBackend &slow_lane = *slow;
     Dispatcher backend(lanes_of(paced_lane("fast", std::move(fast)), paced_lane("slow", std::move(slow))));
-    EXPECT_EQ(backend.active_lanes(), "fast+slow");
+    EXPECT_EQ(taking(backend), "fast+slow");
     const std::vector<LaneReport> report = encrypt_chunks_through(backend, key, 100);
     EXPECT_EQ(report[0].jobs + report[1].jobs, 100u);
     EXPECT_GT(report[0].jobs, 0u) << "the first job goes to the first lane not yet measured";
@@ -507,13 +534,14 @@ TEST(Dispatcher, DestroyedWithJobsInFlightLetsThemEndFirst) {
     for (const bool tells : {true, false}) {
         {
             std::vector<DispatcherLane> lanes;
-            lanes.push_back(paced_lane("slow", std::make_unique<PacedBackend>(
-                                                   key, Direction::encrypt, std::chrono::microseconds(3000), 4, tells)));
-            lanes.push_back({.name = "CPU",
-                             .start = {},
-                             .ready = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 2,
-                                                                       CpuSubmit::post_every_piece),
-                             .share = LaneShare::throughout});
+            lanes.push_back(
+                paced_lane("slow", std::make_unique<PacedBackend>(key, Direction::encrypt,
+                                                                  std::chrono::microseconds(3000), 4, tells)));
+            lanes.push_back(
+                {.name = "CPU",
+                 .start = {},
+                 .ready = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 2, CpuSubmit::post_every_piece),
+                 .share = LaneShare::throughout});
             Dispatcher dispatcher(std::move(lanes));
             dispatcher.configure_slots(6, 4u << 20);
             for (std::size_t slot = 0; slot < 6; ++slot) dispatcher.submit({slot, 4u << 20});
@@ -551,8 +579,8 @@ TEST(Dispatcher, ASubmitWaitingForRoomGivesUpWhenTheWriterFails) {
     TempDir dir;
     write_file(dir.file("in"), random_bytes(20 * kChunk));
     std::vector<DispatcherLane> lanes;
-    lanes.push_back(paced_lane("mute", std::make_unique<PacedBackend>(key, Direction::encrypt,
-                                                                      std::chrono::microseconds(0), 1, false)));
+    lanes.push_back(paced_lane(
+        "mute", std::make_unique<PacedBackend>(key, Direction::encrypt, std::chrono::microseconds(0), 1, false)));
     Dispatcher backend(std::move(lanes));
     auto run = std::async(std::launch::async, [&] {
         InputSource source = InputSource::open(dir.file("in"));
