@@ -8,6 +8,7 @@
 #include "common/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
+#include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
 #include "job/setting_rules.hpp"
 
@@ -87,6 +88,18 @@ void check_mode_settings(const Settings &settings, const SettingUse &use) {
     }
 }
 
+// remove_input: an input file, an output file, and on decrypt a mode that proves the key right.
+void check_removal_settings(const Settings &settings, const SettingUse &use, const std::filesystem::path &input,
+                            const std::filesystem::path &output) {
+    if (!settings.remove_input) return;
+    if (fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
+        refuse("remove_input on decrypt takes mode gcm only, the one mode that proves the key right before the only "
+               "ciphertext goes");
+    }
+    if (input == "-") refuse("remove_input removes an input file; standard input is not one");
+    if (output == "-") refuse("remove_input needs an output file; standard output is not one");
+}
+
 // Neither the input nor an existing output may be the key file (any name for it): encrypting over
 // the key would destroy it. A missing key file is the key's failure, later.
 void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &input,
@@ -130,7 +143,11 @@ OutputSink open_sink(const std::filesystem::path &output, const Settings &settin
                                                                        .input_status = &source.status(),
                                                                        .io_threads = io_threads,
                                                                        .interrupt_cleanups = interrupt_cleanups});
-    if (settings.durable) sink.make_durable();
+    // remove_input deletes the only other copy: the output must be a complete file, on the disk.
+    if (settings.remove_input && !sink.withdrawable()) {
+        refuse("remove_input needs a complete output file; " + sink.display_name() + " is not a regular file");
+    }
+    if (settings.durable || settings.remove_input) sink.make_durable();
     return sink;
 }
 
@@ -160,8 +177,8 @@ std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Sett
 class PublicObserver final : public CipherObserver {
 public:
     PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source,
-                   const DirectIoOutcome &io)
-        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), io_(io) {}
+                   const std::filesystem::path &input, const DirectIoOutcome &io)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io) {}
 
     void backend_selected(const SelectedBackend &selected) override {
         if (selected.notes.cpu_instead != CpuInstead::no) tell([&] { observer_->note(selected.notes.cpu_reason); });
@@ -184,9 +201,14 @@ public:
         check_stop();
         if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);
         sink.commit();
+        if (settings_.remove_input) {
+            remove_input(source_, input_.string());
+            input_removed = true;
+        }
     }
 
     std::vector<LaneResult> lanes;
+    bool input_removed = false;
 
 private:
     void check_stop() const {
@@ -201,6 +223,7 @@ private:
     const Settings &settings_;
     std::stop_token stop_;
     const InputSource &source_;
+    const std::filesystem::path &input_;
     const DirectIoOutcome &io_;
     const SelectedBackend *selected_ = nullptr;
 };
@@ -230,6 +253,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         refuse_ignored_settings(settings, use);
         check_passphrase_settings(settings, use);
         check_mode_settings(settings, use);
+        check_removal_settings(settings, use, input, output);
         refuse_the_key_file(keys, input, output);
         if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
         const CipherSettings library = library_settings(settings);
@@ -237,14 +261,15 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         InputSource source = InputSource::open(input.string(), io_threads);
         OutputSink sink =
             open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
+        if (settings.remove_input) check_input_removable(source, input.string());
         const FileHeader header = file_header_for(library, keys, source);
         const DirectIoOutcome io = choose_direct_io(IoChoice::automatic, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
         const CipherKey cipher_key_in_hand = cipher_key(library, keys, header);
-        PublicObserver told(observer, settings, stop, source, io);
+        PublicObserver told(observer, settings, stop, source, input, io);
         const PipelineStats stats = cipher_file_with_key(source, sink, library, header, cipher_key_in_hand, told);
-        return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes)};
+        return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes), told.input_removed};
     } catch (const CallerFailure &failure) {
         std::rethrow_exception(failure.thrown);
     } catch (...) {

@@ -3,7 +3,6 @@
 
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
-#include "app/input_removal.hpp"
 #include "app/interrupts.hpp"
 #include "app/io_path.hpp"
 #include "app/json_text.hpp"
@@ -25,6 +24,7 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
+#include "job/input_removal.hpp"
 #include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>

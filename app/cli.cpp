@@ -589,10 +589,10 @@ void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const
 }
 
 // A decrypt --rm that could remove the only ciphertext on a wrong key.
-void refuse_unproven_decrypt_rm(const CipherOptions &options) {
+void refuse_unproven_decrypt_rm(const CipherOptions &options, const SettingUse &use) {
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
-    if (options.remove_input && options.direction == Direction::decrypt && options.mode != Mode::gcm) {
+    if (options.remove_input && fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
         throw UsageError(fmt::format(
             "decrypt --rm takes --mode gcm only, the one mode that proves the key was right: {}, and --rm would "
             "then remove the only ciphertext. Decrypt, check the output, then remove the input yourself",
@@ -700,7 +700,7 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     const SettingUse use = use_of(options, given("--key") || given("--key-file"));
     refuse_passphrase_options_for_a_raw_key(given, use);
     refuse_ctr_mistakes(given, options, use);
-    refuse_unproven_decrypt_rm(options);
+    refuse_unproven_decrypt_rm(options, use);
     refuse_gcm_mistakes(given, options, use);
     refuse_gpu_options_and_contradictions(given, options, use);
     const bool reads_stdin =

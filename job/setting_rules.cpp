@@ -20,6 +20,12 @@ SettingFit unless_in_header(const SettingUse &use) {
     return header ? SettingFit::read_from_header : SettingFit::counts;
 }
 
+// Only an authenticated mode proves the key right before the only copy of the data goes.
+SettingFit removal_fit(const SettingUse &use) {
+    const bool unproven = use.direction == Direction::decrypt && use.mode != Mode::gcm;
+    return unproven ? SettingFit::unproven_key : SettingFit::counts;
+}
+
 } // namespace
 
 SettingFit fit_of(Setting setting, const SettingUse &use) {
@@ -34,6 +40,7 @@ SettingFit fit_of(Setting setting, const SettingUse &use) {
     case Setting::segment_bytes: return use.mode == Mode::gcm ? unless_in_header(use) : SettingFit::other_mode;
     case Setting::associated_data: return in_mode(use.mode == Mode::gcm);
     case Setting::gpu_choices: return use.backend == BackendChoice::cpu ? SettingFit::gpu_only : SettingFit::counts;
+    case Setting::remove_input: return removal_fit(use);
     }
     return SettingFit::counts;
 }

@@ -16,6 +16,7 @@ enum class Setting {
     segment_bytes,       // gcm's segment size
     associated_data,     // gcm's associated data
     gpu_choices,         // the GPUs to use, their streams, waiting for them
+    remove_input,        // the input goes once the output is in place
 };
 
 // The job a setting would be used in.
@@ -35,6 +36,7 @@ enum class SettingFit {
     scrypt_instead,   // pbkdf2_iterations in gcm: scrypt derives a passphrase's key there
     read_from_header, // a gcm passphrase file's header records its segment and key size
     gpu_only,         // gpu_choices with the CPU backend
+    unproven_key,     // remove_input on decrypt outside gcm: a wrong key would go unnoticed
 };
 
 [[nodiscard]] SettingFit fit_of(Setting setting, const SettingUse &use);

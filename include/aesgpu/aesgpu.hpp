@@ -75,6 +75,12 @@ struct Settings {
     unsigned cpu_threads = 0; // 0: every hardware thread
     bool overwrite = false;   // replace an existing output file
     bool durable = false;     // return only once the output and its name are on the disk (fsync)
+    // Remove the input once the output is in place and on the disk (durable too), as gzip does.
+    // Checked before any work: the input must be a regular file whose name removes its data (no
+    // symbolic link, no other hard link) from a directory this process may change, and the output
+    // a file. Decrypting, gcm only: the one mode that proves the key right before the only
+    // ciphertext goes (ECB's padding passes a wrong key about once in 256; CTR checks nothing).
+    bool remove_input = false;
 };
 
 // Where the key comes from. Move-only; whatever it holds is wiped when it is destroyed. A key file
@@ -157,6 +163,7 @@ struct Result {
     std::uint64_t bytes_written = 0;
     double seconds = 0;
     std::vector<LaneResult> lanes;
+    bool input_removed = false; // Settings::remove_input did
 };
 
 enum class ErrorKind {

@@ -589,6 +589,58 @@ TEST(PublicCipherFile, SettingsThatWouldBeIgnoredOrCannotWorkAreRefusedBeforeAny
     EXPECT_EQ(refused(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), missing), aesgpu::ErrorKind::key);
 }
 
+// remove_input: the input goes only once its output is in place and proven (decrypting: GCM's
+// tags), and never where removing its name would not remove its data; refused before any work.
+TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProven) {
+    Directory dir;
+    const Bytes plain = random_bytes(5000);
+    const Bytes key_bytes = random_bytes(16);
+    write_file(dir / "in", plain);
+    aesgpu::Key key = aesgpu::Key::raw(key_bytes);
+    aesgpu::Settings ecb = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    ecb.remove_input = true;
+    const aesgpu::Result encrypted = aesgpu::cipher_file(dir / "in", dir / "in.aes", ecb, key);
+    EXPECT_TRUE(encrypted.input_removed);
+    EXPECT_FALSE(fs::exists(dir / "in"));
+    EXPECT_TRUE(read_file(dir / "in.aes") == openssl(EVP_aes_128_ecb(), key_bytes, nullptr, plain));
+
+    // ECB's padding passes a wrong key about once in 256: no removal on decrypt outside GCM.
+    aesgpu::Settings ecb_back = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb);
+    ecb_back.remove_input = true;
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in.aes", dir / "back", ecb_back, key); }),
+              aesgpu::ErrorKind::settings);
+    EXPECT_TRUE(fs::exists(dir / "in.aes"));
+    EXPECT_FALSE(fs::exists(dir / "back"));
+
+    // GCM: a wrong key leaves the ciphertext; the right one removes it once the output is in place.
+    write_file(dir / "in", plain);
+    aesgpu::Settings gcm = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    gcm.remove_input = true;
+    EXPECT_TRUE(aesgpu::cipher_file(dir / "in", dir / "in.gcm", gcm, key).input_removed);
+    aesgpu::Settings gcm_back = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    gcm_back.remove_input = true;
+    aesgpu::Key wrong = aesgpu::Key::raw(random_bytes(16));
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "in.gcm", dir / "back", gcm_back, wrong); }),
+              aesgpu::ErrorKind::authentication);
+    EXPECT_TRUE(fs::exists(dir / "in.gcm"));
+    EXPECT_FALSE(fs::exists(dir / "back"));
+    EXPECT_TRUE(aesgpu::cipher_file(dir / "in.gcm", dir / "back", gcm_back, key).input_removed);
+    EXPECT_FALSE(fs::exists(dir / "in.gcm"));
+    EXPECT_TRUE(read_file(dir / "back") == plain);
+
+    // A second hard link would keep the data: refused before any output, and the input stays.
+    write_file(dir / "linked", plain);
+    fs::create_hard_link(dir / "linked", dir / "other name");
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "linked", dir / "linked.aes", ecb, key); }),
+              aesgpu::ErrorKind::io);
+    EXPECT_TRUE(fs::exists(dir / "linked"));
+    EXPECT_FALSE(fs::exists(dir / "linked.aes"));
+    // No input file, or no output file, to stand for it.
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file("-", dir / "x.aes", ecb, key); }), aesgpu::ErrorKind::settings);
+    EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "linked", "-", ecb, key); }), aesgpu::ErrorKind::settings);
+    EXPECT_TRUE(fs::exists(dir / "linked"));
+}
+
 TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersReadIsTold) {
     Directory dir;
     const Bytes data = random_bytes(5000);

@@ -58,6 +58,16 @@ TEST(SettingRules, PassphraseSettingsNeedAPassphraseAndGcmsComeFromScryptAndTheH
     for (const unsigned bits : {0u, 64u, 100u, 512u}) EXPECT_FALSE(passphrase_key_bits_fit(bits, Mode::ctr)) << bits;
 }
 
+// Removing the input needs a key proven right first: on decrypt, only GCM's tags do that.
+TEST(SettingRules, RemovingTheInputAfterADecryptTakesGcm) {
+    for (const Mode mode : {Mode::ecb, Mode::ctr, Mode::gcm}) {
+        EXPECT_EQ(fit_of(Setting::remove_input, use(mode, false)), SettingFit::counts);
+    }
+    EXPECT_EQ(fit_of(Setting::remove_input, use(Mode::ecb, true, Direction::decrypt)), SettingFit::unproven_key);
+    EXPECT_EQ(fit_of(Setting::remove_input, use(Mode::ctr, false, Direction::decrypt)), SettingFit::unproven_key);
+    EXPECT_EQ(fit_of(Setting::remove_input, use(Mode::gcm, true, Direction::decrypt)), SettingFit::counts);
+}
+
 TEST(SettingRules, GpuChoicesCountWhereverAGpuMayRun) {
     EXPECT_EQ(fit_of(Setting::gpu_choices, use(Mode::ecb, false, Direction::encrypt, BackendChoice::cpu)),
               SettingFit::gpu_only);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/input_removal.hpp"
+#include "job/input_removal.hpp"
 
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// --rm: the input goes once its output is in place on disk, and only where removing the name
-// removes exactly the data that was read: a regular file, not a symbolic link (its target would
-// stay), with no other hard link (the data would stay), under the same name (not a file put there
-// meanwhile), unchanged while it was read (a same-size rewrite would be lost). Otherwise it stays,
-// and the run fails (exit 1) so that a script counting on the space does not go on.
+// Removing the input (the command's --rm, Settings::remove_input): it goes once its output is in
+// place on disk, and only where removing the name removes exactly the data that was read: a
+// regular file, not a symbolic link (its target would stay), with no other hard link (the data
+// would stay), under the same name (not a file put there meanwhile), unchanged while it was read
+// (a same-size rewrite would be lost). Otherwise it stays, and the run fails, so that a caller
+// counting on the space does not go on.
 #include "io/input_source.hpp"
 
 #include <string>
