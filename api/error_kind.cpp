@@ -30,7 +30,7 @@ std::optional<Error> caller_side(const std::exception_ptr &failure) {
         return Error(ErrorKind::format, e.what());
     } catch (const IoError &e) { // BrokenPipe
         return Error(ErrorKind::io, e.what());
-    } catch (const UsageError &e) { // a key that is not hex or not a key's size; a key file's content
+    } catch (const KeyError &e) { // a key that is not hex or not a key's size; a key file's content
         return Error(ErrorKind::key, e.what());
     } catch (const EmptyPassphrase &e) {
         return Error(ErrorKind::key, e.what());

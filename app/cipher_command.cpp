@@ -3,6 +3,7 @@
 
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
+#include "app/exit_status.hpp"
 #include "app/interrupts.hpp"
 #include "app/io_path.hpp"
 #include "app/json_text.hpp"
@@ -854,15 +855,10 @@ int run_each(const CipherOptions &options, const std::vector<std::string> &input
             summaries_unwritable = true;
             spdlog::error("{}", e.what());
             status = std::max(status, 1);
-        } catch (const UsageError &e) {
-            if (shared.keys.failed()) throw;
-            spdlog::error("{}", printable(e.what()));
-            status = 2;
-            ++failed;
         } catch (const std::exception &e) {
             if (shared.keys.failed()) throw;
             spdlog::error("{}", printable(e.what()));
-            status = std::max(status, 1);
+            status = std::max(status, exit_status_of(e));
             ++failed;
             // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
             if (dynamic_cast<const GpuUnavailable *>(&e) && !gpu_can_be_had(options.backend)) {

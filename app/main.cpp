@@ -3,6 +3,7 @@
 #include "app/bench_command.hpp"
 #include "app/cipher_command.hpp"
 #include "app/cli.hpp"
+#include "app/exit_status.hpp"
 #include "app/info_command.hpp"
 #include "app/interrupts.hpp"
 #include "app/keygen_command.hpp"
@@ -23,8 +24,8 @@
 #include <unistd.h>
 
 namespace {
-constexpr int kExitRuntimeFailure = 1;
-constexpr int kExitUsage = 2;
+using aesgpu::kExitRuntimeFailure;
+using aesgpu::kExitUsage;
 
 // Messages may quote what the user typed (CLI11 quotes unexpected arguments): one line, no
 // terminal control sequences.
@@ -70,6 +71,9 @@ std::optional<int> parse_arguments(CLI::App &app, aesgpu::CommandLine &parsed, i
     } catch (const UsageError &e) {
         report(e.what());
         return kExitUsage;
+    } catch (const KeyError &e) { // --iv's value
+        report(e.what());
+        return exit_status_of(e);
     }
     return std::nullopt;
 }
@@ -92,14 +96,11 @@ int run_command(const aesgpu::CommandLine &parsed) {
         if (broken_pipe_ends_quietly()) end_by_broken_pipe();
         report(e.what());
         return kExitRuntimeFailure;
-    } catch (const UsageError &e) {
-        report(e.what());
-        return kExitUsage;
     } catch (const std::bad_alloc &) {
         throw;
     } catch (const std::exception &e) {
         report(e.what());
-        return kExitRuntimeFailure;
+        return exit_status_of(e);
     }
     return 0;
 }

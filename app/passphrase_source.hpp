@@ -22,8 +22,9 @@ namespace aesgpu {
 // when given, gets the status of the file or descriptor read (file:, fd:, stdin), so that no input
 // can be that file under another name. `warn` hears of a file or descriptor others can read.
 // Throws UsageError for a bad SPEC (never showing it: it may be the passphrase itself), an unset
-// variable or a source that is the data; IoError when a file or descriptor cannot be read or holds
-// nothing; EmptyPassphrase.
+// variable or standard input that carries the data; KeyError for a file or descriptor that is the
+// data; IoError when a file or descriptor cannot be read or holds nothing; EmptyPassphrase. (The
+// command exits 2 for either of the first two.)
 [[nodiscard]] SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
                                           std::optional<struct stat> *read_from = nullptr,
                                           const SecretWarning &warn = {});

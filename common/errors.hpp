@@ -65,8 +65,17 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// A mistake in how aesgpu was called (bad option value, bad key, missing output name): exit 2.
+// A mistake in how aesgpu was called (bad option value, missing output name): exit 2. Thrown by
+// app/ only (and the bench's options); the library says what is wrong with a typed error.
 class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A key, IV or key file that cannot be used as given: not hex, not a key's size, a key file that
+// is a directory or where the data comes from. The command exits 2 for it, as for a usage
+// mistake; the public API calls it ErrorKind::key (an IV's, ErrorKind::settings).
+class KeyError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };

@@ -65,7 +65,7 @@ bool is_hex_text(std::string_view text) {
 }
 
 // The key in a hex key file: its hex digits with line breaks and blanks taken out (in a buffer
-// that is wiped like the key). Throws UsageError when they are not a key's worth.
+// that is wiped like the key). Throws KeyError when they are not a key's worth.
 SecretBytes hex_key_in(std::string_view text, const std::string &what) {
     SecretBytes digits(text.size());
     auto out = digits.mutable_view();
@@ -74,8 +74,8 @@ SecretBytes hex_key_in(std::string_view text, const std::string &what) {
         if (!is_line_space(c)) out[count++] = static_cast<std::uint8_t>(c);
     }
     if (count % 2 != 0 || !is_valid_key_length(count / 2)) {
-        throw UsageError(what + " holds " + std::to_string(count) +
-                         " hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or 64 (AES-256)");
+        throw KeyError(what + " holds " + std::to_string(count) +
+                       " hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or 64 (AES-256)");
     }
     return decode_hex(digits.text().substr(0, count));
 }
@@ -83,7 +83,7 @@ SecretBytes hex_key_in(std::string_view text, const std::string &what) {
 void check_secret_status(const struct stat &status, const std::string &what, const struct stat *data_on_stdin,
                          const SecretWarning &warn) {
     if (data_on_stdin && same_file(status, *data_on_stdin)) {
-        throw UsageError(what + " is the data's standard input: the two cannot both come from there");
+        throw KeyError(what + " is the data's standard input: the two cannot both come from there");
     }
     if (warn && S_ISREG(status.st_mode) && (status.st_mode & 077) != 0) {
         std::array<char, 16> mode{};
@@ -96,24 +96,25 @@ void check_secret_status(const struct stat &status, const std::string &what, con
 
 SecretBytes parse_hex_key(std::string_view hex) {
     if (hex.starts_with("0x") || hex.starts_with("0X")) {
-        throw UsageError("the key is plain hex digits, without a 0x prefix: drop the 0x");
+        throw KeyError("the key is plain hex digits, without a 0x prefix: drop the 0x");
     }
-    if (!is_hex(hex)) throw UsageError("the key must be hexadecimal digits only (0-9, a-f)");
+    if (!is_hex(hex)) throw KeyError("the key must be hexadecimal digits only (0-9, a-f)");
     if (hex.size() % 2 != 0 || !is_valid_key_length(hex.size() / 2)) {
-        throw UsageError("the key has " + std::to_string(hex.size()) +
-                         " hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or 64 (AES-256)");
+        throw KeyError("the key has " + std::to_string(hex.size()) +
+                       " hex digits; AES needs exactly 32 (AES-128), 48 (AES-192) or 64 (AES-256)");
     }
     return decode_hex(hex);
 }
 
 CounterBlock parse_hex_iv(std::string_view hex, std::string_view name) {
     if (hex.starts_with("0x") || hex.starts_with("0X")) {
-        throw UsageError(std::string(name) + " is plain hex digits, without a 0x prefix: drop the 0x");
+        throw KeyError(std::string(name) + " is plain hex digits, without a 0x prefix: drop the 0x");
     }
     CounterBlock iv{};
     if (!is_hex(hex) || hex.size() != 2 * iv.size()) {
-        throw UsageError(std::string(name) + " needs exactly 32 hex digits (16 bytes), e.g. from `openssl rand -hex 16`; got " +
-                         (is_hex(hex) ? std::to_string(hex.size()) + " hex digits" : std::string("other characters")));
+        throw KeyError(std::string(name) +
+                       " needs exactly 32 hex digits (16 bytes), e.g. from `openssl rand -hex 16`; got " +
+                       (is_hex(hex) ? std::to_string(hex.size()) + " hex digits" : std::string("other characters")));
     }
     for (std::size_t i = 0; i < iv.size(); ++i) {
         iv[i] = static_cast<std::uint8_t>(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1]));
@@ -142,11 +143,11 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     const std::string what =
         path == "-" ? std::string("the key file (standard input)") : "key file " + quoted_name(path);
     if (path == "-" && data_on_stdin) {
-        throw UsageError("the key file and the data cannot both come from standard input");
+        throw KeyError("the key file and the data cannot both come from standard input");
     }
     struct stat named {};
     if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
-        throw UsageError(what + " is a directory, not the file that holds the key");
+        throw KeyError(what + " is a directory, not the file that holds the key");
     }
     InputSource file = InputSource::open(path); // "-" is standard input
     check_secret_descriptor(file.fd(), what, data_on_stdin, read_from, warn);
@@ -158,12 +159,12 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
     if (is_hex_text(text)) return hex_key_in(text, what);
     if ((text.starts_with("0x") || text.starts_with("0X")) && is_hex_text(text.substr(2))) {
-        throw UsageError(what + " starts with 0x: a hex key file holds the hex digits alone; drop the 0x");
+        throw KeyError(what + " starts with 0x: a hex key file holds the hex digits alone; drop the 0x");
     }
     if (is_valid_key_length(length)) return SecretBytes(bytes.first(length));
-    throw UsageError(
-        what + " must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
-        (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") + ")");
+    throw KeyError(what + " must hold exactly 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits (" +
+                   (length > kMaxKeyFileBytes ? std::string("it is longer") : std::to_string(length) + " bytes read") +
+                   ")");
 }
 
 SecretBytes hex_line(std::string_view label, std::span<const std::uint8_t> bytes, bool upper_case) {

@@ -2,7 +2,7 @@
 #pragma once
 // Raw AES keys from the command line (-K HEX) or a key file, and the checks every file or
 // descriptor that holds a secret gets. The key length picks AES-128/192/256, so a key is never
-// padded or truncated: anything but 16, 24 or 32 bytes is a UsageError.
+// padded or truncated: anything but 16, 24 or 32 bytes is a KeyError.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "common/unique_fd.hpp"
@@ -23,7 +23,7 @@ using SecretWarning = std::function<void(const std::string &)>;
 // Exactly 32, 48 or 64 hex digits.
 [[nodiscard]] SecretBytes parse_hex_key(std::string_view hex);
 
-// CTR's initial counter block: exactly 32 hex digits. Throws UsageError, whose message calls it
+// CTR's initial counter block: exactly 32 hex digits. Throws KeyError, whose message calls it
 // `name` (the command's "--iv"). (openssl enc pads a short -iv with zeros; a missing digit is more
 // likely a mistake, so it is refused here.)
 [[nodiscard]] CounterBlock parse_hex_iv(std::string_view hex, std::string_view name);
@@ -33,7 +33,7 @@ using SecretWarning = std::function<void(const std::string &)>;
 // standard input's status when the data comes from there: a key file that is the same file is
 // refused (it would eat the data). `read_from`, when given, gets the status of what was read
 // (fstat of its descriptor), so that no input can be the key file under another name. Throws
-// UsageError (bad content, same file) or IoError.
+// KeyError (bad content, same file) or IoError.
 [[nodiscard]] SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin = nullptr,
                                         std::optional<struct stat> *read_from = nullptr,
                                         const SecretWarning &warn = {});
@@ -47,7 +47,7 @@ using SecretWarning = std::function<void(const std::string &)>;
 // Opens a file that holds a secret (`what` is e.g. "key file"). Tells `warn` (when given), as ssh
 // warns about private keys, when a regular file can be read or changed by group or others; refuses
 // the file that the data comes from on standard input; sets `read_from` (when given) to the opened
-// file's status. Throws IoError or UsageError.
+// file's status. Throws IoError or KeyError.
 [[nodiscard]] UniqueFd open_secret_file(const std::string &path, const std::string &what,
                                         const struct stat *data_on_stdin,
                                         std::optional<struct stat> *read_from = nullptr,

@@ -100,7 +100,7 @@ TEST(Passphrase, RefusesTheFileTheDataComesFrom) {
     write_file(dir.file("data"), Bytes{'p', 'w', '\n'});
     struct stat data {};
     ASSERT_EQ(stat(dir.file("data").c_str(), &data), 0);
-    EXPECT_THROW((void)read_passphrase("file:" + dir.file("data"), &data), UsageError);
+    EXPECT_THROW((void)read_passphrase("file:" + dir.file("data"), &data), KeyError);
     EXPECT_EQ(text(read_passphrase("file:" + dir.file("data"), nullptr)), "pw");
 }
 

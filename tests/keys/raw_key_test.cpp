@@ -28,14 +28,14 @@ TEST(HexKey, AcceptsTheThreeAesKeyLengths) {
 
 TEST(HexKey, RejectsOtherLengthsInsteadOfPaddingOrTruncating) {
     for (const std::size_t digits : {0u, 2u, 30u, 31u, 33u, 34u, 40u, 47u, 63u, 65u, 128u}) {
-        EXPECT_THROW((void)parse_hex_key(std::string(digits, 'a')), UsageError) << digits;
+        EXPECT_THROW((void)parse_hex_key(std::string(digits, 'a')), KeyError) << digits;
     }
 }
 
 TEST(HexKey, RejectsNonHexDigits) {
-    EXPECT_THROW((void)parse_hex_key("000102030405060708090a0b0c0d0e0g"), UsageError);
-    EXPECT_THROW((void)parse_hex_key("0x0102030405060708090a0b0c0d0e0f"), UsageError);
-    EXPECT_THROW((void)parse_hex_key("00010203040506070809 a0b0c0d0e0f"), UsageError);
+    EXPECT_THROW((void)parse_hex_key("000102030405060708090a0b0c0d0e0g"), KeyError);
+    EXPECT_THROW((void)parse_hex_key("0x0102030405060708090a0b0c0d0e0f"), KeyError);
+    EXPECT_THROW((void)parse_hex_key("00010203040506070809 a0b0c0d0e0f"), KeyError);
 }
 
 TEST(KeyFile, ReadsRawKeys) {
@@ -106,14 +106,14 @@ TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
         Bytes raw = random_bytes(bytes);
         if (!raw.empty()) raw[0] = 0xff;
         write_file(dir.file("key"), raw);
-        EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError) << bytes;
+        EXPECT_THROW((void)read_key_file(dir.file("key")), KeyError) << bytes;
     }
     for (const std::string &text : {to_hex(random_bytes(16)) + "\nzz\n", "0x" + to_hex(random_bytes(16)),
                                     to_hex(random_bytes(16)).substr(3) + "\n", to_hex(random_bytes(20)) + "\n"}) {
         write_file(dir.file("key"), Bytes(text.begin(), text.end()));
-        EXPECT_THROW((void)read_key_file(dir.file("key")), UsageError) << text;
+        EXPECT_THROW((void)read_key_file(dir.file("key")), KeyError) << text;
     }
-    EXPECT_THROW((void)read_key_file(dir.path().string()), UsageError) << "a directory is a usage error";
+    EXPECT_THROW((void)read_key_file(dir.path().string()), KeyError) << "a directory is a usage error";
     EXPECT_THROW((void)read_key_file(dir.file("missing")), IoError);
 }
 
