@@ -34,6 +34,7 @@ Dispatcher::Dispatcher(std::vector<DispatcherLane> lanes, bool first_job_waits_f
         }
         LaneState state;
         state.backend = std::move(lane.ready);
+        if (state.backend) state.description = state.backend->describe();
         takes_jobs_throughout = takes_jobs_throughout || lane.share == LaneShare::throughout;
         state.lane = std::move(lane);
         lanes_.push_back(std::move(state));
@@ -115,7 +116,7 @@ std::vector<LaneNow> Dispatcher::lanes_now() const {
                          .takes_jobs = takes,
                          .gives_way = state.lane.share == LaneShare::until_another_is_ready,
                          .to_come = still_to_come(state),
-                         .description = takes ? state.backend->describe() : std::string()});
+                         .description = takes ? state.description : std::string()});
     }
     return lanes;
 }
@@ -201,6 +202,7 @@ void Dispatcher::end_start(std::size_t index, std::unique_ptr<CipherBackend> bac
         LaneState &state = lanes_[index];
         state.start_seconds = std::chrono::duration<double>(Clock::now() - start_began_).count();
         state.backend = std::move(backend);
+        if (state.backend) state.description = state.backend->describe();
         state.error = error;
         state.starting = false;
         if (state.backend) listen_to(index);
@@ -333,7 +335,7 @@ std::vector<LaneReport> Dispatcher::report() const {
         report.busy_seconds = state.pace.busy_seconds(now);
         report.ready = state.backend != nullptr;
         report.start_seconds = state.start_seconds;
-        if (state.backend) report.description = state.backend->describe();
+        if (state.backend) report.description = state.description;
         if (state.error) report.failure = error_text(state.error);
         reports.push_back(std::move(report));
     }

@@ -125,6 +125,7 @@ private:
     struct LaneState {
         DispatcherLane lane;
         std::unique_ptr<CipherBackend> backend; // set once ready (at once for a ready lane)
+        std::string description;                // backend->describe(), taken once it is set
         std::exception_ptr error;
         bool starting = false;
         bool reports_job_ends = false;

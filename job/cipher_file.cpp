@@ -58,7 +58,8 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
         job.pipeline.segments
             ? SegmentChunks(*job.pipeline.segments, settings.direction, job.pipeline.chunk_bytes).slot_bytes()
             : job.pipeline.chunk_bytes;
-    observer.starting(JobPlan{selected, job.pipeline.chunk_bytes, slot_bytes, job.pipeline.ring_slots, job.pipeline.memory_limit, tight,
+    observer.starting(JobPlan{selected, job.pipeline.chunk_bytes, slot_bytes, job.pipeline.ring_slots,
+                              job.pipeline.memory_limit, tight,
                               tight ? job.pipeline.memory_limit / kWriteBehindShareOfMemoryLimit : 0});
     job.pipeline.on_progress = [&observer, &notes](std::uint64_t done) {
         tell_notes(notes, observer);
@@ -103,7 +104,6 @@ CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const File
     return openssl_enc_key(settings.mode, keys.secret(), *header.salt, settings.pbkdf2_iterations,
                            settings.passphrase_key_bits / 8);
 }
-
 
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
                                    const FileHeader &header, const CipherKey &key, CipherObserver &observer) {
