@@ -167,8 +167,13 @@ TEST_F(DirectIoCli, ADirectRunLeavesThePageCacheAsItWas) {
         EXPECT_EQ(probes, 4) << format << ": " << r.out;
     }
     // The buffered path, for contrast: the test sees a cached file as cached.
+    // Nearly all of it, not all: parallel tests' memory pressure may reclaim a page or two meanwhile.
     r = run(evict("p") + " && $AESGPU encrypt -q -f --io buffered -K " + kKey128 + " p && " + cached_pages("p"));
-    EXPECT_EQ(r.out, "4097 4097\n") << r.err;
+    std::istringstream buffered(r.out);
+    std::size_t resident = 0, total = 0;
+    ASSERT_TRUE(buffered >> resident >> total) << r.out << r.err;
+    EXPECT_EQ(total, 4097u);
+    EXPECT_GE(resident * 100, total * 99) << r.out;
 }
 
 // The GPU's ring is pinned, page-aligned memory: the disk reads into it and writes from it with no
