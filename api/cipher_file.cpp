@@ -262,13 +262,13 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         OutputSink sink =
             open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
         if (settings.remove_input) check_input_removable(source, input.string());
-        const FileHeader header = file_header_for(library, keys, source);
+        const std::unique_ptr<FileFormat> format = file_format_for(library, keys, source);
         const DirectIoOutcome io = choose_direct_io(IoChoice::automatic, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
-        const CipherKey cipher_key_in_hand = cipher_key(library, keys, header);
+        const CipherKey cipher_key_in_hand = cipher_key(*format, keys);
         PublicObserver told(observer, settings, stop, source, input, io);
-        const PipelineStats stats = cipher_file_with_key(source, sink, library, header, cipher_key_in_hand, told);
+        const PipelineStats stats = cipher_file_with_key(source, sink, library, *format, cipher_key_in_hand, told);
         return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes), told.input_removed};
     } catch (const CallerFailure &failure) {
         std::rethrow_exception(failure.thrown);

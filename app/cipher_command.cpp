@@ -68,11 +68,11 @@ std::string cipher_name(const CipherOptions &options, std::size_t key_bits) {
 // -P: "salt=..." (passphrase mode), "key=..." and, for CTR, "iv =..." in upper-case hex on
 // standard output, as `openssl enc -P` prints them. Written with write(2) from a buffer that is
 // wiped: no stdio buffer keeps a copy of the key.
-void print_key(const std::optional<Salt> &salt, const CipherKey &key) {
+void print_key(const OpensslEncFile &file, const CipherKey &key) {
     OutputSink out = OutputSink::standard_output();
-    if (salt) out.write_all(std::as_bytes(hex_line("salt=", *salt, true).view()));
+    if (file.salt()) out.write_all(std::as_bytes(hex_line("salt=", *file.salt(), true).view()));
     out.write_all(std::as_bytes(hex_line("key=", key.key.view(), true).view()));
-    if (key.iv) out.write_all(std::as_bytes(hex_line("iv =", *key.iv, true).view()));
+    if (key.spec.mode == Mode::ctr) out.write_all(std::as_bytes(hex_line("iv =", key.spec.iv, true).view()));
     out.commit();
 }
 
@@ -263,11 +263,11 @@ void check_gcm_options(const CipherOptions &options, KeySource &keys) {
 
 // The input's header (decrypting) or a fresh one (encrypting), with the command line's words for
 // what does not fit.
-FileHeader header_for(const CipherOptions &options, const CipherSettings &settings, KeySource &keys,
-                      InputSource &source) {
+std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const CipherSettings &settings, KeySource &keys,
+                                       InputSource &source) {
     if (options.mode == Mode::gcm) check_gcm_options(options, keys);
     try {
-        return file_header_for(settings, keys, source);
+        return file_format_for(settings, keys, source);
     } catch (const NoSaltedHeader &e) {
         refuse_unsalted(source, e.start);
     } catch (const NeedsPassphrase &) {
@@ -347,10 +347,11 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,
 // whose length is known: a ragged file fails before a passphrase is asked for or work is done.
 // `header_bytes`: already read (a Salted__ header).
-void check_input_length(const CipherSettings &settings, const InputSource &source, std::uint64_t header_bytes) {
+void check_input_length(const CipherSettings &settings, const FileFormat &format, const InputSource &source,
+                        std::uint64_t header_bytes) {
     if (!source.size()) return;
     try {
-        check_stream_length(settings.direction, framing_of(settings),
+        check_stream_length(settings.direction, format.framing(),
                             *source.size() - std::min(*source.size(), header_bytes));
     } catch (const NotWholeBlocks &e) {
         throw_not_whole_blocks(e);
@@ -367,19 +368,19 @@ std::string segment_limit_advice(Direction direction, bool size_from_header) {
 }
 
 // gcm: an input of known size that needs more segments than a stream may have fails before
-// anything is written. `header_bytes`: read already (decrypting).
-void check_segment_count(const CipherOptions &options, const InputSource &source, const GcmFile &file,
-                         std::uint64_t header_bytes) {
+// anything is written. `header_bytes`: read already (decrypting). `passphrase_mode`: the file's
+// passphrase header gives its segment size.
+void check_segment_count(const CipherOptions &options, const InputSource &source, const SegmentGeometry &geometry,
+                         std::uint64_t header_bytes, bool passphrase_mode) {
     if (!source.size()) return;
     const std::uint64_t data = *source.size() - std::min(*source.size(), header_bytes);
-    const SegmentGeometry geometry = file.spec(options.direction).gcm.geometry;
     const std::uint64_t segments = options.direction == Direction::encrypt ? geometry.segments_for_plaintext(data)
                                                                            : geometry.segments_for_ciphertext(data);
     if (segments <= kMaxSegments) return;
     throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: a GCM stream has at most 2^32 (its nonce "
                                       "numbers them in 4 bytes); {}",
                                       source.display_name(), segments, geometry.segment_bytes,
-                                      segment_limit_advice(options.direction, file.passphrase.has_value())));
+                                      segment_limit_advice(options.direction, passphrase_mode)));
 }
 
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
@@ -633,15 +634,17 @@ private:
 };
 
 // gcm with a raw key: the segment size is the user's to give, and a wrong one reads as a cut stream.
-std::string other_segment_size_hint(const GcmFile &file) {
+std::string other_segment_size_hint(const SegmentGeometry &segments) {
     return fmt::format(", or it was made with another --segment-size than {}",
-                       file.segment_bytes == kDefaultSegmentBytes ? "the default, 1M"
-                                                                  : fmt::format("{} bytes", file.segment_bytes));
+                       segments.segment_bytes == kDefaultSegmentBytes
+                           ? "the default, 1M"
+                           : fmt::format("{} bytes", segments.segment_bytes));
 }
 
 // Rethrows the failure of a GCM stream being handled with which file, and which options could
 // explain it.
-[[noreturn]] void rethrow_gcm_failure(const InputSource &source, const FileHeader &header, bool passphrase_mode) {
+[[noreturn]] void rethrow_gcm_failure(const InputSource &source, const SegmentGeometry &segments,
+                                      bool passphrase_mode) {
     try {
         throw;
     } catch (const AuthenticationFailed &e) {
@@ -654,7 +657,7 @@ std::string other_segment_size_hint(const GcmFile &file) {
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
         throw StreamCutShort(fmt::format("{}: {}{}", source.display_name(), e.what(),
-                                         passphrase_mode ? "" : other_segment_size_hint(*header.gcm)));
+                                         passphrase_mode ? "" : other_segment_size_hint(segments)));
     } catch (const FormatError &e) {
         // Another failure of a GCM stream: say which file, as for a failed segment.
         throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
@@ -664,8 +667,9 @@ std::string other_segment_size_hint(const GcmFile &file) {
 // Rethrows the exception being handled, a failure of the data once the job had started, with what
 // the command line can add: which file, and which options could explain it.
 [[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
-                                      const FileHeader &header, bool passphrase_mode, std::uint64_t memory_limit) {
+                                      const FileFormat &format, bool passphrase_mode, std::uint64_t memory_limit) {
     const bool encrypting = options.direction == Direction::encrypt;
+    const std::optional<SegmentGeometry> segments = format.segments();
     try {
         throw;
     } catch (const BadPadding &) {
@@ -678,14 +682,14 @@ std::string other_segment_size_hint(const GcmFile &file) {
     } catch (const NotWholeBlocks &e) {
         throw_not_whole_blocks(e);
     } catch (const FormatError &) {
-        if (!header.gcm) throw;
-        rethrow_gcm_failure(source, header, passphrase_mode);
+        if (!segments) throw;
+        rethrow_gcm_failure(source, *segments, passphrase_mode);
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
-        if (!header.gcm || memory_limit == 0) throw;
+        if (!segments || memory_limit == 0) throw;
         throw ResourceExhausted(
             fmt::format("{} (the control group's): each chunk holds a whole segment of {} bytes; {}", e.what(),
-                        header.gcm->segment_bytes,
+                        segments->segment_bytes,
                         encrypting ? "give a smaller --segment-size"
                                    : "the file's segments are that large: decrypt it where more "
                                      "memory is allowed"));
@@ -708,9 +712,9 @@ void set_io_path(const CipherOptions &options, InputSource &source, std::optiona
 }
 
 // -v: what deriving the key from the passphrase cost.
-void log_key_derivation(const CipherOptions &options, const FileHeader &header, double seconds) {
-    if (header.gcm) {
-        const ScryptCost &cost = header.gcm->passphrase->cost;
+void log_key_derivation(const CipherOptions &options, const FileFormat &format, double seconds) {
+    if (const auto *gcm = dynamic_cast<const TinkGcmFile *>(&format)) {
+        const ScryptCost &cost = gcm->file().passphrase->cost;
         spdlog::debug("scrypt (N = 2^{}, r = {}, p = {}) and HKDF-SHA256: {:.3f} s", cost.log2_n, cost.r, cost.p,
                       seconds);
     } else {
@@ -748,8 +752,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
 
     if (options.print_key && (encrypting || !passphrase_mode)) {
         // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
-        const FileHeader header{passphrase_mode ? std::optional(random_salt()) : std::nullopt, {}};
-        print_key(header.salt, cipher_key(settings, keys, header));
+        const OpensslEncFile file(settings, passphrase_mode ? std::optional(random_salt()) : std::nullopt);
+        print_key(file, cipher_key(file, keys));
         return summary;
     }
 
@@ -759,20 +763,22 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    const FileHeader header = header_for(options, settings, keys, source);
-    const std::uint64_t header_bytes = encrypting ? 0 : header.bytes().size(); // read already
+    const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
+    const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
-    check_input_length(settings, source, header_bytes);
-    if (header.gcm) check_segment_count(options, source, *header.gcm, header_bytes);
+    check_input_length(settings, *format, source, header_bytes);
+    if (const std::optional<SegmentGeometry> segments = format->segments()) {
+        check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
+    }
     set_io_path(options, source, sink, summary);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     step = std::chrono::steady_clock::now();
-    const CipherKey key = cipher_key(settings, keys, header);
-    if (passphrase_mode) log_key_derivation(options, header, seconds_since(step));
-    if (options.print_key) {
-        print_key(header.salt, key);
+    const CipherKey key = cipher_key(*format, keys);
+    if (passphrase_mode) log_key_derivation(options, *format, seconds_since(step));
+    if (options.print_key) { // openssl's files only: the command refuses -P for GCM
+        print_key(dynamic_cast<const OpensslEncFile &>(*format), key);
         return summary;
     }
 
@@ -782,12 +788,12 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     CommandObserver observer(options, shared, summary, source, *sink, io_threads, settle_status);
     observer.key_derived(key.key.size() * 8);
     try {
-        summary.stats = cipher_file_with_key(source, *sink, settings, header, key, observer);
+        summary.stats = cipher_file_with_key(source, *sink, settings, *format, key, observer);
     } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
         throw_with_force_flag(e);
     } catch (const std::exception &) {
         if (!observer.started()) throw;
-        rethrow_with_advice(options, source, *sink, header, passphrase_mode, observer.memory_limit());
+        rethrow_with_advice(options, source, *sink, *format, passphrase_mode, observer.memory_limit());
     }
     log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
     return summary;

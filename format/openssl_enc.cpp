@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace aesgpu {
@@ -36,11 +37,35 @@ Framing openssl_enc_framing(Mode mode, bool no_pad) {
     return no_pad ? Framing::whole_blocks : Framing::pkcs7;
 }
 
-CipherKey openssl_enc_key(Mode mode, const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
-                          std::size_t key_bytes) {
-    if (mode == Mode::ecb) return {derive_key(passphrase, salt, iterations, key_bytes), {}};
+CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
+                          unsigned iterations, std::size_t key_bytes) {
+    if (mode == Mode::ecb) return {derive_key(passphrase, salt, iterations, key_bytes), CipherSpec(direction, mode)};
     KeyAndIv derived = derive_key_and_iv(passphrase, salt, iterations, key_bytes);
-    return {std::move(derived.key), derived.iv};
+    return {std::move(derived.key), CipherSpec(direction, mode, derived.iv)};
+}
+
+OpensslEncFile::OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt)
+    : direction_(settings.direction), mode_(settings.mode), iv_(settings.iv), no_pad_(settings.no_pad),
+      iterations_(settings.pbkdf2_iterations), passphrase_key_bytes_(settings.passphrase_key_bits / 8), salt_(salt) {
+    if (!salt_) return;
+    const auto salted = make_salted_header(*salt_);
+    header_.assign(salted.begin(), salted.end());
+}
+
+OpensslEncFile openssl_enc_file_for(const FormatSettings &settings, const KeyGiven &key, InputSource &source) {
+    if (!key.passphrase) return OpensslEncFile(settings, std::nullopt);
+    return OpensslEncFile(settings, settings.direction == Direction::encrypt ? random_salt() : read_salt(source));
+}
+
+Framing OpensslEncFile::framing() const {
+    return openssl_enc_framing(mode_, no_pad_);
+}
+
+CipherKey OpensslEncFile::key(const SecretBytes &secret) const {
+    if (salt_) return openssl_enc_key(direction_, mode_, secret, *salt_, iterations_, passphrase_key_bytes_);
+    // The counter a raw CTR key starts from is the caller's to give: a default would repeat it.
+    if (mode_ == Mode::ctr && !iv_) throw std::invalid_argument("CTR with a raw key needs an IV");
+    return {SecretBytes(secret.view()), CipherSpec(direction_, mode_, iv_.value_or(CounterBlock{}))};
 }
 
 } // namespace aesgpu

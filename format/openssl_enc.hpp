@@ -9,6 +9,7 @@
 #include "cipher/secret_bytes.hpp"
 #include "common/errors.hpp"
 #include "format/detect.hpp"
+#include "format/file_format.hpp"
 #include "io/input_source.hpp"
 #include "keys/passphrase.hpp"
 
@@ -19,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace aesgpu {
 
@@ -44,14 +46,39 @@ public:
 // How the data is laid out: ECB pads unless `no_pad`; CTR takes any length.
 [[nodiscard]] Framing openssl_enc_framing(Mode mode, bool no_pad);
 
-// The key the data is ciphered with and, for CTR, the IV.
-struct CipherKey {
-    SecretBytes key;
-    std::optional<CounterBlock> iv;
+// The key of `key_bytes` (and for CTR the IV) that `openssl enc -pbkdf2 -md sha256 -iter N`
+// derives, and the spec it runs with.
+[[nodiscard]] CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
+                                        unsigned iterations, std::size_t key_bytes);
+
+// A file as `openssl enc` writes it: the settings' mode (ECB or CTR), with a Salted__ header when a
+// passphrase keys it.
+class OpensslEncFile final : public FileFormat {
+public:
+    // `salt`: a passphrase's (none with a raw key).
+    OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt);
+
+    [[nodiscard]] std::span<const std::byte> header() const override { return header_; }
+    [[nodiscard]] Framing framing() const override;
+    [[nodiscard]] CipherKey key(const SecretBytes &secret) const override;
+
+    // The passphrase's salt; none with a raw key.
+    [[nodiscard]] const std::optional<Salt> &salt() const { return salt_; }
+
+private:
+    Direction direction_;
+    Mode mode_;
+    std::optional<CounterBlock> iv_;
+    bool no_pad_;
+    unsigned iterations_;
+    std::size_t passphrase_key_bytes_;
+    std::optional<Salt> salt_;
+    std::vector<std::byte> header_;
 };
 
-// The key of `key_bytes` (and for CTR the IV) that `openssl enc -pbkdf2 -md sha256 -iter N` derives.
-[[nodiscard]] CipherKey openssl_enc_key(Mode mode, const SecretBytes &passphrase, const Salt &salt, unsigned iterations,
-                                       std::size_t key_bytes);
+// With a passphrase: encrypting, a new salt; decrypting, the one read from `source`. Throws
+// NoSaltedHeader.
+[[nodiscard]] OpensslEncFile openssl_enc_file_for(const FormatSettings &settings, const KeyGiven &key,
+                                                  InputSource &source);
 
 } // namespace aesgpu

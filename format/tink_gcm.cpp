@@ -7,6 +7,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace aesgpu {
 
@@ -81,6 +82,24 @@ GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t seg
     }
     if (direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, with_passphrase);
     return read_gcm_file(source, with_passphrase ? 0 : key_bytes, segment_bytes);
+}
+
+TinkGcmFile::TinkGcmFile(const FormatSettings &settings, GcmFile file)
+    : direction_(settings.direction), associated_data_(settings.associated_data), file_(std::move(file)),
+      header_(file_.header_bytes()) {}
+
+TinkGcmFile tink_gcm_file_for(const FormatSettings &settings, const KeyGiven &key, InputSource &source) {
+    const std::size_t key_bytes = key.passphrase ? settings.passphrase_key_bits / 8 : key.raw_key_bytes;
+    const std::size_t segment_bytes = settings.segment_bytes ? settings.segment_bytes : kDefaultSegmentBytes;
+    return TinkGcmFile(settings, gcm_file_for(settings.direction, key_bytes, segment_bytes, key.passphrase, source));
+}
+
+std::optional<SegmentGeometry> TinkGcmFile::segments() const {
+    return file_.spec(direction_).gcm.geometry;
+}
+
+CipherKey TinkGcmFile::key(const SecretBytes &secret) const {
+    return {gcm_segment_key(file_, secret, associated_data_), file_.spec(direction_)};
 }
 
 } // namespace aesgpu

@@ -5,12 +5,14 @@
 // docs/FORMAT.md describes the bytes.
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
+#include "format/file_format.hpp"
 #include "format/gcm_stream_header.hpp"
 #include "io/input_source.hpp"
 
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,5 +56,29 @@ public:
 // the stream's salt and, as info, the passphrase header (if any) followed by `associated_data`.
 [[nodiscard]] SecretBytes gcm_segment_key(const GcmFile &file, const SecretBytes &secret,
                                           std::string_view associated_data);
+
+// A GCM stream file: the settings' segment size and associated data, the key's size, and the
+// passphrase header when a passphrase keys it.
+class TinkGcmFile final : public FileFormat {
+public:
+    TinkGcmFile(const FormatSettings &settings, GcmFile file);
+
+    [[nodiscard]] std::span<const std::byte> header() const override { return header_; }
+    [[nodiscard]] Framing framing() const override { return Framing::any_length; }
+    [[nodiscard]] std::optional<SegmentGeometry> segments() const override;
+    [[nodiscard]] CipherKey key(const SecretBytes &secret) const override;
+
+    [[nodiscard]] const GcmFile &file() const { return file_; }
+
+private:
+    Direction direction_;
+    std::string associated_data_;
+    GcmFile file_;
+    std::vector<std::byte> header_;
+};
+
+// gcm_file_for, with the main key's size KeyGiven gives (a passphrase's: the settings') and the
+// settings' segment size.
+[[nodiscard]] TinkGcmFile tink_gcm_file_for(const FormatSettings &settings, const KeyGiven &key, InputSource &source);
 
 } // namespace aesgpu

@@ -13,29 +13,23 @@ namespace aesgpu {
 
 namespace {
 
-// gcm: the main key's size: the raw key's, or the one a passphrase is to give.
-std::size_t gcm_key_bytes(const CipherSettings &settings, KeySource &keys) {
-    return keys.passphrase_mode() ? settings.passphrase_key_bits / 8 : keys.secret().size();
-}
-
 void tell_notes(NoteQueue &notes, CipherObserver &observer) {
     notes.tell_queued([&observer](NoteLevel level, const std::string &what) { observer.note(level, what); });
 }
 
 // cipher_file_with_key, its notes queued: they come from other threads.
 PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
-                           const FileHeader &header, const CipherKey &key, CipherObserver &observer, NoteQueue &notes) {
-    const CipherSpec spec = header.gcm ? header.gcm->spec(settings.direction)
-                                       : CipherSpec(settings.direction, settings.mode, key.iv.value_or(CounterBlock{}));
+                           const FileFormat &format, const CipherKey &key, CipherObserver &observer, NoteQueue &notes) {
+    const CipherSpec &spec = key.spec;
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
     SelectedBackend selected = select_backend(settings.backend, spec, key.key.view(), sink.withdrawable(), &notes);
     observer.backend_selected(selected);
     const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
     FileJob job{source, sink,
-                PipelineOptions{settings.direction, framing_of(settings),
+                PipelineOptions{settings.direction, format.framing(),
                                 settings.chunk_bytes ? settings.chunk_bytes : default_chunk, selected.ring_slots}};
-    if (header.gcm) job.pipeline.segments = spec.gcm.geometry;
+    job.pipeline.segments = format.segments();
     // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
     // page cache of the files counts there too, and a dirty page cannot be given back until written.
     bool tight = false;
@@ -47,11 +41,10 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
             sink.write_behind(*limit / kWriteBehindShareOfMemoryLimit);
         }
     }
-    const std::vector<std::byte> header_bytes = header.bytes();
     if (settings.direction == Direction::encrypt) {
-        job.header = header_bytes;
+        job.header = format.header();
     } else {
-        job.header_bytes_read = header_bytes.size(); // read by file_header_for
+        job.header_bytes_read = format.header().size(); // read by file_format_for
     }
     // A chunk holds whole segments: with segments larger than the chunk asked for, one segment.
     const std::size_t slot_bytes =
@@ -71,42 +64,18 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
 
 } // namespace
 
-Framing framing_of(const CipherSettings &settings) {
-    return settings.mode == Mode::gcm ? Framing::any_length : openssl_enc_framing(settings.mode, settings.no_pad);
+std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeySource &keys, InputSource &source) {
+    // A raw key's size shapes a GCM header; asking a passphrase's would prompt for it.
+    const KeyGiven given{keys.passphrase_mode(), keys.passphrase_mode() ? 0 : keys.secret().size()};
+    return file_format_for(static_cast<const FormatSettings &>(settings), given, source);
 }
 
-std::vector<std::byte> FileHeader::bytes() const {
-    if (gcm) return gcm->header_bytes();
-    if (!salt) return {};
-    const auto salted = make_salted_header(*salt);
-    return {salted.begin(), salted.end()};
-}
-
-FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, InputSource &source) {
-    FileHeader header;
-    if (settings.mode == Mode::gcm) {
-        const std::size_t segment_bytes = settings.segment_bytes ? settings.segment_bytes : kDefaultSegmentBytes;
-        header.gcm = gcm_file_for(settings.direction, gcm_key_bytes(settings, keys), segment_bytes,
-                                  keys.passphrase_mode(), source);
-    } else if (keys.passphrase_mode()) {
-        header.salt = settings.direction == Direction::encrypt ? random_salt() : read_salt(source);
-    }
-    return header;
-}
-
-CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header) {
-    if (header.gcm) return {gcm_segment_key(*header.gcm, keys.secret(), settings.associated_data), {}};
-    if (!header.salt) {
-        // The counter a raw CTR key starts from is the caller's to give: a default would repeat it.
-        if (settings.mode == Mode::ctr && !settings.iv) throw std::invalid_argument("CTR with a raw key needs an IV");
-        return {SecretBytes(keys.secret().view()), settings.iv};
-    }
-    return openssl_enc_key(settings.mode, keys.secret(), *header.salt, settings.pbkdf2_iterations,
-                           settings.passphrase_key_bits / 8);
+CipherKey cipher_key(const FileFormat &format, KeySource &keys) {
+    return format.key(keys.secret());
 }
 
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
-                                   const FileHeader &header, const CipherKey &key, CipherObserver &observer) {
+                                   const FileFormat &format, const CipherKey &key, CipherObserver &observer) {
     // Declared before anything that may note to it: the GPU backends tell their clean-up as they go.
     NoteQueue notes;
     struct Unhook {
@@ -121,7 +90,7 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
     sink.send_notes_to(&notes);
     PipelineStats stats;
     try {
-        stats = run_with_key(source, sink, settings, header, key, observer, notes);
+        stats = run_with_key(source, sink, settings, format, key, observer, notes);
     } catch (...) {
         try {
             tell_notes(notes, observer);
@@ -136,9 +105,9 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
 
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
                           CipherObserver &observer) {
-    const FileHeader header = file_header_for(settings, keys, source);
-    const CipherKey key = cipher_key(settings, keys, header);
-    return cipher_file_with_key(source, sink, settings, header, key, observer);
+    const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
+    const CipherKey key = cipher_key(*format, keys);
+    return cipher_file_with_key(source, sink, settings, *format, key, observer);
 }
 
 } // namespace aesgpu

@@ -25,8 +25,7 @@
 #include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
-#include "format/openssl_enc.hpp"
-#include "format/tink_gcm.hpp"
+#include "format/file_format.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 #include "job/key_source.hpp"
@@ -34,59 +33,38 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <string>
+#include <memory>
 #include <string_view>
-#include <vector>
 
 namespace aesgpu {
 
-// What a caller prefers; the key is not here (KeySource), nor anything about terminals or names.
-struct CipherSettings {
-    Direction direction = Direction::encrypt;
-    Mode mode = Mode::ecb;
-    std::optional<CounterBlock> iv; // ctr with a raw key; a passphrase derives its own
-    bool no_pad = false;            // ecb: whole blocks only, no PKCS#7 padding
-    unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
-    unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // the AES key a passphrase gives
-    // gcm with a raw key; 0: kDefaultSegmentBytes. A passphrase file's header says its own.
-    std::size_t segment_bytes = 0;
-    std::string associated_data; // gcm: bound to every segment, not secret
+// What a caller prefers: the format's settings, and how to run it. The key is not here
+// (KeySource), nor anything about terminals or names.
+struct CipherSettings : FormatSettings {
     BackendRequest backend;
     std::size_t chunk_bytes = 0; // 0: the backend's choice for files, kStreamChunkBytes for streams
 };
 
-// CTR takes any length; ECB pads (PKCS#7) unless no_pad; GCM goes by segments.
-[[nodiscard]] Framing framing_of(const CipherSettings &settings);
+// Encrypting: a fresh header; decrypting: the header read from the start of `source`. Asks `keys`
+// for a raw key's size only, never for a passphrase. Throws as file_format_for.
+[[nodiscard]] std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeySource &keys,
+                                                          InputSource &source);
 
-// What stands in front of the data: with a passphrase, ECB's and CTR's Salted__ header and salt;
-// for GCM, the stream headers. Nothing for ECB and CTR with a raw key.
-struct FileHeader {
-    std::optional<Salt> salt;
-    std::optional<GcmFile> gcm;
-
-    [[nodiscard]] std::vector<std::byte> bytes() const;
-};
-
-// Encrypting: a fresh header (a new salt, a new GCM stream salt and nonce prefix). Decrypting: the
-// header read from the start of `source`. Asks `keys` for a raw key's size only (GCM), never for a
-// passphrase. Throws NoSaltedHeader, FormatError (a GCM header that does not fit), or
-// std::invalid_argument (a GCM key of neither 16 nor 32 bytes; a segment too small for its header).
-[[nodiscard]] FileHeader file_header_for(const CipherSettings &settings, KeySource &keys, InputSource &source);
-
-// The key the data is ciphered with and, for CTR, the IV: the raw key and settings.iv; PBKDF2 of the
-// passphrase and salt (as `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the
-// raw key, or of scrypt of the passphrase, with the stream salt and the associated data).
-[[nodiscard]] CipherKey cipher_key(const CipherSettings &settings, KeySource &keys, const FileHeader &header);
+// The key the data is ciphered with: the raw key as given; PBKDF2 of the passphrase and salt (as
+// `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the raw key, or of scrypt
+// of the passphrase, with the stream salt and the associated data). Asks for a passphrase here.
+// CTR with a raw key and no settings.iv is std::invalid_argument: a fixed counter would give
+// every such file the same keystream.
+[[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys);
 
 // How the job was set up, as it starts.
 struct JobPlan {
     const SelectedBackend &selected;
-    std::size_t chunk_bytes;       // asked for: the pipeline may take less where memory is short
-    std::size_t slot_bytes;        // a ring slot: the chunk, or whole GCM segments
+    std::size_t chunk_bytes; // asked for: the pipeline may take less where memory is short
+    std::size_t slot_bytes;  // a ring slot: the chunk, or whole GCM segments
     std::size_t ring_slots;
-    std::uint64_t memory_limit;    // the control group's (0: none): the ring takes at most a share
-    bool input_dropped_behind;     // memory is tight: the input leaves the page cache once read,
+    std::uint64_t memory_limit;       // the control group's (0: none): the ring takes at most a share
+    bool input_dropped_behind;        // memory is tight: the input leaves the page cache once read,
     std::uint64_t write_behind_bytes; // and the output is written to the disk every so many bytes
 };
 
@@ -111,12 +89,11 @@ public:
 // control group's memory limit), runs the pipeline and commits. Its bytes count the headers too.
 // Throws IoError, FormatError (BadPadding, AuthenticationFailed, StreamCutShort), TooManySegments,
 // GpuUnavailable, ResourceExhausted; a file sink is then not committed (a stream sink holds what was
-// written already). CTR with a raw key and no settings.iv is std::invalid_argument: a fixed counter
-// would give every such file the same keystream.
+// written already).
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
-                                   const FileHeader &header, const CipherKey &key, CipherObserver &observer);
+                                   const FileFormat &format, const CipherKey &key, CipherObserver &observer);
 
-// The whole file job: file_header_for, cipher_key, cipher_file_with_key.
+// The whole file job: file_format_for, cipher_key, cipher_file_with_key.
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
                           CipherObserver &observer);
 

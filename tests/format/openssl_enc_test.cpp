@@ -68,8 +68,8 @@ TEST(OpensslEnc, FramingPadsEcbUnlessToldAndLetsCtrEndAnywhere) {
 
 // What `openssl enc -P` prints: "salt=...", "key=...", and "iv =..." for modes with an IV.
 std::string openssl_prints(const std::string &cipher, const std::string &salt_hex) {
-    const std::string command = "openssl enc -" + cipher + " -pbkdf2 -md sha256 -iter 1000 -pass pass:sesame -S " +
-                                salt_hex + " -P 2>&1";
+    const std::string command =
+        "openssl enc -" + cipher + " -pbkdf2 -md sha256 -iter 1000 -pass pass:sesame -S " + salt_hex + " -P 2>&1";
     std::unique_ptr<FILE, int (*)(FILE *)> pipe(::popen(command.c_str(), "r"), ::pclose);
     std::string text;
     std::array<char, 256> buffer{};
@@ -86,13 +86,15 @@ TEST(OpensslEnc, KeyAndIvAreWhatOpensslEncDerives) {
         for (char &c : hex) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         return hex;
     };
-    const CipherKey ecb = openssl_enc_key(Mode::ecb, secret, salt, 1000, 16);
-    EXPECT_FALSE(ecb.iv) << "ECB has no IV";
-    EXPECT_EQ(openssl_prints("aes-128-ecb", "0123456789abcdef"), "salt=0123456789ABCDEF\nkey=" + upper(ecb.key.view()) + "\n");
-    const CipherKey ctr = openssl_enc_key(Mode::ctr, secret, salt, 1000, 32);
-    ASSERT_TRUE(ctr.iv);
+    const CipherKey ecb = openssl_enc_key(Direction::decrypt, Mode::ecb, secret, salt, 1000, 16);
+    EXPECT_EQ(ecb.spec.mode, Mode::ecb);
+    EXPECT_EQ(ecb.spec.direction, Direction::decrypt);
+    EXPECT_EQ(openssl_prints("aes-128-ecb", "0123456789abcdef"),
+              "salt=0123456789ABCDEF\nkey=" + upper(ecb.key.view()) + "\n");
+    const CipherKey ctr = openssl_enc_key(Direction::encrypt, Mode::ctr, secret, salt, 1000, 32);
+    EXPECT_EQ(ctr.spec.mode, Mode::ctr);
     EXPECT_EQ(openssl_prints("aes-256-ctr", "0123456789abcdef"),
-              "salt=0123456789ABCDEF\nkey=" + upper(ctr.key.view()) + "\niv =" + upper(*ctr.iv) + "\n");
+              "salt=0123456789ABCDEF\nkey=" + upper(ctr.key.view()) + "\niv =" + upper(ctr.spec.iv) + "\n");
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 // a passphrase file starts with openssl's Salted__ header, the output appears only when the
 // observer commits it, and what can fail without the key fails before the key is asked for.
 #include "common/errors.hpp"
+#include "format/openssl_enc.hpp"
+#include "format/tink_gcm.hpp"
 #include "job/cipher_file.hpp"
 #include "support/test_support.hpp"
 
@@ -72,8 +74,8 @@ private:
     bool commits_;
 };
 
-PipelineStats cipher(const std::string &from, const std::string &to, const CipherSettings &settings,
-                     KeySource &keys, CipherObserver &observer) {
+PipelineStats cipher(const std::string &from, const std::string &to, const CipherSettings &settings, KeySource &keys,
+                     CipherObserver &observer) {
     InputSource source = InputSource::open(from);
     OutputSink sink = OutputSink::create(to, {});
     return cipher_file(source, sink, settings, keys, observer);
@@ -117,8 +119,8 @@ TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
     std::memcpy(salt.data(), encrypted.data() + 8, salt.size());
     const SecretBytes derived = derive_key(keys.secret(), salt, 1000, 24);
     Bytes expected;
-    ASSERT_TRUE(openssl_ecb(Bytes(derived.view().begin(), derived.view().end()), Direction::encrypt, true, plain,
-                            expected));
+    ASSERT_TRUE(
+        openssl_ecb(Bytes(derived.view().begin(), derived.view().end()), Direction::encrypt, true, plain, expected));
     EXPECT_TRUE(Bytes(encrypted.begin() + kSaltedHeaderBytes, encrypted.end()) == expected);
 
     settings.direction = Direction::decrypt;
@@ -195,20 +197,19 @@ TEST(CipherFile, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
     write_file(dir.file("in"), random_bytes(100));
     RecordingObserver observer(dir);
     RawKey aes192(random_bytes(24)); // Tink's GCM streams take 16- or 32-byte keys
-    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::gcm), aes192,
-                              observer),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::gcm), aes192, observer),
+        std::invalid_argument);
     RawKey ctr_key(random_bytes(16));
-    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::ctr), ctr_key,
-                              observer),
-                 std::invalid_argument)
+    EXPECT_THROW(
+        (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::ctr), ctr_key, observer),
+        std::invalid_argument)
         << "CTR with a raw key and no IV: a default counter would repeat the keystream in every such file";
     CipherSettings tiny_segments = cpu_settings(Direction::encrypt, Mode::gcm);
     // A 16-byte key's stream header is 24 bytes: with a tag, no room for a byte of data.
     tiny_segments.segment_bytes = stream_header_bytes(16) + kGcmTagBytes;
     RawKey aes128(random_bytes(16));
-    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), tiny_segments, aes128, observer),
-                 std::invalid_argument);
+    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), tiny_segments, aes128, observer), std::invalid_argument);
     EXPECT_TRUE(observer.events.empty());
     EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
 }
