@@ -100,6 +100,24 @@ void check_removal_settings(const Settings &settings, const SettingUse &use, con
     if (output == "-") refuse("remove_input needs an output file; standard output is not one");
 }
 
+// io direct: regular files only, checked by name before anything is opened (opening a FIFO would
+// wait for its other end). An output not there yet will be a regular file.
+void check_io_settings(const Settings &settings, const std::filesystem::path &input,
+                       const std::filesystem::path &output) {
+    if (settings.io != IoChoice::direct) return;
+    struct stat status {};
+    if (input == "-" || (::stat(input.c_str(), &status) == 0 && !S_ISREG(status.st_mode))) {
+        refuse("io direct reads regular files only; " +
+               (input == "-" ? std::string("standard input") : quoted_name(input.string())) + " is not one");
+    }
+    if (output == "-" || (::stat(output.c_str(), &status) == 0 && !S_ISREG(status.st_mode) &&
+                          !S_ISDIR(status.st_mode))) { // a directory is the output's own failure
+        refuse("io direct writes regular files only; " +
+               (output == "-" ? std::string("standard output") : quoted_name(output.string())) +
+               " is written as it goes");
+    }
+}
+
 // Neither the input nor an existing output may be the key file (any name for it): encrypting over
 // the key would destroy it. A missing key file is the key's failure, later.
 void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &input,
@@ -254,6 +272,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         check_passphrase_settings(settings, use);
         check_mode_settings(settings, use);
         check_removal_settings(settings, use, input, output);
+        check_io_settings(settings, input, output);
         refuse_the_key_file(keys, input, output);
         if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
         const CipherSettings library = library_settings(settings);
@@ -263,7 +282,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
             open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
         if (settings.remove_input) check_input_removable(source, input.string());
         const std::unique_ptr<FileFormat> format = file_format_for(library, keys, source);
-        const DirectIoOutcome io = choose_direct_io(IoChoice::automatic, 0, source, &sink);
+        const DirectIoOutcome io = choose_direct_io(settings.io, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
         const CipherKey cipher_key_in_hand = cipher_key(*format, keys);

@@ -82,20 +82,19 @@ const char *buffered_reason(StaysBuffered why) {
 IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
     IoPath path{};
     path.writes = sink != nullptr;
-    const bool forced = choice == IoChoice::direct;
-    if (forced && !source.size()) {
-        throw UsageError("--io direct reads regular files only; " + source.display_name() + " is read as it comes");
+    DirectIoOutcome outcome;
+    try {
+        outcome = choose_direct_io(choice, chunk_bytes, source, sink);
+    } catch (const DirectIoRefused &e) {
+        if (e.refusal) throw; // the file system's: an IoError, in the same words
+        throw UsageError(e.writing ? "--io direct writes regular files only; " + e.name + " is written as it goes"
+                                   : "--io direct reads regular files only; " + e.name + " is read as it comes");
     }
-    if (forced && sink && !sink->withdrawable()) {
-        throw UsageError("--io direct writes regular files only; " + sink->display_name() + " is written as it goes");
-    }
-    const DirectIoOutcome outcome = choose_direct_io(choice, chunk_bytes, source, sink);
     if (outcome.stays_buffered) {
         path.reason = buffered_reason(*outcome.stays_buffered);
         return path;
     }
     if (outcome.reads_refused) {
-        if (forced) throw IoError("cannot read " + source.display_name() + " directly: " + *outcome.reads_refused);
         path.reason = "reads: " + *outcome.reads_refused;
         return path;
     }
@@ -109,7 +108,6 @@ IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &sou
         return path;
     }
     if (outcome.writes_refused) {
-        if (forced) throw IoError("cannot write " + sink->display_name() + " directly: " + *outcome.writes_refused);
         path.reason += "; writes buffered: " + *outcome.writes_refused + unseen_cache;
         return path;
     }

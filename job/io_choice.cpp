@@ -3,6 +3,8 @@
 
 #include "io/direct_io.hpp"
 
+#include <utility>
+
 namespace aesgpu {
 
 namespace {
@@ -22,8 +24,19 @@ std::optional<StaysBuffered> buffered_pays(std::size_t chunk_bytes, const InputS
 
 } // namespace
 
+DirectIoRefused::DirectIoRefused(bool writing_side, const std::string &file_name,
+                                 std::optional<std::string> file_system_refusal)
+    : IoError(file_system_refusal
+                  ? (writing_side ? "cannot write " : "cannot read ") + file_name + " directly: " + *file_system_refusal
+                  : (writing_side ? "direct I/O writes regular files only; " + file_name + " is written as it goes"
+                                  : "direct I/O reads regular files only; " + file_name + " is read as it comes")),
+      writing(writing_side), name(file_name), refusal(std::move(file_system_refusal)) {}
+
 DirectIoOutcome choose_direct_io(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
     DirectIoOutcome outcome;
+    const bool forced = choice == IoChoice::direct;
+    if (forced && !source.size()) throw DirectIoRefused(false, source.display_name(), std::nullopt);
+    if (forced && sink && !sink->withdrawable()) throw DirectIoRefused(true, sink->display_name(), std::nullopt);
     if (choice == IoChoice::buffered) {
         outcome.stays_buffered = StaysBuffered::asked;
         return outcome;
@@ -33,10 +46,12 @@ DirectIoOutcome choose_direct_io(IoChoice choice, std::size_t chunk_bytes, Input
         if (outcome.stays_buffered) return outcome;
     }
     outcome.reads_refused = source.read_directly();
+    if (outcome.reads_refused && forced) throw DirectIoRefused(false, source.display_name(), outcome.reads_refused);
     if (outcome.reads_refused) return outcome;
     outcome.reads_direct = true;
     if (!sink) return outcome;
     outcome.writes_refused = sink->write_directly();
+    if (outcome.writes_refused && forced) throw DirectIoRefused(true, sink->display_name(), outcome.writes_refused);
     outcome.writes_direct = !outcome.writes_refused;
     return outcome;
 }

@@ -2,8 +2,11 @@
 #pragma once
 // Whether a file's bytes go between the disk and the ring directly (O_DIRECT, past the page cache)
 // or through the page cache: tried where it pays, and why not elsewhere, as values a caller words.
+#include "common/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
+
+#include <aesgpu/types.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,8 +15,7 @@
 
 namespace aesgpu {
 
-// automatic: directly where it pays (below); direct: wherever the files allow, asked for.
-enum class IoChoice { automatic, direct, buffered };
+// IoChoice (<aesgpu/types.hpp>): automatic, directly where it pays (below); direct, asked for.
 
 // Below this an input is read through the page cache under `automatic`: a direct run's fixed costs
 // (threads, a second descriptor, the fsync it always does) are not worth it. Provisional until the
@@ -44,10 +46,19 @@ struct DirectIoOutcome {
     bool cache_unseen = false; // automatic could not see whether the input is cached
 };
 
+// IoChoice::direct where a file cannot have it: a pipe or device (no `refusal`), or a file system
+// that refuses O_DIRECT (`refusal` says why). The caller may word it again from the fields.
+class DirectIoRefused : public IoError {
+public:
+    DirectIoRefused(bool writing, const std::string &name, std::optional<std::string> refusal);
+    bool writing;                       // the output's side
+    std::string name;                   // the file's display name
+    std::optional<std::string> refusal; // the file system's words
+};
+
 // Sets `source` and `sink` (nullptr: nothing is written) reading and writing directly as `choice`
-// says. `chunk_bytes`: the chunk asked for (0: the default, which is large enough). With `direct`
-// nothing is checked first: a caller refuses files that are not regular before. Throws nothing
-// of its own.
+// says. `chunk_bytes`: the chunk asked for (0: the default, which is large enough). Throws
+// DirectIoRefused under `direct` only: `automatic` says in the outcome why it stayed buffered.
 [[nodiscard]] DirectIoOutcome choose_direct_io(IoChoice choice, std::size_t chunk_bytes, InputSource &source,
                                                OutputSink *sink);
 

@@ -75,6 +75,9 @@ struct Settings {
     unsigned cpu_threads = 0; // 0: every hardware thread
     bool overwrite = false;   // replace an existing output file
     bool durable = false;     // return only once the output and its name are on the disk (fsync)
+    // Past the page cache or through it (IoChoice). direct: the input and output must be regular
+    // files (an output may not exist yet) on a file system that takes O_DIRECT, else an Error.
+    IoChoice io = IoChoice::automatic;
     // Remove the input once the output is in place and on the disk (durable too), as gzip does.
     // Checked before any work: the input must be a regular file whose name removes its data (no
     // symbolic link, no other hard link) from a directory this process may change, and the output
@@ -133,9 +136,9 @@ struct Plan {
     std::size_t chunk_bytes = 0;              // the input bytes of one job
     std::size_t ring_slots = 0;               // the jobs in flight at most
     std::optional<std::uint64_t> input_bytes; // none for a pipe or a device
-    // Past the page cache (O_DIRECT), as the command's --io auto: for a regular file of 64 MiB or
-    // more that is not in the page cache already, where its file system allows. A direct output is
-    // durable when the call returns.
+    // Past the page cache (O_DIRECT), as Settings::io chose (automatic: for a regular file of 64 MiB
+    // or more that is not in the page cache already, where its file system allows). A direct
+    // output is durable when the call returns.
     bool reads_direct = false;
     bool writes_direct = false;
 };

@@ -22,6 +22,14 @@ enum class BackendChoice {
     all,       // every GPU and the CPU, all run long; the CPU alone without a GPU
 };
 
+// How a file's bytes go between the disk and the cipher.
+enum class IoChoice {
+    automatic, // past the page cache (O_DIRECT) for a regular file of 64 MiB or more that is not
+               // cached already, where its file system allows; through the page cache otherwise
+    direct,    // past the page cache: regular files only, and the file system must allow it
+    buffered,  // through the page cache
+};
+
 inline constexpr unsigned kDefaultPbkdf2Iterations = 10000; // openssl enc's default
 // The AES key size a passphrase gives unless asked otherwise: the strongest.
 inline constexpr unsigned kDefaultPassphraseKeyBits = 256;

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -276,6 +277,68 @@ TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto
     const Bytes expected = openssl(EVP_aes_128_ecb(), key, nullptr, data);
     EXPECT_EQ(read_file(dir / "large.aes"), expected);
     EXPECT_EQ(read_file(dir / "cached.aes"), expected);
+}
+
+// The message and kind of the Error `run` throws; fails the test when it throws none.
+template <typename Run>
+std::pair<aesgpu::ErrorKind, std::string> error_thrown(Run run) {
+    try {
+        run();
+    } catch (const aesgpu::Error &error) {
+        return {error.kind(), error.what()};
+    }
+    ADD_FAILURE() << "no aesgpu::Error";
+    return {aesgpu::ErrorKind::internal, {}};
+}
+
+// Settings::io as the command's --io: direct past the page cache even for a small file (or an io
+// Error where the file system refuses it), buffered through it even for a large uncached one, and
+// direct on a pipe or standard stream refused before anything is opened.
+TEST(PublicCipherFile, IoDirectAndBufferedGoAsAskedAndDirectTakesRegularFilesOnly) {
+    Directory dir;
+    const bool takes_direct = takes_direct_io(dir / ".");
+    const Bytes data = random_bytes((65u << 20) + 9);
+    write_file(dir / "large", data);
+    write_file(dir / "small", Bytes(data.begin(), data.begin() + 1000));
+    const Bytes key = random_bytes(16);
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.io = aesgpu::IoChoice::direct;
+    if (takes_direct) {
+        Recorder small;
+        aesgpu::cipher_file(dir / "small", dir / "small.aes", settings, raw, &small);
+        EXPECT_TRUE(small.reads_direct) << "asked for: a small file too";
+        EXPECT_TRUE(small.writes_direct);
+        EXPECT_EQ(read_file(dir / "small.aes"),
+                  openssl(EVP_aes_128_ecb(), key, nullptr, Bytes(data.begin(), data.begin() + 1000)));
+    } else {
+        const auto [kind, message] =
+            error_thrown([&] { aesgpu::cipher_file(dir / "small", dir / "small.aes", settings, raw); });
+        EXPECT_EQ(kind, aesgpu::ErrorKind::io);
+        EXPECT_NE(message.find("directly"), std::string::npos) << message;
+        EXPECT_FALSE(std::filesystem::exists(dir / "small.aes"));
+    }
+
+    settings.io = aesgpu::IoChoice::buffered;
+    drop_from_page_cache(dir / "large");
+    Recorder buffered;
+    aesgpu::cipher_file(dir / "large", dir / "large.aes", settings, raw, &buffered);
+    EXPECT_FALSE(buffered.reads_direct) << "asked for: a large uncached file stays on the page cache";
+    EXPECT_FALSE(buffered.writes_direct);
+    EXPECT_EQ(read_file(dir / "large.aes"), openssl(EVP_aes_128_ecb(), key, nullptr, data));
+
+    settings.io = aesgpu::IoChoice::direct;
+    ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+    // A FIFO opened would wait here for a writer: the refusal comes first.
+    auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "fifo", dir / "f.aes", settings, raw); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(message, "io direct reads regular files only; '" + (dir / "fifo").string() + "' is not one");
+    std::tie(kind, message) = error_thrown([&] { aesgpu::cipher_file(dir / "small", "-", settings, raw); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(message, "io direct writes regular files only; standard output is written as it goes");
+    std::tie(kind, message) = error_thrown([&] { aesgpu::cipher_file(dir / "small", dir / "fifo", settings, raw); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(message, "io direct writes regular files only; '" + (dir / "fifo").string() + "' is written as it goes");
 }
 
 struct PromptGaveUp {};
