@@ -15,8 +15,11 @@
 #include <sys/stat.h>
 
 #include <exception>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace aesgpu {
 
@@ -294,6 +297,31 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
     } catch (...) {
         throw public_error(std::current_exception());
     }
+}
+
+std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
+                                      Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
+    std::vector<FileOutcome> outcomes;
+    outcomes.reserve(tasks.size());
+    std::optional<Error> for_the_rest;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (for_the_rest) {
+            outcomes.push_back({std::nullopt, for_the_rest});
+            continue;
+        }
+        if (observer) observer->next_file(i, tasks[i]);
+        try {
+            outcomes.push_back(
+                {cipher_file(tasks[i].input, tasks[i].output, settings, key, observer, stop, cleanups), std::nullopt});
+        } catch (const Error &error) {
+            outcomes.push_back({std::nullopt, error});
+            const bool comes_again =
+                error.kind() == ErrorKind::key ||
+                (error.kind() == ErrorKind::gpu && !gpu_can_be_had(library_settings(settings).backend));
+            if (comes_again) for_the_rest = error;
+        }
+    }
+    return outcomes;
 }
 
 const char *version() noexcept {

@@ -452,17 +452,6 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
     if (!std::cout) throw SummaryUnwritable();
 }
 
-// False when `request` needs a GPU and the probe finds none it could use (no driver, no device,
-// a --devices entry not there): a failure that will come again for every file.
-bool gpu_can_be_had(const BackendRequest &request) {
-    try {
-        check_required_backend(request);
-        return true;
-    } catch (const GpuUnavailable &) {
-        return false;
-    }
-}
-
 // With --json, the object of an input that failed before any summary of it existed.
 void print_json_failure(const CipherOptions &options, const std::string &input, const std::string &error) {
     if (!options.json) return;

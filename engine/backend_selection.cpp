@@ -117,8 +117,8 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
         lanes.push_back({.name = "CPU", .start = {}, .ready = std::move(cpu), .share = *share});
     }
     for (const int device : devices) {
-        LaneStart start = [gpu_key, pins, spec, gpu = gpu_options(request, device, notes)](
-                              std::span<const std::span<std::byte>> ring) {
+        LaneStart start = [gpu_key, pins, spec,
+                           gpu = gpu_options(request, device, notes)](std::span<const std::span<std::byte>> ring) {
             return start_gpu([&] { return make_gpu_backend_over(gpu_key->view(), spec, gpu, ring, pins.get()); });
         };
         lanes.push_back({.name = gpu_lane_name(device, devices.size()),
@@ -226,6 +226,15 @@ void check_required_backend(const BackendRequest &request) {
     const GpuProbe probe = probe_gpus();
     if (!probe.usable()) throw GpuUnavailable("no usable CUDA device: " + probe.unavailable_reason);
     (void)gpu_devices(request); // every --devices entry there, as select_backend checks them
+}
+
+bool gpu_can_be_had(const BackendRequest &request) {
+    try {
+        check_required_backend(request);
+        return true;
+    } catch (const GpuUnavailable &) {
+        return false;
+    }
 }
 
 } // namespace aesgpu

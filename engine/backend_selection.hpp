@@ -62,8 +62,8 @@ enum class CpuInstead {
 // What the selection came to, for the caller to tell: the engine itself says nothing.
 struct SelectionNotes {
     CpuInstead cpu_instead = CpuInstead::no;
-    std::string cpu_reason; // why, where cpu_instead is not `no`
-    std::size_t gpus = 0;   // the GPUs found for the run (before any failed to start)
+    std::string cpu_reason;   // why, where cpu_instead is not `no`
+    std::size_t gpus = 0;     // the GPUs found for the run (before any failed to start)
     std::vector<int> devices; // their CUDA device numbers
     // With GPUs found: how the CPU takes part (none: it waits for them).
     std::optional<LaneShare> cpu_share;
@@ -94,6 +94,10 @@ struct SelectedBackend {
 // not there; nothing for the other choices. Lets a run that prompts for a passphrase fail before
 // asking, and tells a failure that will come again (no GPU) from one that may pass.
 void check_required_backend(const BackendRequest &request);
+
+// False when `request` needs a GPU and check_required_backend finds none it could use (no driver,
+// no device, a device asked for that is not there): a failure that will come again for every file.
+[[nodiscard]] bool gpu_can_be_had(const BackendRequest &request);
 
 // "auto", "cpu", "gpu", "all".
 [[nodiscard]] const char *backend_choice_name(BackendChoice choice);

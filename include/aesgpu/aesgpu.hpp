@@ -143,11 +143,19 @@ struct Plan {
     bool writes_direct = false;
 };
 
+// One input and where its output goes, for cipher_files.
+struct FileTask {
+    std::filesystem::path input;
+    std::filesystem::path output;
+};
+
 // Told what a run does as it goes; the defaults do nothing. What a callback throws ends the run
 // (no output) and comes out of cipher_file as it was thrown.
 class Observer {
 public:
     virtual ~Observer() = default;
+    // cipher_files: the task about to be tried (`index` into the tasks), before its starting().
+    virtual void next_file(std::size_t /*index*/, const FileTask & /*task*/) {}
     virtual void starting(const Plan & /*plan*/) {}
     // After each chunk is written: the input bytes done so far.
     virtual void progress(std::uint64_t /*bytes_done*/) {}
@@ -225,6 +233,24 @@ private:
 Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
                    Key &key, Observer *observer = nullptr, std::stop_token stop = {},
                    InterruptCleanups *cleanups = nullptr);
+
+// What became of one FileTask of cipher_files: its Result, or the Error it failed with (its output
+// is then absent, as cipher_file leaves it).
+struct FileOutcome {
+    std::optional<Result> result;
+    std::optional<Error> error;
+};
+
+// Each task in turn with one Key (a key file read, a prompt asked, once), as the aesgpu command
+// runs several files: a file that fails does not stop the ones after it. A failure that would come
+// again for every file fails the rest untried with the same Error: the Key cannot be had
+// (ErrorKind::key), or the settings need a GPU and none is there (ErrorKind::gpu; a GPU busy or
+// short of memory is tried again for the next file). After a stop, every task left fails with
+// ErrorKind::stopped. What the Observer or a prompt throws ends the run and comes out as it was
+// thrown. Returns one outcome per task, in order.
+std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
+                                      Observer *observer = nullptr, std::stop_token stop = {},
+                                      InterruptCleanups *cleanups = nullptr);
 
 // A CTR IV (Settings::iv) from exactly 32 hexadecimal digits; throws Error{ErrorKind::settings}.
 [[nodiscard]] std::array<std::uint8_t, 16> iv_from_hex(std::string_view hex);

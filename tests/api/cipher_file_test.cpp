@@ -341,6 +341,126 @@ TEST(PublicCipherFile, IoDirectAndBufferedGoAsAskedAndDirectTakesRegularFilesOnl
     EXPECT_EQ(message, "io direct writes regular files only; '" + (dir / "fifo").string() + "' is written as it goes");
 }
 
+// Which tasks cipher_files tried, and what to do at one of them.
+class FileRecorder final : public aesgpu::Observer {
+public:
+    void next_file(std::size_t index, const aesgpu::FileTask &task) override {
+        tried.push_back(index);
+        EXPECT_EQ(task.output.filename().string(), task.input.filename().string() + ".out");
+        if (stop_at == index) stop.request_stop();
+        if (throw_at == index) throw std::runtime_error("the observer's own failure");
+    }
+    std::vector<std::size_t> tried;
+    std::stop_source stop;
+    std::optional<std::size_t> stop_at;
+    std::optional<std::size_t> throw_at;
+};
+
+std::vector<aesgpu::FileTask> tasks_for(const Directory &dir, const std::vector<std::string> &names) {
+    std::vector<aesgpu::FileTask> tasks;
+    for (const std::string &name : names) tasks.push_back({dir / name.c_str(), dir / (name + ".out").c_str()});
+    return tasks;
+}
+
+TEST(PublicCipherFiles, EachFileGoesOnPastAFailureAndThePromptAsksOnce) {
+    Directory dir;
+    const Bytes a = random_bytes(1000);
+    const Bytes c = random_bytes((1 << 20) + 7);
+    write_file(dir / "a", a);
+    write_file(dir / "c", c);
+    int asked = 0;
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
+        ++asked;
+        const std::string answer = "correct horse";
+        std::copy(answer.begin(), answer.end(), buffer.begin());
+        return answer.size();
+    });
+    FileRecorder told;
+    const std::vector<aesgpu::FileTask> tasks = tasks_for(dir, {"a", "missing", "c"});
+    const std::vector<aesgpu::FileOutcome> outcomes =
+        aesgpu::cipher_files(tasks, cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), prompt, &told);
+    ASSERT_EQ(outcomes.size(), 3u);
+    ASSERT_TRUE(outcomes[0].result);
+    EXPECT_FALSE(outcomes[0].error);
+    EXPECT_EQ(outcomes[0].result->bytes_read, a.size());
+    ASSERT_TRUE(outcomes[1].error);
+    EXPECT_FALSE(outcomes[1].result);
+    EXPECT_EQ(outcomes[1].error->kind(), aesgpu::ErrorKind::io);
+    ASSERT_TRUE(outcomes[2].result) << "a failed file does not stop the ones after it";
+    EXPECT_EQ(told.tried, (std::vector<std::size_t>{0, 1, 2}));
+    EXPECT_EQ(asked, 1) << "one Key, asked once for every file";
+    EXPECT_FALSE(fs::exists(dir / "missing.out"));
+
+    // And back, each file with its own salt under the one passphrase.
+    aesgpu::Key same = aesgpu::Key::passphrase("correct horse");
+    const std::vector<aesgpu::FileTask> back = {{dir / "a.out", dir / "a.back"}, {dir / "c.out", dir / "c.back"}};
+    for (const aesgpu::FileOutcome &outcome :
+         aesgpu::cipher_files(back, cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm), same)) {
+        EXPECT_TRUE(outcome.result) << (outcome.error ? outcome.error->what() : "");
+    }
+    EXPECT_EQ(read_file(dir / "a.back"), a);
+    EXPECT_EQ(read_file(dir / "c.back"), c);
+}
+
+// A failure that would come again for every file fails the rest untried, with the same Error; a stop
+// fails every file left; what the Observer throws ends the run as it was thrown.
+TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
+    Directory dir;
+    for (const char *name : {"a", "b", "c"}) write_file(dir / name, random_bytes(100));
+    const std::vector<aesgpu::FileTask> tasks = tasks_for(dir, {"a", "b", "c"});
+    const auto expect_all_failed_as_the_first = [&](const std::vector<aesgpu::FileOutcome> &outcomes,
+                                                    aesgpu::ErrorKind kind) {
+        ASSERT_EQ(outcomes.size(), 3u);
+        ASSERT_TRUE(outcomes[0].error);
+        EXPECT_EQ(outcomes[0].error->kind(), kind) << outcomes[0].error->what();
+        for (const aesgpu::FileOutcome &outcome : outcomes) {
+            ASSERT_TRUE(outcome.error);
+            EXPECT_FALSE(outcome.result);
+            EXPECT_EQ(outcome.error->kind(), kind);
+            EXPECT_EQ(std::string(outcome.error->what()), outcomes[0].error->what());
+        }
+        for (const char *name : {"a.out", "b.out", "c.out"}) EXPECT_FALSE(fs::exists(dir / name)) << name;
+    };
+    {
+        aesgpu::Key no_file = aesgpu::Key::key_file(dir / "no-such-key");
+        FileRecorder told;
+        expect_all_failed_as_the_first(
+            aesgpu::cipher_files(tasks, cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), no_file, &told),
+            aesgpu::ErrorKind::key);
+        EXPECT_EQ(told.tried, std::vector<std::size_t>{0}) << "the key cannot be had for the others either";
+    }
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    {
+        aesgpu::Settings settings;
+        settings.backend = aesgpu::BackendChoice::gpu;
+        settings.devices = {99}; // on no machine here
+        FileRecorder told;
+        expect_all_failed_as_the_first(aesgpu::cipher_files(tasks, settings, raw, &told), aesgpu::ErrorKind::gpu);
+        EXPECT_EQ(told.tried, std::vector<std::size_t>{0}) << "no such GPU for the others either";
+    }
+    FileRecorder stopping;
+    stopping.stop_at = 1;
+    const std::vector<aesgpu::FileOutcome> stopped = aesgpu::cipher_files(
+        tasks, cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), raw, &stopping, stopping.stop.get_token());
+    ASSERT_EQ(stopped.size(), 3u);
+    EXPECT_TRUE(stopped[0].result);
+    for (std::size_t i : {1u, 2u}) {
+        ASSERT_TRUE(stopped[i].error) << i;
+        EXPECT_EQ(stopped[i].error->kind(), aesgpu::ErrorKind::stopped) << i;
+    }
+    EXPECT_TRUE(fs::exists(dir / "a.out"));
+    EXPECT_FALSE(fs::exists(dir / "b.out"));
+    EXPECT_FALSE(fs::exists(dir / "c.out"));
+
+    FileRecorder throwing;
+    throwing.throw_at = 1;
+    aesgpu::Settings replace = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    replace.overwrite = true;
+    EXPECT_THROW((void)aesgpu::cipher_files(tasks, replace, raw, &throwing), std::runtime_error);
+    EXPECT_EQ(throwing.tried, (std::vector<std::size_t>{0, 1}));
+    EXPECT_FALSE(fs::exists(dir / "b.out"));
+}
+
 struct PromptGaveUp {};
 
 // The message of the Error `run` throws; fails the test when it throws none.
