@@ -103,6 +103,15 @@ aesgpu::ErrorKind kind_thrown(Run run) {
     return aesgpu::ErrorKind::internal;
 }
 
+// A prompt that answers `answer`, counting in `asked` how often it was asked.
+aesgpu::Key prompt_answering(const std::string &answer, int &asked) {
+    return aesgpu::Key::passphrase_prompt([answer, &asked](std::span<char> buffer) {
+        ++asked;
+        std::copy(answer.begin(), answer.end(), buffer.begin());
+        return answer.size();
+    });
+}
+
 class Recorder final : public aesgpu::Observer {
 public:
     void starting(const aesgpu::Plan &plan) override {
@@ -181,12 +190,7 @@ TEST(PublicCipherFile, APassphraseFileIsOpensslsSaltedFormatAndTheKeyFileAndProm
     EXPECT_EQ(encrypted.size(), data.size() + 16);
 
     int asked = 0;
-    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
-        ++asked;
-        const std::string answer = "correct horse";
-        std::copy(answer.begin(), answer.end(), buffer.begin());
-        return answer.size();
-    });
+    aesgpu::Key prompt = prompt_answering("correct horse", asked);
     aesgpu::cipher_file(dir / "enc", dir / "dec", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ctr), prompt);
     EXPECT_EQ(read_file(dir / "dec"), data);
     EXPECT_EQ(asked, 1);
@@ -369,12 +373,7 @@ TEST(PublicCipherFiles, EachFileGoesOnPastAFailureAndThePromptAsksOnce) {
     write_file(dir / "a", a);
     write_file(dir / "c", c);
     int asked = 0;
-    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
-        ++asked;
-        const std::string answer = "correct horse";
-        std::copy(answer.begin(), answer.end(), buffer.begin());
-        return answer.size();
-    });
+    aesgpu::Key prompt = prompt_answering("correct horse", asked);
     FileRecorder told;
     const std::vector<aesgpu::FileTask> tasks = tasks_for(dir, {"a", "missing", "c"});
     const std::vector<aesgpu::FileOutcome> outcomes =
