@@ -7,6 +7,7 @@
 #include "app/logging.hpp"
 #include "common/errors.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,11 @@ BenchSettings bench_settings(const BenchOptions &options) {
     settings.reps = std::max(options.reps, 1);
     settings.threads = options.threads;
     settings.file = options.file;
+    // The bench refuses a file that is not a regular one too, in its own words.
+    struct stat status {};
+    if (!options.file.empty() && ::stat(options.file.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+        throw UsageError("--file needs a regular file: " + quoted_name(options.file) + " is not one");
+    }
     return settings;
 }
 
@@ -74,14 +80,16 @@ int run_bench_command(const BenchOptions &options) {
         report = run_bench(settings);
     }
     // As with `encrypt --backend gpu`: asking for the GPU alone and getting nothing is a failure.
-    if (!settings.cpu && !report.unavailable.empty()) throw std::runtime_error(report.unavailable.front().reason);
+    if (!settings.cpu && !report.unavailable.empty()) {
+        throw std::runtime_error(stage_reason(report.unavailable.front(), report.size_bytes));
+    }
     if (options.json) {
         print_bench_json(report, std::cout);
     } else {
         print_bench_table(report, std::cout);
     }
     // The rows measured are out; the first stage that could not run is the error.
-    if (!report.failed.empty()) throw std::runtime_error(report.failed.front().text());
+    if (!report.failed.empty()) throw std::runtime_error(stage_note_text(report.failed.front(), report.size_bytes));
     return 0;
 }
 

@@ -19,6 +19,21 @@ const char *direction_name(Direction direction) {
 
 } // namespace
 
+std::string stage_reason(const StageNote &note, std::size_t size_bytes) {
+    switch (note.size) {
+    case SizeAdvice::none: break;
+    case SizeAdvice::smaller: return note.reason + " (try a smaller --size)";
+    case SizeAdvice::no_memory:
+        return "not enough memory for --size " + human_bytes(double(size_bytes)) + " (try a smaller one)";
+    case SizeAdvice::below_one_segment: return "--size is below one segment (1 MiB)";
+    }
+    return note.reason;
+}
+
+std::string stage_note_text(const StageNote &note, std::size_t size_bytes) {
+    return note.stage + ": " + stage_reason(note, size_bytes);
+}
+
 void print_bench_table(const BenchReport &report, std::ostream &out) {
     out << fmt::format("aesgpu bench: {} per in-memory measurement, median of {} after a warm-up\n",
                        human_bytes(double(report.size_bytes)), report.reps);
@@ -39,8 +54,10 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
         out << fmt::format("{:<8} {:<32} {:>8.3f} {:>8.2f} {:>8.2f} {:>10.2f}\n", r.backend, r.what, r.seconds,
                            r.user_seconds, r.system_seconds, r.cpu_seconds_per_gib());
     }
-    for (const StageNote &note : report.unavailable) out << "unavailable: " << note.text() << "\n";
-    for (const StageNote &note : report.failed) out << "failed: " << note.text() << "\n";
+    for (const StageNote &note : report.unavailable) {
+        out << "unavailable: " << stage_note_text(note, report.size_bytes) << "\n";
+    }
+    for (const StageNote &note : report.failed) out << "failed: " << stage_note_text(note, report.size_bytes) << "\n";
 }
 
 void print_bench_json(const BenchReport &report, std::ostream &out) {
@@ -64,9 +81,9 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            {"ratio", std::isfinite(r.ratio) && r.ratio > 0 ? nlohmann::ordered_json(r.ratio) : nullptr},
                            {"ratio_text", r.ratio_text}});
     }
-    const auto texts = [](const std::vector<StageNote> &notes) {
+    const auto texts = [&report](const std::vector<StageNote> &notes) {
         nlohmann::ordered_json list = nlohmann::ordered_json::array();
-        for (const StageNote &note : notes) list.push_back(note.text());
+        for (const StageNote &note : notes) list.push_back(stage_note_text(note, report.size_bytes));
         return list;
     };
     const nlohmann::ordered_json document = {

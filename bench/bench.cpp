@@ -19,13 +19,12 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
+#include "job/io_choice.hpp"
 #include "job/key_source.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -54,7 +53,8 @@ constexpr std::size_t kVerifyBytes = std::size_t{64} << 20;
 std::string cipher_name(unsigned bits, const CipherSpec &spec) {
     std::string mode = mode_name(spec.mode);
     std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
-    return fmt::format("AES-{}-{} {}", bits, mode, spec.direction == Direction::encrypt ? "encrypt" : "decrypt");
+    return "AES-" + std::to_string(bits) + "-" + mode +
+           (spec.direction == Direction::encrypt ? " encrypt" : " decrypt");
 }
 
 double median(std::vector<double> values) {
@@ -212,11 +212,15 @@ CipherSpec bench_spec(Mode mode, Direction direction, std::size_t key_bytes) {
     return spec;
 }
 
-// The file system took no O_DIRECT for a direct file row (its rows are left out, with a note).
-class DirectIoRefused : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+// The file stage's file, a regular one. stat, never open: opening a FIFO would wait for a writer.
+struct stat bench_file_status(const std::string &path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", quoted_name(path), errno));
+    if (!S_ISREG(status.st_mode)) {
+        throw std::invalid_argument("the file to time must be a regular file: " + quoted_name(path) + " is not one");
+    }
+    return status;
+}
 
 // A file row's job tells the plan's callers what the CLI's would: the backend chosen, and the commit
 // to run (signals held off).
@@ -251,7 +255,7 @@ public:
         for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
             for (const unsigned threads : thread_counts()) {
                 const std::string what =
-                    fmt::format("{}, {} thread{}", cipher_name(bits, spec), threads, threads == 1 ? "" : "s");
+                    cipher_name(bits, spec) + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
                 step("cpu " + what);
                 OpenSslBackend backend(key, spec, threads);
                 backend.configure_slots(1, plan_.size_bytes);
@@ -289,8 +293,8 @@ public:
                     },
                     prepare);
                 r.ratio = r.gbps() / (threads == 1 ? ceilings.memcpy_gbps : ceilings.pass_gbps);
-                r.ratio_text = threads == 1 ? fmt::format("{:.2f}x memcpy, 1 thread", r.ratio)
-                                            : fmt::format("{:.0f}% of the in-place pass", 100 * r.ratio);
+                r.ratio_text = threads == 1 ? fixed(r.ratio, 2) + "x memcpy, 1 thread"
+                                            : fixed(100 * r.ratio, 0) + "% of the in-place pass";
                 add(r);
             }
         });
@@ -321,7 +325,7 @@ public:
         if (gpus > 1) {
             step("gpu copy ceilings, every GPU at once");
             const double seconds = time_every_gpu_two_way(std::move(gpu), gpus);
-            add_ceiling(fmt::format("pinned H2D+D2H at once, {} GPUs", gpus), 2 * size * gpus, seconds);
+            add_ceiling("pinned H2D+D2H at once, " + std::to_string(gpus) + " GPUs", 2 * size * gpus, seconds);
             half_every_two_way_gbps = size * gpus / seconds / 1e9;
             gpu = GpuBench::create(plan_.size_bytes);
         }
@@ -336,7 +340,7 @@ public:
             kernel.seconds = gpu->time_kernel(key, spec, plan_.reps);
             // Both read and write every byte once, so the ratio compares like with like.
             kernel.ratio = copies.device_copy_seconds / kernel.seconds;
-            kernel.ratio_text = fmt::format("{:.0f}% of device copy", 100 * kernel.ratio);
+            kernel.ratio_text = fixed(100 * kernel.ratio, 0) + "% of device copy";
             add(kernel);
 
             step("gpu pipeline " + name);
@@ -344,15 +348,16 @@ public:
                                 gpu_ring_slots(kDefaultGpuStreams), kGpuFileChunkBytes};
             BenchResult pipeline = time_ring(std::move(one), key, spec, "gpu", name + ", pinned host to host");
             pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
-            pipeline.ratio_text = fmt::format("{:.0f}% of half the two-way rate", 100 * pipeline.ratio);
+            pipeline.ratio_text = fixed(100 * pipeline.ratio, 0) + "% of half the two-way rate";
             add(pipeline);
             double gpus_gbps = pipeline.gbps();
             if (gpus > 1) {
                 step("gpu pipeline, every GPU, " + name);
                 BenchResult every = time_ring(chosen(BackendChoice::gpu, key, spec), key, spec, "gpu",
-                                              fmt::format("{}, {} GPUs", name, gpus));
+                                              name + ", " + std::to_string(gpus) + " GPUs");
                 every.ratio = every.gbps() / half_every_two_way_gbps;
-                every.ratio_text = fmt::format("{:.0f}% of half the {} GPUs' two-way rate", 100 * every.ratio, gpus);
+                every.ratio_text =
+                    fixed(100 * every.ratio, 0) + "% of half the " + std::to_string(gpus) + " GPUs' two-way rate";
                 add(every);
                 gpus_gbps = std::max(gpus_gbps, every.gbps());
             }
@@ -360,7 +365,7 @@ public:
             // the CPU beside the GPUs pays (the x2 host: about 95 GB/s together, 67-68 alone).
             step("cpu pipeline " + name);
             BenchResult cpu = time_ring(chosen(BackendChoice::cpu, key, spec), key, spec, "cpu",
-                                        fmt::format("{}, {} threads, host ring", name, plan_.threads));
+                                        name + ", " + std::to_string(plan_.threads) + " threads, host ring");
             cpu.threads = plan_.threads;
             add(cpu);
             step("all pipeline " + name);
@@ -368,38 +373,68 @@ public:
                                         name + (gpus > 1 ? ", every GPU and the CPU" : ", GPU and CPU"));
             all.threads = plan_.threads;
             all.ratio = all.gbps() / std::max(cpu.gbps(), gpus_gbps);
-            all.ratio_text =
-                fmt::format("{:.2f}x the better alone (cpu {:.1f}, gpu {:.1f})", all.ratio, cpu.gbps(), gpus_gbps);
+            all.ratio_text = fixed(all.ratio, 2) + "x the better alone (cpu " + fixed(cpu.gbps(), 1) + ", gpu " +
+                             fixed(gpus_gbps, 1) + ")";
             add(all);
         });
         return true;
     }
 
     void file(const std::string &path, bool with_gpu) {
-        // stat first: opening a FIFO would wait for a writer.
-        struct stat status {};
-        if (::stat(path.c_str(), &status) != 0) throw IoError(errno_message("cannot open", quoted_name(path), errno));
-        if (!S_ISREG(status.st_mode))
-            throw UsageError("--file needs a regular file: " + quoted_name(path) + " is not one");
-        const double size = double(status.st_size);
+        const struct stat status = bench_file_status(path);
         const std::filesystem::path target(path);
         const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
         const ScratchDirectory scratch(directory, plan_.interrupt_cleanups);
-        const std::string copy = scratch.file("copy");
-        const std::string encrypted = scratch.file("encrypted");
-        const std::string decrypted = scratch.file("decrypted");
-
-        // Each timed run writes a new file, as `aesgpu encrypt big -o new` does: replacing the last
-        // run's output would add freeing its pages to the time. Its input comes from the disk, not
-        // the page cache (dropped first), and the time runs until the output is on the disk.
-        const auto fresh = [this](const std::string &input, const std::string &output) {
-            return [this, &input, &output] {
-                std::filesystem::remove(output);
-                if (!evict_from_page_cache(input)) input_stayed_cached_ = true;
-            };
-        };
+        const FileNames files{path, scratch.file("encrypted"), scratch.file("decrypted")};
         disk_ceilings(path, status.st_size, scratch.file("ceiling"));
+        const BenchResult cp = file_copy_row(path, scratch.file("copy"), double(status.st_size));
 
+        // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
+        const unsigned bits = plan_.key_bits.front();
+        const auto key = random_key(bits);
+        for (const auto &[backend, mode] : file_runs(with_gpu)) {
+            const FileRun run{backend, mode, bits, key, bench_spec(mode, Direction::encrypt, key.size())};
+            std::vector<bool> paths = {false};
+            if (direct_io_refusal_.empty()) paths.push_back(true);
+            for (const bool direct : paths) {
+                if (!file_rows(run, files, direct, cp)) break;
+            }
+        }
+        if (input_stayed_cached_) {
+            report_.unavailable.push_back(
+                {"file", "the kernel refused to drop an input from the page cache: some rows read it from memory"});
+        }
+    }
+
+private:
+    // The file stage's file and the outputs of its runs.
+    struct FileNames {
+        const std::string &plain;
+        std::string encrypted;
+        std::string decrypted;
+    };
+
+    // One backend and mode of the file stage.
+    struct FileRun {
+        const std::string &backend; // "cpu", "gpu" or "all"
+        Mode mode;
+        unsigned bits;
+        const std::vector<std::uint8_t> &key;
+        CipherSpec encrypting; // its IV (CTR) is the runs'
+    };
+
+    // Before each timed run: a new output, as `aesgpu encrypt big -o new` writes (replacing the
+    // last run's would add freeing its pages to the time), and the input from the disk, not the
+    // page cache. The time runs until the output is on the disk.
+    std::function<void()> fresh(const std::string &input, const std::string &output) {
+        return [this, &input, &output] {
+            std::filesystem::remove(output);
+            if (!evict_from_page_cache(input)) input_stayed_cached_ = true;
+        };
+    }
+
+    // cp and fsync of the file: what every file row is judged against.
+    BenchResult file_copy_row(const std::string &path, const std::string &copy, double size) {
         step("file copy (cp)");
         BenchResult cp = result("cpu", "ceiling", "file copy (cp), then fsync");
         cp.bytes = size;
@@ -412,82 +447,69 @@ public:
                           fresh(path, copy)));
         add(cp);
         std::filesystem::remove(copy);
-
-        // Key size hardly changes file-to-file times, so this stage runs the first one asked for.
-        const unsigned bits = plan_.key_bits.front();
-        const auto key = random_key(bits);
-        for (const auto &[backend, mode] : file_runs(with_gpu)) {
-            // As `aesgpu encrypt|decrypt --mode M --backend cpu|gpu -f FROM -o TO` runs it.
-            BackendRequest request;
-            request.choice = backend == "gpu"   ? BackendChoice::gpu
-                             : backend == "all" ? BackendChoice::all
-                                                : BackendChoice::cpu;
-            request.cpu_threads = plan_.threads;
-            const CipherSpec encrypting = bench_spec(mode, Direction::encrypt, key.size());
-            // `direct`: as --io direct (ECB and CTR), else as --io buffered; false where the file
-            // system refused it (and the direct rows are left out).
-            const auto run = [&](Direction direction, const std::string &from, const std::string &to, bool direct) {
-                const unsigned io_threads = default_io_threads();
-                InputSource source = InputSource::open(from, io_threads);
-                OutputSink sink = OutputSink::create(to, OutputPolicy{.overwrite = true,
-                                                                      .input_status = &source.status(),
-                                                                      .io_threads = io_threads,
-                                                                      .interrupt_cleanups = plan_.interrupt_cleanups});
-                sink.make_durable(); // timed until the output is on the disk, as cp's fsync
-                if (direct) {
-                    const auto refusal = source.read_directly();
-                    const auto write_refusal = refusal ? refusal : sink.write_directly();
-                    if (write_refusal) throw DirectIoRefused(*write_refusal);
-                }
-                // As the encrypt and decrypt commands run it: a raw key, no associated data.
-                RawKey raw_key(key);
-                CipherSettings settings;
-                settings.direction = direction;
-                settings.mode = mode;
-                settings.iv = encrypting.iv;
-                settings.backend = request;
-                BenchFileObserver observer(request, plan_);
-                (void)cipher_file(source, sink, settings, raw_key, observer);
-            };
-            std::vector<bool> paths = {false};
-            if (direct_io_refusal_.empty()) paths.push_back(true);
-            for (const bool direct : paths) {
-                const std::string io = direct ? ", direct" : "";
-                step(backend + " file check" + io);
-                try {
-                    run(Direction::encrypt, path, encrypted, direct);
-                } catch (const DirectIoRefused &e) {
-                    direct_io_refusal_ = e.what();
-                    report_.unavailable.push_back({"file", std::string("no direct rows: ") + e.what()});
-                    break;
-                }
-                // gcm: decrypting checks every segment's tag (and the tests check the format against Tink).
-                if (mode != Mode::gcm) check_file_prefix(key, encrypting, path, encrypted, backend + io);
-                run(Direction::decrypt, encrypted, decrypted, direct);
-                if (!same_contents(path, decrypted)) {
-                    throw std::runtime_error(backend + " file" + io +
-                                             ": decrypting the encrypted file did not give it back");
-                }
-                for (const Direction direction : plan_.directions) {
-                    file_row(backend, bits, CipherSpec(direction, mode, encrypting.iv), io, cp, [&] {
-                        return direction == Direction::encrypt
-                                   ? time_runs_with_cpu(
-                                         plan_.reps, [&] { run(direction, path, encrypted, direct); },
-                                         fresh(path, encrypted))
-                                   : time_runs_with_cpu(
-                                         plan_.reps, [&] { run(direction, encrypted, decrypted, direct); },
-                                         fresh(encrypted, decrypted));
-                    });
-                }
-            }
-        }
-        if (input_stayed_cached_) {
-            report_.unavailable.push_back(
-                {"file", "the kernel refused to drop an input from the page cache: some rows read it from memory"});
-        }
+        return cp;
     }
 
-private:
+    // One file job as `aesgpu encrypt|decrypt --mode M --backend B -f FROM -o TO` runs it (a raw
+    // key, no associated data), durable at its end as cp's fsync. `direct`: past the page cache,
+    // DirectIoRefused where the file system takes no O_DIRECT; else through the page cache.
+    void cipher_file_once(const FileRun &run, Direction direction, const std::string &from, const std::string &to,
+                          bool direct) {
+        BackendRequest request;
+        request.choice = run.backend == "gpu"   ? BackendChoice::gpu
+                         : run.backend == "all" ? BackendChoice::all
+                                                : BackendChoice::cpu;
+        request.cpu_threads = plan_.threads;
+        const unsigned io_threads = default_io_threads();
+        InputSource source = InputSource::open(from, io_threads);
+        OutputSink sink = OutputSink::create(to, OutputPolicy{.overwrite = true,
+                                                              .input_status = &source.status(),
+                                                              .io_threads = io_threads,
+                                                              .interrupt_cleanups = plan_.interrupt_cleanups});
+        sink.make_durable();
+        (void)choose_direct_io(direct ? IoChoice::direct : IoChoice::buffered, 0, source, &sink);
+        RawKey raw_key(run.key);
+        CipherSettings settings;
+        settings.direction = direction;
+        settings.mode = run.mode;
+        settings.iv = run.encrypting.iv;
+        settings.backend = request;
+        BenchFileObserver observer(request, plan_);
+        (void)cipher_file(source, sink, settings, raw_key, observer);
+    }
+
+    // The rows of one backend and mode on one path, after checking that the file comes back.
+    // False where the file system refused the direct path: its note is in the report.
+    bool file_rows(const FileRun &run, const FileNames &files, bool direct, const BenchResult &cp) {
+        const std::string io = direct ? ", direct" : "";
+        step(run.backend + " file check" + io);
+        try {
+            cipher_file_once(run, Direction::encrypt, files.plain, files.encrypted, direct);
+        } catch (const DirectIoRefused &e) {
+            direct_io_refusal_ = e.refusal.value_or(e.what());
+            report_.unavailable.push_back({"file", "no direct rows: " + direct_io_refusal_});
+            return false;
+        }
+        // gcm: decrypting checks every segment's tag (and the tests check the format against Tink).
+        if (run.mode != Mode::gcm)
+            check_file_prefix(run.key, run.encrypting, files.plain, files.encrypted, run.backend + io);
+        cipher_file_once(run, Direction::decrypt, files.encrypted, files.decrypted, direct);
+        if (!same_contents(files.plain, files.decrypted)) {
+            throw std::runtime_error(run.backend + " file" + io +
+                                     ": decrypting the encrypted file did not give it back");
+        }
+        for (const Direction direction : plan_.directions) {
+            const bool encrypting = direction == Direction::encrypt;
+            const std::string &from = encrypting ? files.plain : files.encrypted;
+            const std::string &to = encrypting ? files.encrypted : files.decrypted;
+            file_row(run.backend, run.bits, CipherSpec(direction, run.mode, run.encrypting.iv), io, cp, [&] {
+                return time_runs_with_cpu(
+                    plan_.reps, [&] { cipher_file_once(run, direction, from, to, direct); }, fresh(from, to));
+            });
+        }
+        return true;
+    }
+
     // A file row: `time` runs it, beside cp and the disk's copy floor.
     void file_row(const std::string &backend, unsigned bits, const CipherSpec &spec, const std::string &io,
                   const BenchResult &cp, const std::function<RunTimes()> &time) {
@@ -497,12 +519,12 @@ private:
         r.bytes = cp.bytes;
         set_times(r, time());
         r.ratio = r.seconds / cp.seconds;
-        r.ratio_text = fmt::format("{:.2f}x the time of cp, {} its CPU time", r.ratio,
-                                   cp.cpu_seconds() > 0 ? fmt::format("{:.2f}x", r.cpu_seconds() / cp.cpu_seconds())
-                                                        : std::string("n/a"));
-        if (copy_floor_seconds_ > 0) {
-            r.ratio_text += fmt::format("; {:.2f}x the disk's copy floor", r.seconds / copy_floor_seconds_);
-        }
+        r.ratio_text =
+            fixed(r.ratio, 2) + "x the time of cp, " +
+            (cp.cpu_seconds() > 0 ? fixed(r.cpu_seconds() / cp.cpu_seconds(), 2) + "x" : std::string("n/a")) +
+            " its CPU time";
+        if (copy_floor_seconds_ > 0)
+            r.ratio_text += "; " + fixed(r.seconds / copy_floor_seconds_, 2) + "x the disk's copy floor";
         add(r);
     }
 
@@ -571,7 +593,7 @@ private:
             // byte in place, as the CPU backend does, with no work in between.
             WorkerPool pool(plan_.threads, "the in-place memory pass");
             step("cpu in-place pass, all threads");
-            BenchResult pass = result("cpu", "ceiling", fmt::format("in-place pass, {} threads", plan_.threads));
+            BenchResult pass = result("cpu", "ceiling", "in-place pass, " + std::to_string(plan_.threads) + " threads");
             pass.bytes = double(plan_.size_bytes);
             pass.threads = plan_.threads;
             pass.seconds = time_runs(plan_.reps, [&] {
@@ -730,10 +752,13 @@ private:
 std::string machine_line() {
     const CpuAesFeatures cpu = detect_cpu_aes_features();
     const GpuProbe gpu = probe_gpus();
-    std::string line = fmt::format("CPU: {} threads, AES-NI {}, VAES {}; {}", default_cpu_threads(),
-                                   cpu.aes_ni ? "yes" : "no", cpu.vaes ? "yes" : "no", openssl_version_text());
-    if (gpu.usable())
-        line += fmt::format("; GPU: {}, {} SMs", gpu.devices.front().name, gpu.devices.front().multiprocessors);
+    std::string line = "CPU: " + std::to_string(default_cpu_threads()) + " threads, AES-NI " +
+                       (cpu.aes_ni ? "yes" : "no") + ", VAES " + (cpu.vaes ? "yes" : "no") + "; " +
+                       openssl_version_text();
+    if (gpu.usable()) {
+        line +=
+            "; GPU: " + gpu.devices.front().name + ", " + std::to_string(gpu.devices.front().multiprocessors) + " SMs";
+    }
     return line;
 }
 
@@ -744,25 +769,30 @@ bool run_stage(BenchReport &report, const std::string &stage, const std::functio
         work();
         return true;
     } catch (const ResourceExhausted &e) {
-        report.failed.push_back({stage, fmt::format("{} (try a smaller --size)", e.what())});
+        report.failed.push_back({stage, e.what(), SizeAdvice::smaller});
     } catch (const ThreadLimit &e) {
         report.failed.push_back({stage, e.what()});
     } catch (const std::bad_alloc &) {
-        report.failed.push_back({stage, fmt::format("not enough memory for --size {} (try a smaller one)",
-                                                    human_bytes(double(report.size_bytes)))});
+        report.failed.push_back({stage, kNotEnoughMemory, SizeAdvice::no_memory});
     }
     return false;
 }
 
-} // namespace
-
-BenchReport run_bench(const BenchSettings &settings) {
+// Settings no stage could run with, refused before any runs.
+void check_bench_settings(const BenchSettings &settings) {
     if (settings.size_bytes == 0 || settings.size_bytes % kAesBlockBytes != 0) {
         throw std::invalid_argument("the bench size must be a positive multiple of 16 bytes");
     }
     if (settings.key_bits.empty() || settings.modes.empty() || settings.directions.empty() || settings.reps < 1) {
         throw std::invalid_argument("the bench needs a key size, a mode, a direction and a run");
     }
+    if (!settings.file.empty()) (void)bench_file_status(settings.file);
+}
+
+} // namespace
+
+BenchReport run_bench(const BenchSettings &settings) {
+    check_bench_settings(settings);
     BenchSettings plan = settings;
     if (plan.threads == 0) plan.threads = default_cpu_threads();
     BenchReport report;
@@ -778,7 +808,7 @@ BenchReport run_bench(const BenchSettings &settings) {
     if (!plan.cpu && !gpu_ran) return report; // the GPU alone was asked for, and there is none
     const bool gcm = std::find(plan.modes.begin(), plan.modes.end(), Mode::gcm) != plan.modes.end();
     if (gcm && plan.size_bytes < kDefaultSegmentBytes) {
-        report.unavailable.push_back({"gcm", "--size is below one segment (1 MiB)"});
+        report.unavailable.push_back({"gcm", "the size is below one segment (1 MiB)", SizeAdvice::below_one_segment});
     }
     if (!plan.file.empty()) run_stage(report, "file", [&] { bench->file(plan.file, gpu_ran); });
     return report;

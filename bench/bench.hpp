@@ -46,11 +46,20 @@ struct BenchSettings {
     NoteSink *notes = nullptr;
 };
 
+// What the data size asked for (BenchSettings::size_bytes) has to do with a stage note, for the
+// caller to advise in its own words.
+enum class SizeAdvice {
+    none,
+    smaller,           // the stage's memory ran out: a smaller size may fit
+    no_memory,         // not even the buffers for that size could be had
+    below_one_segment, // gcm: the size is under one segment, so no GCM rows
+};
+
 // A stage that did not run, and why.
 struct StageNote {
-    std::string stage; // "cpu", "gpu", "file", "bench"
-    std::string reason;
-    [[nodiscard]] std::string text() const { return stage + ": " + reason; }
+    std::string stage;  // "cpu", "gpu", "file", "bench"
+    std::string reason; // what happened, without advice about the size
+    SizeAdvice size = SizeAdvice::none;
 };
 
 struct BenchResult {
@@ -84,7 +93,7 @@ struct BenchReport {
     std::string machine;        // one line: CPU threads and AES features, GPU name
     std::size_t size_bytes = 0; // data per in-memory measurement
     int reps = 0;
-    std::string file; // --file, empty when not asked
+    std::string file; // the file timed, empty when not asked
     std::vector<BenchResult> results;
     std::vector<StageNote> unavailable; // e.g. gpu: no usable CUDA device: ...
     std::vector<StageNote> failed;      // stages that ran out of memory or threads
@@ -92,7 +101,9 @@ struct BenchReport {
 
 // Runs the measurements `settings` asks for and returns what was found. A backend that cannot
 // run (no GPU) is listed as unavailable, a stage that runs out of memory or threads as failed; a
-// wrong output throws std::runtime_error, and bad settings UsageError.
+// wrong output throws std::runtime_error. Bad settings (a size that is not whole blocks, a file
+// that is not a regular one) throw std::invalid_argument, and a file that cannot be opened
+// IoError, before any stage runs.
 [[nodiscard]] BenchReport run_bench(const BenchSettings &settings);
 
 } // namespace aesgpu

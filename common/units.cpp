@@ -22,4 +22,15 @@ std::string human_bytes(double bytes) {
     return text;
 }
 
+std::string fixed(double value, int decimals) {
+    char text[64];
+    const int length = std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    if (length < 0) return "?";
+    if (static_cast<std::size_t>(length) < sizeof text) return text;
+    std::string wide(static_cast<std::size_t>(length) + 1, '\0'); // a huge value: as many digits as it has
+    std::snprintf(wide.data(), wide.size(), "%.*f", decimals, value);
+    wide.pop_back();
+    return wide;
+}
+
 } // namespace aesgpu

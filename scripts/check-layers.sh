@@ -49,22 +49,14 @@ while read -r line; do
   status=1
 done < <(grep -n -E '^#include' include/aesgpu/*.hpp | grep -v -E '#include <(aesgpu/[a-z_]+\.hpp|[a-z_]+)>' || true)
 # Below app/ nothing speaks to the user: no spdlog, no CLI11, no fmt (the library links none of
-# them); what a caller may want to hear goes to a NoteSink. bench/bench.cpp still words its rows
-# with fmt (the bench is not in the library) until its move; a new one fails.
-still_formatting=" bench/bench.cpp "
+# them); what a caller may want to hear goes to a NoteSink.
 while read -r file; do
-  [[ "$still_formatting" == *" $file "* ]] && grep -q -E '#include <fmt/' "$file" &&
-    ! grep -q -E '#include <(spdlog|CLI)/' "$file" && continue
   echo "$file includes spdlog, CLI11 or fmt: below app/ a warning goes to a NoteSink, and the caller says it"
   status=1
 done < <(grep -rl -E '#include <(spdlog|CLI|fmt)/' common cipher io keys format engine job api bench backends || true)
 # Below app/ a message names a setting, not a command-line flag, and nothing throws UsageError (an
-# exit status is the app's to choose: app/exit_status maps the library's errors). bench/bench.cpp
-# still names its options (--size, --file) until the bench's words move to app/; a new one fails.
-still_speaking_cli=" bench/bench.cpp "
+# exit status is the app's to choose: app/exit_status maps the library's errors).
 while read -r hit; do
-  file=${hit%%:*}
-  [[ "$still_speaking_cli" == *" $file "* ]] && continue
   echo "$hit: a flag or UsageError below app/: name the setting, and let app/ say the flag"
   status=1
 done < <(grep -rn -E '"[^"]*(--[a-z][a-z-]+|-[a-zA-Z]/--)[^"]*"|throw UsageError' common cipher io keys format engine job api \

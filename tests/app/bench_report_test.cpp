@@ -85,5 +85,32 @@ TEST(BenchReport, JsonUsesNullForWhatDoesNotApply) {
     EXPECT_NE(table.str().find("unavailable: gpu: none\n"), std::string::npos) << table.str();
 }
 
+// The bench says what happened; the command adds what to do about --size, in the table, the JSON
+// and the error alike.
+TEST(BenchReport, AdviceAboutTheSizeIsTheCommandsAndNamesItsFlag) {
+    BenchReport report;
+    report.size_bytes = std::size_t{1} << 30;
+    report.failed = {{"cpu", "not enough pinned memory", SizeAdvice::smaller},
+                     {"bench", "not enough memory", SizeAdvice::no_memory},
+                     {"file", "cannot start a thread", SizeAdvice::none}};
+    report.unavailable = {{"gcm", "the size is below one segment (1 MiB)", SizeAdvice::below_one_segment}};
+    EXPECT_EQ(stage_note_text(report.failed[0], report.size_bytes),
+              "cpu: not enough pinned memory (try a smaller --size)");
+    EXPECT_EQ(stage_note_text(report.failed[1], report.size_bytes),
+              "bench: not enough memory for --size 1.0 GiB (try a smaller one)");
+    EXPECT_EQ(stage_note_text(report.failed[2], report.size_bytes), "file: cannot start a thread");
+    EXPECT_EQ(stage_reason(report.unavailable[0], report.size_bytes), "--size is below one segment (1 MiB)");
+
+    std::ostringstream json;
+    print_bench_json(report, json);
+    const nlohmann::json document = nlohmann::json::parse(json.str());
+    EXPECT_EQ(document["failed"][1], "bench: not enough memory for --size 1.0 GiB (try a smaller one)");
+    EXPECT_EQ(document["unavailable"][0], "gcm: --size is below one segment (1 MiB)");
+    std::ostringstream table;
+    print_bench_table(report, table);
+    EXPECT_NE(table.str().find("failed: cpu: not enough pinned memory (try a smaller --size)\n"), std::string::npos)
+        << table.str();
+}
+
 } // namespace
 } // namespace aesgpu::test
