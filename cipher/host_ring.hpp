@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -25,6 +26,10 @@ public:
     HostRing() = default;
     // Throws ResourceExhausted when memory is short, so that the pipeline retries smaller.
     HostRing(std::size_t slot_count, std::size_t slot_bytes) {
+        // Rounding up to whole pages would wrap past the largest size to 0, and a null buffer.
+        if (slot_bytes > std::numeric_limits<std::size_t>::max() - (kAlignment - 1)) {
+            throw ResourceExhausted("not enough memory for buffers of " + std::to_string(slot_bytes) + " bytes");
+        }
         const std::size_t rounded = (slot_bytes + kAlignment - 1) / kAlignment * kAlignment;
         memory_.reserve(slot_count); // so that emplace_back below cannot throw and leak
         buffers_.reserve(slot_count);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -42,6 +43,15 @@ TEST(HostRing, LargeSlotsLieOnHugePagesAndAskForThem) {
         const std::string flags = vm_flags_at(slot.data());
         ASSERT_FALSE(flags.empty()) << "no mapping holds the slot";
         EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << "not advised for huge pages: " << flags;
+    }
+}
+
+// A slot too large to round up to whole pages is memory that cannot be had (the pipeline retries
+// smaller), never a size that wraps to a null buffer.
+TEST(HostRing, ASlotTooLargeToRoundUpIsShortMemory) {
+    constexpr std::size_t kLargest = std::numeric_limits<std::size_t>::max();
+    for (const std::size_t slot : {kLargest, kLargest - 4094, kLargest - 100}) {
+        EXPECT_THROW(HostRing(1, slot), ResourceExhausted) << slot;
     }
 }
 
