@@ -33,7 +33,8 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
     // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
     // page cache of the files counts there too, and a dirty page cannot be given back until written.
     bool tight = false;
-    if (const std::optional<std::uint64_t> limit = cgroup_memory_limit()) {
+    const std::optional<std::uint64_t> limit = settings.memory_limit ? settings.memory_limit : cgroup_memory_limit();
+    if (limit && *limit != 0) {
         job.pipeline.memory_limit = *limit;
         tight = *limit < kTightMemoryLimit;
         if (tight) {

@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace aesgpu {
@@ -43,6 +44,9 @@ namespace aesgpu {
 struct CipherSettings : FormatSettings {
     BackendRequest backend;
     std::size_t chunk_bytes = 0; // 0: the backend's choice for files, kStreamChunkBytes for streams
+    // The memory the run may use, in bytes, the page cache of its files included (0: no limit).
+    // None: the control group's limit, where one is set (cgroup_memory_limit).
+    std::optional<std::uint64_t> memory_limit;
 };
 
 // Encrypting: a fresh header; decrypting: the header read from the start of `source`. Asks `keys`
@@ -57,13 +61,14 @@ struct CipherSettings : FormatSettings {
 // every such file the same keystream.
 [[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys);
 
-// How the job was set up, as it starts.
+// How the job was set up, as it starts. `selected` stays valid until cipher_file_with_key returns:
+// an observer may keep it for its commit.
 struct JobPlan {
     const SelectedBackend &selected;
     std::size_t chunk_bytes; // asked for: the pipeline may take less where memory is short
     std::size_t slot_bytes;  // a ring slot: the chunk, or whole GCM segments
     std::size_t ring_slots;
-    std::uint64_t memory_limit;       // the control group's (0: none): the ring takes at most a share
+    std::uint64_t memory_limit;       // settings' or the control group's (0: none): the ring takes a share
     bool input_dropped_behind;        // memory is tight: the input leaves the page cache once read,
     std::uint64_t write_behind_bytes; // and the output is written to the disk every so many bytes
 };

@@ -52,6 +52,9 @@ public:
     void starting(const JobPlan &plan) override {
         events.push_back("starting");
         ring_slots = plan.ring_slots;
+        memory_limit = plan.memory_limit;
+        input_dropped_behind = plan.input_dropped_behind;
+        write_behind_bytes = plan.write_behind_bytes;
     }
     void progress(std::uint64_t done) override {
         EXPECT_GE(done, last_progress) << "progress never goes back";
@@ -68,6 +71,9 @@ public:
     std::uint64_t bytes_at_commit = 0;
     std::size_t entries_before_commit = 0;
     std::size_t ring_slots = 0;
+    std::uint64_t memory_limit = 0;
+    bool input_dropped_behind = false;
+    std::uint64_t write_behind_bytes = 0;
 
 private:
     const TempDir &dir_;
@@ -98,6 +104,34 @@ TEST(CipherFile, ARawCtrKeyGivesWhatOpensslGives) {
     EXPECT_EQ(observer.events, (std::vector<std::string>{"selected", "starting", "commit"}));
     EXPECT_EQ(observer.last_progress, plain.size());
     EXPECT_EQ(observer.entries_before_commit, 1u) << "only the input before the commit";
+}
+
+// A memory limit the caller gives stands for the control group's: under 1 GiB the input leaves the
+// page cache once read and the output is written out every sixteenth of it; 0 is no limit at all.
+TEST(CipherFile, AMemoryLimitGivenIsTheRunsAndATightOneKeepsThePageCacheSmall) {
+    TempDir dir;
+    const Bytes key = random_bytes(16);
+    const Bytes plain = random_bytes(3 * 4096 + 5);
+    write_file(dir.file("in"), plain);
+    CipherSettings settings = cpu_settings(Direction::encrypt, Mode::ecb);
+    settings.memory_limit = std::uint64_t{256} << 20;
+    RawKey keys(key);
+    RecordingObserver tight(dir);
+    (void)cipher(dir.file("in"), dir.file("tight"), settings, keys, tight);
+    EXPECT_EQ(tight.memory_limit, std::uint64_t{256} << 20);
+    EXPECT_TRUE(tight.input_dropped_behind);
+    EXPECT_EQ(tight.write_behind_bytes, std::uint64_t{16} << 20);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, expected));
+    EXPECT_TRUE(read_file(dir.file("tight")) == expected);
+
+    settings.memory_limit = 0;
+    RecordingObserver unlimited(dir);
+    (void)cipher(dir.file("in"), dir.file("unlimited"), settings, keys, unlimited);
+    EXPECT_EQ(unlimited.memory_limit, 0u) << "no limit, whatever the control group's";
+    EXPECT_FALSE(unlimited.input_dropped_behind);
+    EXPECT_EQ(unlimited.write_behind_bytes, 0u);
+    EXPECT_TRUE(read_file(dir.file("unlimited")) == expected);
 }
 
 TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
