@@ -19,6 +19,21 @@
 
 namespace aesgpu {
 
+// What a format says of the settings before any file is read: each format states its own, and
+// job/setting_rules asks them where a setting counts.
+struct FormatRules {
+    bool takes_iv = false;             // a raw key's first counter block (CTR)
+    bool pads = false;                 // PKCS#7, which no_pad leaves out (ECB)
+    bool segments = false;             // segment_bytes and associated_data count (GCM)
+    bool pbkdf2 = false;               // a passphrase's key comes from PBKDF2 (else scrypt)
+    bool header_records_sizes = false; // a passphrase file's header records its key and segment size
+    bool proves_the_key = false;       // authenticated: a wrong key fails before the output counts
+    bool takes_192_bit_keys = false;   // every format takes 128- and 256-bit keys
+};
+
+// The rules of `mode`'s format.
+[[nodiscard]] FormatRules format_rules(Mode mode);
+
 // What a format needs of a caller's settings (job/CipherSettings extends it).
 struct FormatSettings {
     Direction direction = Direction::encrypt;

@@ -58,6 +58,12 @@ public:
     // `salt`: a passphrase's (none with a raw key).
     OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt);
 
+    // ECB pads, CTR takes an IV; a passphrase gives key (and IV) by PBKDF2, with nothing recorded
+    // but the salt; AES-128, -192 and -256; nothing is authenticated.
+    [[nodiscard]] static FormatRules rules(Mode mode) {
+        return {.takes_iv = mode == Mode::ctr, .pads = mode == Mode::ecb, .pbkdf2 = true, .takes_192_bit_keys = true};
+    }
+
     [[nodiscard]] std::span<const std::byte> header() const override { return header_; }
     [[nodiscard]] Framing framing() const override;
     [[nodiscard]] CipherKey key(const SecretBytes &secret) const override;

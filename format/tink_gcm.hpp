@@ -63,6 +63,12 @@ class TinkGcmFile final : public FileFormat {
 public:
     TinkGcmFile(const FormatSettings &settings, GcmFile file);
 
+    // Segments (with associated data), scrypt for a passphrase, whose header records the key and
+    // segment size; every segment's tag proves the key. Tink's AES-128 and AES-256 only.
+    [[nodiscard]] static FormatRules rules() {
+        return {.segments = true, .header_records_sizes = true, .proves_the_key = true};
+    }
+
     [[nodiscard]] std::span<const std::byte> header() const override { return header_; }
     [[nodiscard]] Framing framing() const override { return Framing::any_length; }
     [[nodiscard]] std::optional<SegmentGeometry> segments() const override;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Where each optional setting of a file job counts, stated once. The command refuses a flag, and
-// the public API a field, that would be ignored or cannot work: each asks these rules, and says
-// it in its own words (a flag, a field) and its own order.
+// Where each optional setting of a file job counts, stated once: what depends on the mode, each
+// format states (format/file_format's FormatRules); the backend's and the job's are here. The
+// command refuses a flag, and the public API a field, that would be ignored or cannot work: each
+// asks these rules, and says it in its own words (a flag, a field) and its own order.
 #include <aesgpu/types.hpp>
 
 namespace aesgpu {

@@ -58,6 +58,30 @@ TEST(FileFormat, EachModeIsItsFormatWithItsFramingAndSegments) {
     EXPECT_EQ(stream->segments()->header_bytes, stream->header().size()) << "segment 0 makes room for its header";
 }
 
+// What each format says of the settings before any file: job/setting_rules asks these.
+TEST(FileFormat, EachFormatStatesWhichSettingsItTakes) {
+    const FormatRules ecb = format_rules(Mode::ecb);
+    const FormatRules ctr = format_rules(Mode::ctr);
+    const FormatRules gcm = format_rules(Mode::gcm);
+    EXPECT_TRUE(ecb.pads);
+    EXPECT_FALSE(ecb.takes_iv);
+    EXPECT_TRUE(ctr.takes_iv);
+    EXPECT_FALSE(ctr.pads);
+    for (const FormatRules &openssl : {ecb, ctr}) {
+        EXPECT_TRUE(openssl.pbkdf2);
+        EXPECT_TRUE(openssl.takes_192_bit_keys);
+        EXPECT_FALSE(openssl.segments);
+        EXPECT_FALSE(openssl.header_records_sizes) << "Salted__ records the salt alone";
+        EXPECT_FALSE(openssl.proves_the_key) << "ECB's padding passes a wrong key about once in 256";
+    }
+    EXPECT_TRUE(gcm.segments);
+    EXPECT_TRUE(gcm.header_records_sizes);
+    EXPECT_TRUE(gcm.proves_the_key);
+    EXPECT_FALSE(gcm.pbkdf2) << "scrypt";
+    EXPECT_FALSE(gcm.takes_192_bit_keys) << "Tink's AES-128 and AES-256";
+    EXPECT_FALSE(gcm.pads || gcm.takes_iv);
+}
+
 TEST(FileFormat, ARawKeyIsTheKeyAndCtrNeedsItsIv) {
     TempDir dir;
     write_file(dir.file("empty"), Bytes{});
