@@ -164,11 +164,7 @@ OutputSink open_sink(const std::filesystem::path &output, const Settings &settin
                                                                        .input_status = &source.status(),
                                                                        .io_threads = io_threads,
                                                                        .interrupt_cleanups = interrupt_cleanups});
-    // remove_input deletes the only other copy: the output must be a complete file, on the disk.
-    if (settings.remove_input && !sink.withdrawable()) {
-        refuse("remove_input needs a complete output file; " + sink.display_name() + " is not a regular file");
-    }
-    if (settings.durable || settings.remove_input) sink.make_durable();
+    if (settings.durable) sink.make_durable();
     return sink;
 }
 
@@ -283,7 +279,13 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         InputSource source = InputSource::open(input.string(), io_threads);
         OutputSink sink =
             open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
-        if (settings.remove_input) check_input_removable(source, input.string());
+        if (settings.remove_input) {
+            try {
+                prepare_input_removal(source, input.string(), sink);
+            } catch (const OutputWrittenAsItGoes &e) {
+                refuse("remove_input needs a complete output file; " + e.output + " is not a regular file");
+            }
+        }
         const std::unique_ptr<FileFormat> format = file_format_for(library, keys, source);
         const DirectIoOutcome io = choose_direct_io(settings.io, 0, source, &sink);
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.

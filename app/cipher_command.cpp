@@ -487,15 +487,14 @@ std::optional<OutputSink> open_output(const CipherOptions &options, const std::s
     }
     if (sink) refuse_terminal_output(options, *sink);
     if (options.remove_input) {
-        // Only a complete file, flushed to disk, may stand in for the input it replaces.
-        if (!sink->withdrawable()) {
-            throw UsageError("--rm removes the input only once its output is a complete file; " + sink->display_name() +
+        try {
+            prepare_input_removal(source, input, *sink);
+        } catch (const OutputWrittenAsItGoes &e) {
+            throw UsageError("--rm removes the input only once its output is a complete file; " + e.output +
                              " is not a regular file");
         }
-        check_input_removable(source, input);
     }
-    // --rm deletes the only other copy, so it needs what --sync asks for.
-    if (sink && (options.sync || options.remove_input)) sink->make_durable();
+    if (sink && options.sync) sink->make_durable();
     if (options.json && sink && sink->shares_file_with(STDOUT_FILENO)) {
         throw UsageError("--json prints to standard output, and the output goes there too (" + sink->display_name() +
                          "): give another -o FILE or drop --json");

@@ -68,6 +68,12 @@ std::optional<std::string> why_unlink_would_refuse(const InputSource &source, co
 
 } // namespace
 
+void prepare_input_removal(const InputSource &source, const std::string &input, OutputSink &sink) {
+    if (!sink.withdrawable()) throw OutputWrittenAsItGoes(sink.display_name());
+    check_input_removable(source, input);
+    sink.make_durable();
+}
+
 void check_input_removable(const InputSource &source, const std::string &input) {
     std::optional<std::string> why = why_the_name_is_not_the_data(source, input);
     if (!why) why = why_unlink_would_refuse(source, input);

@@ -6,11 +6,27 @@
 // would stay), under the same name (not a file put there meanwhile), unchanged while it was read
 // (a same-size rewrite would be lost). Otherwise it stays, and the run fails, so that a caller
 // counting on the space does not go on.
+#include "common/errors.hpp"
 #include "io/input_source.hpp"
+#include "io/output_sink.hpp"
 
 #include <string>
 
 namespace aesgpu {
+
+// The output of a run that removes its input is a pipe or device: bytes written as they go, never
+// checked in place. The caller words it with `output`, the sink's display name.
+class OutputWrittenAsItGoes : public IoError {
+public:
+    explicit OutputWrittenAsItGoes(const std::string &output_name)
+        : IoError(output_name + " is not a regular file"), output(output_name) {}
+    std::string output;
+};
+
+// Before any work, with both open: the output must be a complete file (withdrawn unless
+// committed), made durable at its commit, as it takes the place of the only other copy; then
+// check_input_removable. Throws OutputWrittenAsItGoes, or IoError as check_input_removable.
+void prepare_input_removal(const InputSource &source, const std::string &input, OutputSink &sink);
 
 // Before any work: throws IoError ("not removing ...: why") where --rm could not remove `input`
 // once its output is in place: the rules above, and a directory this process may not remove names

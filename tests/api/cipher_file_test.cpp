@@ -820,6 +820,11 @@ TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProv
     // No input file, or no output file, to stand for it.
     EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file("-", dir / "x.aes", ecb, key); }), aesgpu::ErrorKind::settings);
     EXPECT_EQ(kind_thrown([&] { aesgpu::cipher_file(dir / "linked", "-", ecb, key); }), aesgpu::ErrorKind::settings);
+    // A device is written as the data comes: nothing complete to stand for the input.
+    fs::remove(dir / "other name");
+    const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "linked", "/dev/null", ecb, key); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(message, "remove_input needs a complete output file; '/dev/null' is not a regular file");
     EXPECT_TRUE(fs::exists(dir / "linked"));
 }
 
