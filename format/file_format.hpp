@@ -29,6 +29,7 @@ struct FormatRules {
     bool header_records_sizes = false; // a passphrase file's header records its key and segment size
     bool proves_the_key = false;       // authenticated: a wrong key fails before the output counts
     bool takes_192_bit_keys = false;   // every format takes 128- and 256-bit keys
+    bool header_sized_by_key = false;  // a raw key's size shapes the header (GCM's stream salt)
 };
 
 // The rules of `mode`'s format.
@@ -47,7 +48,8 @@ struct FormatSettings {
     std::string associated_data; // gcm: bound to every segment, not secret
 };
 
-// How the key is given, as far as a header depends on it: a passphrase, or a raw key of a size.
+// How the key is given, as far as a header depends on it: a passphrase, or a raw key of a size
+// (needed only where FormatRules::header_sized_by_key).
 struct KeyGiven {
     bool passphrase = false;
     std::size_t raw_key_bytes = 0;

@@ -66,7 +66,7 @@ public:
     // Segments (with associated data), scrypt for a passphrase, whose header records the key and
     // segment size; every segment's tag proves the key. Tink's AES-128 and AES-256 only.
     [[nodiscard]] static FormatRules rules() {
-        return {.segments = true, .header_records_sizes = true, .proves_the_key = true};
+        return {.segments = true, .header_records_sizes = true, .proves_the_key = true, .header_sized_by_key = true};
     }
 
     [[nodiscard]] std::span<const std::byte> header() const override { return header_; }

@@ -66,8 +66,10 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
 } // namespace
 
 std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeySource &keys, InputSource &source) {
-    // A raw key's size shapes a GCM header; asking a passphrase's would prompt for it.
-    const KeyGiven given{keys.passphrase_mode(), keys.passphrase_mode() ? 0 : keys.secret().size()};
+    // A raw key's size shapes a GCM header: asked for there only (a key file is read when first
+    // needed), and never a passphrase's (it would prompt).
+    const bool size_needed = !keys.passphrase_mode() && format_rules(settings.mode).header_sized_by_key;
+    const KeyGiven given{keys.passphrase_mode(), size_needed ? keys.secret().size() : 0};
     return file_format_for(static_cast<const FormatSettings &>(settings), given, source);
 }
 

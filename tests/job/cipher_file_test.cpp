@@ -28,20 +28,24 @@ CipherSettings cpu_settings(Direction direction, Mode mode) {
     return settings;
 }
 
-// Counts how often the secret is asked for: a prompt would ask the user each time.
-class CountingPassphrase final : public KeySource {
+// Counts how often the secret is asked for: a prompt would ask the user each time, a key file be
+// read.
+class CountingKey final : public KeySource {
 public:
-    explicit CountingPassphrase(const std::string &passphrase)
-        : passphrase_(std::span(reinterpret_cast<const std::uint8_t *>(passphrase.data()), passphrase.size())) {}
-    [[nodiscard]] bool passphrase_mode() const override { return true; }
+    CountingKey(std::span<const std::uint8_t> secret, bool passphrase) : secret_(secret), passphrase_(passphrase) {}
+    static CountingKey passphrase(const std::string &text) {
+        return {std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()), true};
+    }
+    [[nodiscard]] bool passphrase_mode() const override { return passphrase_; }
     const SecretBytes &secret() override {
         ++asked;
-        return passphrase_;
+        return secret_;
     }
     int asked = 0;
 
 private:
-    SecretBytes passphrase_;
+    SecretBytes secret_;
+    bool passphrase_;
 };
 
 // Records what the job told, in order; commits only when `commits`.
@@ -134,6 +138,21 @@ TEST(CipherFile, AMemoryLimitGivenIsTheRunsAndATightOneKeepsThePageCacheSmall) {
     EXPECT_TRUE(read_file(dir.file("unlimited")) == expected);
 }
 
+// The header asks a raw key for its size only where the size shapes it (GCM's stream salt): a
+// key file is read when the key is first needed, after the input's header and the output.
+TEST(CipherFile, TheHeaderAsksForARawKeyOnlyWhereItsSizeShapesIt) {
+    TempDir dir;
+    write_file(dir.file("in"), random_bytes(100));
+    for (const Mode mode : {Mode::ecb, Mode::ctr, Mode::gcm}) {
+        const Bytes key = random_bytes(16);
+        CountingKey keys(key, false);
+        InputSource source = InputSource::open(dir.file("in"));
+        const auto format = file_format_for(cpu_settings(Direction::encrypt, mode), keys, source);
+        EXPECT_EQ(keys.asked, mode == Mode::gcm ? 1 : 0) << int(mode);
+        EXPECT_EQ(format->header().size(), mode == Mode::gcm ? 24u : 0u) << int(mode);
+    }
+}
+
 TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
     TempDir dir;
     const Bytes plain = random_bytes(3 * 4096 + 9);
@@ -141,7 +160,7 @@ TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
     CipherSettings settings = cpu_settings(Direction::encrypt, Mode::ecb);
     settings.pbkdf2_iterations = 1000;
     settings.passphrase_key_bits = 192;
-    CountingPassphrase keys("correct horse");
+    CountingKey keys = CountingKey::passphrase("correct horse");
     RecordingObserver observer(dir);
     (void)cipher(dir.file("in"), dir.file("enc"), settings, keys, observer);
 
@@ -167,7 +186,7 @@ TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
 TEST(CipherFile, AFileWithoutASaltedHeaderFailsBeforeThePassphraseIsAsked) {
     TempDir dir;
     write_file(dir.file("in"), Bytes(64, std::uint8_t{0x01})); // no header of any kind
-    CountingPassphrase keys("never asked");
+    CountingKey keys = CountingKey::passphrase("never asked");
     RecordingObserver observer(dir);
     try {
         (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::decrypt, Mode::ctr), keys, observer);
