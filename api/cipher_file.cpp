@@ -307,6 +307,8 @@ std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Set
     outcomes.reserve(tasks.size());
     std::optional<Error> for_the_rest;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (!for_the_rest && stop.stop_requested())
+            for_the_rest = Error(ErrorKind::stopped, "stopped before it started");
         if (for_the_rest) {
             outcomes.push_back({std::nullopt, for_the_rest});
             continue;
@@ -317,9 +319,9 @@ std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Set
                 {cipher_file(tasks[i].input, tasks[i].output, settings, key, observer, stop, cleanups), std::nullopt});
         } catch (const Error &error) {
             outcomes.push_back({std::nullopt, error});
-            const bool comes_again =
-                error.kind() == ErrorKind::key ||
-                (error.kind() == ErrorKind::gpu && !gpu_can_be_had(library_settings(settings).backend));
+            // Not a key error as such: a file may need what this Key is not (a passphrase).
+            const bool comes_again = key_source(key).failed() || (error.kind() == ErrorKind::gpu &&
+                                                                  !gpu_can_be_had(library_settings(settings).backend));
             if (comes_again) for_the_rest = error;
         }
     }

@@ -45,14 +45,23 @@ public:
     [[nodiscard]] const std::filesystem::path *file() const override { return file_ ? &*file_ : nullptr; }
     const SecretBytes &secret() override {
         std::lock_guard lock(mutex_);
-        if (!secret_) secret_.emplace(fetch_());
+        if (!secret_) {
+            failed_ = true;
+            secret_.emplace(fetch_());
+            failed_ = false;
+        }
         return *secret_;
+    }
+    [[nodiscard]] bool failed() const override {
+        std::lock_guard lock(mutex_);
+        return failed_;
     }
 
 private:
     std::function<SecretBytes()> fetch_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::optional<SecretBytes> secret_;
+    bool failed_ = false;
     bool passphrase_;
     std::optional<std::filesystem::path> file_;
 };
@@ -73,7 +82,8 @@ Key::~Key() = default;
 namespace {
 
 // Runs a factory: what the library throws there comes out as the public Error.
-template <typename Make> Key made(Make make) {
+template <typename Make>
+Key made(Make make) {
     try {
         return make();
     } catch (...) {

@@ -14,6 +14,9 @@ namespace aesgpu {
 struct Key::Source : KeySource {
     // The key file the secret comes from, if it does: no input or output may be that file.
     [[nodiscard]] virtual const std::filesystem::path *file() const { return nullptr; }
+    // The secret could not be had when last asked for (a key file unreadable, a prompt that gave an
+    // empty passphrase): every file after would fail the same way.
+    [[nodiscard]] virtual bool failed() const { return false; }
 };
 
 Key::Source &key_source(Key &key);
@@ -26,7 +29,8 @@ struct CallerFailure {
 };
 
 // Runs `call`, the caller's code: what it throws becomes a CallerFailure.
-template <typename Call> decltype(auto) call_caller(Call &&call) {
+template <typename Call>
+decltype(auto) call_caller(Call &&call) {
     try {
         return call();
     } catch (...) {

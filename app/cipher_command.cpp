@@ -322,6 +322,7 @@ void refuse_terminal_input(const CipherOptions &options, const InputSource &sour
 
 // An output there already, in the command line's words.
 [[noreturn]] void throw_with_force_flag(const OutputNeedsOverwrite &e) {
+    if (dynamic_cast<const BlockDeviceNeedsOverwrite *>(&e)) throw IoError(e.situation + " without -f");
     throw IoError(e.situation + "; use -f to " + e.verb + " it");
 }
 

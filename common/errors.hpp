@@ -25,6 +25,13 @@ public:
     const char *verb;
 };
 
+// A block device named as the output: written into, never replaced, and only when asked.
+class BlockDeviceNeedsOverwrite : public OutputNeedsOverwrite {
+public:
+    explicit BlockDeviceNeedsOverwrite(const std::string &name)
+        : OutputNeedsOverwrite("refusing to write to block device " + name, "write into") {}
+};
+
 // A write found no reader at the other end of a pipe (EPIPE): the consumer went away, which
 // (as for `cat`) ends the run quietly rather than as an error.
 class BrokenPipe : public IoError {

@@ -246,9 +246,7 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         const struct stat &existing = target.status;
         refuse_same_file(existing, policy, name);
         if (S_ISDIR(existing.st_mode)) throw IoError("cannot write " + name + ": it is a directory");
-        if (S_ISBLK(existing.st_mode) && !policy.overwrite) {
-            throw IoError("refusing to write to block device " + name + " without -f");
-        }
+        if (S_ISBLK(existing.st_mode) && !policy.overwrite) throw BlockDeviceNeedsOverwrite(name);
         if (!S_ISREG(existing.st_mode)) {
             // A FIFO, a terminal or a device: nothing to replace atomically, so write straight into it.
             UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));

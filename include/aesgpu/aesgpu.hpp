@@ -243,10 +243,11 @@ struct FileOutcome {
 
 // Each task in turn with one Key (a key file read, a prompt asked, once), as the aesgpu command
 // runs several files: a file that fails does not stop the ones after it. A failure that would come
-// again for every file fails the rest untried with the same Error: the Key cannot be had
-// (ErrorKind::key), or the settings need a GPU and none is there (ErrorKind::gpu; a GPU busy or
-// short of memory is tried again for the next file). After a stop, every task left fails with
-// ErrorKind::stopped. What the Observer or a prompt throws ends the run and comes out as it was
+// again for every file fails the rest untried with the same Error: the Key cannot be had (a key
+// file that cannot be read, a prompt that gave nothing), or the settings need a GPU and none is
+// there (ErrorKind::gpu; a GPU busy or short of memory is tried again for the next file). A file
+// the Key does not fit (a passphrase file given a raw key) fails alone. After a stop, every task
+// left fails untried with ErrorKind::stopped. What the Observer or a prompt throws ends the run and comes out as it was
 // thrown. Returns one outcome per task, in order.
 std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
                                       Observer *observer = nullptr, std::stop_token stop = {},

@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -401,6 +402,31 @@ TEST(PublicCipherFiles, EachFileGoesOnPastAFailureAndThePromptAsksOnce) {
     EXPECT_EQ(read_file(dir / "c.back"), c);
 }
 
+// A file the Key does not fit fails alone: a raw Key for a passphrase file is that file's failure
+// (ErrorKind::key), not a Key that cannot be had.
+TEST(PublicCipherFiles, AFileTheKeyDoesNotFitFailsAlone) {
+    Directory dir;
+    const Bytes b = random_bytes(3000);
+    write_file(dir / "a", random_bytes(1000));
+    write_file(dir / "b", b);
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    aesgpu::cipher_file(dir / "a", dir / "a.gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::cipher_file(dir / "b", dir / "b.gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), raw);
+    FileRecorder told;
+    const std::vector<aesgpu::FileTask> tasks = {{dir / "a.gcm", dir / "a.gcm.out"},
+                                                 {dir / "b.gcm", dir / "b.gcm.out"}};
+    const std::vector<aesgpu::FileOutcome> outcomes =
+        aesgpu::cipher_files(tasks, cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm), raw, &told);
+    ASSERT_EQ(outcomes.size(), 2u);
+    ASSERT_TRUE(outcomes[0].error);
+    EXPECT_EQ(outcomes[0].error->kind(), aesgpu::ErrorKind::key);
+    EXPECT_NE(std::string(outcomes[0].error->what()).find("a.gcm"), std::string::npos) << outcomes[0].error->what();
+    ASSERT_TRUE(outcomes[1].result) << (outcomes[1].error ? outcomes[1].error->what() : "");
+    EXPECT_EQ(read_file(dir / "b.gcm.out"), b);
+    EXPECT_EQ(told.tried, (std::vector<std::size_t>{0, 1}));
+}
+
 // A failure that would come again for every file fails the rest untried, with the same Error; a stop
 // fails every file left; what the Observer throws ends the run as it was thrown.
 TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
@@ -447,6 +473,7 @@ TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
         ASSERT_TRUE(stopped[i].error) << i;
         EXPECT_EQ(stopped[i].error->kind(), aesgpu::ErrorKind::stopped) << i;
     }
+    EXPECT_EQ(stopping.tried, (std::vector<std::size_t>{0, 1})) << "a task after the stop is not about to be tried";
     EXPECT_TRUE(fs::exists(dir / "a.out"));
     EXPECT_FALSE(fs::exists(dir / "b.out"));
     EXPECT_FALSE(fs::exists(dir / "c.out"));
@@ -458,6 +485,20 @@ TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
     EXPECT_THROW((void)aesgpu::cipher_files(tasks, replace, raw, &throwing), std::runtime_error);
     EXPECT_EQ(throwing.tried, (std::vector<std::size_t>{0, 1}));
     EXPECT_FALSE(fs::exists(dir / "b.out"));
+}
+
+// A block device is written into, never replaced: only when asked, and the refusal names the
+// setting, not the command's -f.
+TEST(PublicCipherFile, ABlockDeviceIsWrittenIntoOnlyWhenAsked) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(100));
+    if (::mknod((dir / "blk").c_str(), S_IFBLK | 0600, makedev(7, 0)) != 0) GTEST_SKIP() << "no mknod here";
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    const auto [kind, message] = error_thrown(
+        [&] { aesgpu::cipher_file(dir / "in", dir / "blk", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), raw); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::io);
+    EXPECT_EQ(message,
+              "refusing to write to block device '" + (dir / "blk").string() + "' (set overwrite to write into it)");
 }
 
 struct PromptGaveUp {};

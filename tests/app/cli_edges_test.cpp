@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <tuple>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -147,8 +147,10 @@ TEST_F(Cli, ForceInAnAppendOnlyDirectoryIsRefusedAndLeavesNothing) {
     write_file(file("p"), random_bytes(1000));
     ASSERT_EQ(run("mkdir d && echo old > d/t").status, 0);
     if (run("chattr +a d").status != 0) GTEST_SKIP() << "this file system takes no chattr +a";
-    Outcome r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o d/t; echo status=$?; ls -A d; cat d/t; "
-                    "$AESGPU encrypt -q -K " + kKey128 + " p -o d/new; echo new=$?; chattr -a d");
+    Outcome r = run("$AESGPU encrypt -q -f -K " + kKey128 +
+                    " p -o d/t; echo status=$?; ls -A d; cat d/t; "
+                    "$AESGPU encrypt -q -K " +
+                    kKey128 + " p -o d/new; echo new=$?; chattr -a d");
     EXPECT_EQ(r.out, "status=1\nt\nold\nnew=0\n") << r.err;
     EXPECT_EQ(r.err, "aesgpu: cannot replace 'd/t': its directory 'd' is append-only (chattr +a), where nothing can "
                      "be renamed or removed, so the output could not be put in place whole; write it elsewhere\n");
@@ -444,7 +446,8 @@ TEST_F(Cli, ASigpipeFromOutsideEndsTheRunAsOtherSignalsDo) {
                     "exec 3>&-; wait $pid; echo status=$?; ls -A");
     EXPECT_EQ(r.out, "status=141\nin.fifo\n") << r.err;
     // The output's own broken pipe still ends the run quietly, with the same status.
-    r = run("head -c 3000000 /dev/urandom | $AESGPU encrypt -q -K " + kKey128 + " | head -c 10 > /dev/null; "
+    r = run("head -c 3000000 /dev/urandom | $AESGPU encrypt -q -K " + kKey128 +
+            " | head -c 10 > /dev/null; "
             "echo status=${PIPESTATUS[1]}");
     EXPECT_EQ(r.out, "status=141\n") << r.err;
     EXPECT_EQ(r.err, "");
@@ -629,7 +632,8 @@ private:
 std::optional<TempDir> on_a_disk(const std::filesystem::path &preferred) {
     for (const std::filesystem::path &parent : {preferred.parent_path(), std::filesystem::path("/var/tmp")}) {
         struct statfs fs {};
-        if (::statfs(parent.c_str(), &fs) == 0 && fs.f_type != TMPFS_MAGIC) return std::optional<TempDir>(std::in_place, parent);
+        if (::statfs(parent.c_str(), &fs) == 0 && fs.f_type != TMPFS_MAGIC)
+            return std::optional<TempDir>(std::in_place, parent);
     }
     return std::nullopt;
 }
@@ -702,7 +706,8 @@ public:
     }
     ~OverlayMount() {
         // A mount left behind fails nothing here; glibc's warn_unused_result ignores a (void) cast.
-        if (why_not_.empty()) [[maybe_unused]] const int status = std::system(("umount -l " + merged_.string()).c_str());
+        if (why_not_.empty()) [[maybe_unused]]
+            const int status = std::system(("umount -l " + merged_.string()).c_str());
     }
     OverlayMount(const OverlayMount &) = delete;
     OverlayMount &operator=(const OverlayMount &) = delete;
@@ -730,10 +735,10 @@ TEST_F(Cli, UnderAMemoryLimitOnAnOverlayTheOutputIsStillWrittenBehind) {
     write_file((overlay.path() / "p").string(), plain);
     const std::string log = capture.file("sync.log");
     const MemoryLimitedGroup group(kLimit);
-    const Outcome r = run("cd '" + overlay.path().string() + "' && " +
-                          group.inside(quote("AESGPU_TEST_SYNC_LOG=" + log + " LD_PRELOAD=" +
-                                             std::string(AESGPU_FAULT_INJECTION) +
-                                             " $AESGPU encrypt -q --backend cpu -K " + kKey128 + " p -o c")));
+    const Outcome r =
+        run("cd '" + overlay.path().string() + "' && " +
+            group.inside(quote("AESGPU_TEST_SYNC_LOG=" + log + " LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
+                               " $AESGPU encrypt -q --backend cpu -K " + kKey128 + " p -o c")));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(read_file((overlay.path() / "c").string()) == ecb(plain));
     // A flush of the output every window of 4 MiB written; the ring fits a quarter of the limit,
@@ -802,6 +807,15 @@ TEST_F(Cli, ShortOfAddressSpaceTheMappedWriterFallsBackToWrite) {
     EXPECT_TRUE(read_file(file("out")) == ecb(plain));
 }
 
+// A block device is written into only with -f: the library refuses it, the command names -f.
+TEST_F(Cli, ABlockDeviceOutputTakesForce) {
+    write_file(file("p"), random_bytes(100));
+    if (run("mknod blk b 7 0").status != 0) GTEST_SKIP() << "no mknod here";
+    Outcome r = run("$AESGPU encrypt -K " + kKey128 + " p -o blk");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "aesgpu: refusing to write to block device 'blk' without -f\n");
+}
+
 TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
     write_file(file("p"), random_bytes(5 << 20));
     // Thread 1 takes signals; the CPU cipher's first worker is the one refused.
@@ -824,8 +838,8 @@ TEST_F(Cli, AThreadLimitEndsTheRunWithOneClearLineAndNoOutput) {
 TEST_F(Cli, BenchShortOfThreadsNeverAbortsInTheDiskCeilings) {
     write_file(file("f"), random_bytes(5 << 20));
     for (const int allowed : {2, 6, 12}) {
-        Outcome r = run("AESGPU_TEST_THREADS_ALLOWED=" + std::to_string(allowed) + " LD_PRELOAD=" +
-                        std::string(AESGPU_FAULT_INJECTION) +
+        Outcome r = run("AESGPU_TEST_THREADS_ALLOWED=" + std::to_string(allowed) +
+                        " LD_PRELOAD=" + std::string(AESGPU_FAULT_INJECTION) +
                         " $AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --direction encrypt "
                         "--mode ecb -T 1 --file f");
         EXPECT_EQ(r.status, 1) << allowed << ": " << r.err;
@@ -874,8 +888,9 @@ TEST_F(Cli, BenchShortOfMemoryPrintsWhatItMeasuredAndFails) {
     // The CPU stage needs two buffers of --size; the file stage little. glibc gives each thread
     // that allocates an arena of 64 MiB of address space, up to 8 per core: two arenas keep the
     // disk ceilings' 32 threads within the limit on a machine of any size.
-    Outcome r = run("ulimit -v 1500000 && MALLOC_ARENA_MAX=2 $AESGPU bench --backend cpu --size 1G --reps 1 --key-bits 128 "
-                    "--direction encrypt --file f");
+    Outcome r =
+        run("ulimit -v 1500000 && MALLOC_ARENA_MAX=2 $AESGPU bench --backend cpu --size 1G --reps 1 --key-bits 128 "
+            "--direction encrypt --file f");
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.out.find("file copy (cp)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("failed: cpu: not enough memory"), std::string::npos) << r.out;
@@ -951,24 +966,28 @@ TEST_F(Cli, AnInputThatChangesSizeSaysWhatBecameOfAnOutputItCannotWithdraw) {
     EXPECT_EQ(r.out, "status=1\n") << r.err;
     EXPECT_NE(r.err.find("'p' changed size while it was read (4194304 bytes at the start, "), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("read); what was written to standard output matches no one version of it\n"), std::string::npos)
+    EXPECT_NE(r.err.find("read); what was written to standard output matches no one version of it\n"),
+              std::string::npos)
         << r.err;
 }
 
 // Files of proc and sysfs say 0 or 4096 bytes and make their contents as they are read: they are
 // read to their end like a pipe, not held to a size they never had.
 TEST_F(Cli, ProcAndSysFilesAreReadToTheirEnd) {
-    for (const std::string source : {"/proc/version", "/proc/self/mounts", "/sys/kernel/mm/transparent_hugepage/enabled"}) {
+    for (const std::string source :
+         {"/proc/version", "/proc/self/mounts", "/sys/kernel/mm/transparent_hugepage/enabled"}) {
         if (!std::filesystem::exists(source)) continue;
         SCOPED_TRACE(source);
         for (const std::string &mode : {std::string(" --mode gcm"), std::string(""),
                                         std::string(" --mode ctr --iv 000102030405060708090a0b0c0d0e0f")}) {
             SCOPED_TRACE(mode);
             // As a file, through `<`, and split over I/O threads: each decrypts to what cat reads.
-            for (const std::string &how : {"-c " + source + " > out", "< " + source + " > out",
-                                           "--io-threads 4 " + source + " -o out -f"}) {
-                const Outcome r = run("$AESGPU encrypt -q" + mode + " -K " + kKey128 + " " + how + " && $AESGPU "
-                                      "decrypt -q" + mode + " -K " + kKey128 + " -c out > back && cat " + source +
+            for (const std::string &how :
+                 {"-c " + source + " > out", "< " + source + " > out", "--io-threads 4 " + source + " -o out -f"}) {
+                const Outcome r = run("$AESGPU encrypt -q" + mode + " -K " + kKey128 + " " + how +
+                                      " && $AESGPU "
+                                      "decrypt -q" +
+                                      mode + " -K " + kKey128 + " -c out > back && cat " + source +
                                       " > expected && cmp back expected");
                 EXPECT_EQ(r.status, 0) << how << ": " << r.err;
             }
