@@ -54,14 +54,16 @@ while read -r file; do
   echo "$file includes spdlog, CLI11 or fmt: below app/ a warning goes to a NoteSink, and the caller says it"
   status=1
 done < <(grep -rl -E '#include <(spdlog|CLI|fmt)/' common cipher io keys format engine job api bench backends || true)
-# Below app/ a message names a setting, not a command-line flag, and nothing throws UsageError (an
-# exit status is the app's to choose: app/exit_status maps the library's errors).
+# Below app/ a message names a setting, not a command-line flag (long, or short as " -f"), and
+# nothing throws UsageError (an exit status is the app's to choose: app/exit_status maps the
+# library's errors). Other tools' flags in advice (ulimit -v, openssl enc -a, cp --reflink) pass.
 while read -r hit; do
   echo "$hit: a flag or UsageError below app/: name the setting, and let app/ say the flag"
   status=1
-done < <(grep -rn -E '"[^"]*(--[a-z][a-z-]+|-[a-zA-Z]/--)[^"]*"|throw UsageError' common cipher io keys format engine job api \
-           bench backends --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' |
-         grep -v -E '^[^:]+:[0-9]+:[[:space:]]*//' | grep -v -E '^bench/scratch\.cpp:.*"cp", "--reflink' || true)
+done < <(grep -rn -E '"[^"]*(--[a-z][a-z-]+|-[a-zA-Z]/--| -[a-zA-Z]([ ",;)]|$))|throw UsageError' common cipher io keys \
+           format engine job api bench backends --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' |
+         grep -v -E '^[^:]+:[0-9]+:[[:space:]]*//' | grep -v -E '^bench/scratch\.cpp:.*"cp", "--reflink' |
+         grep -v -E 'ulimit -[a-z]|openssl enc -[a-z]' || true)
 # io/ is files and streams: no OpenSSL, no CUDA.
 if grep -l -E '#include <(openssl|cuda)' io/* 2>/dev/null; then echo "io/ includes OpenSSL or CUDA"; status=1; fi
 if grep -E '^[^#]*(OpenSSL|CUDA)' io/CMakeLists.txt; then echo "io/CMakeLists.txt links OpenSSL or CUDA"; status=1; fi
