@@ -91,17 +91,24 @@ aesgpu::Settings cpu(aesgpu::Direction direction, aesgpu::Mode mode) {
     return settings;
 }
 
-// Runs cipher_file and returns the kind of the Error it threw; fails the test when it threw none.
+// The message and kind of the Error `run` throws; fails the test when it throws none.
 template <typename Run>
-aesgpu::ErrorKind kind_thrown(Run run) {
+std::pair<aesgpu::ErrorKind, std::string> error_thrown(Run run) {
     try {
         run();
     } catch (const aesgpu::Error &error) {
-        EXPECT_STRNE(error.what(), "");
-        return error.kind();
+        return {error.kind(), error.what()};
     }
     ADD_FAILURE() << "no aesgpu::Error";
-    return aesgpu::ErrorKind::internal;
+    return {aesgpu::ErrorKind::internal, {}};
+}
+
+// Runs cipher_file and returns the kind of the Error it threw; fails the test when it threw none.
+template <typename Run>
+aesgpu::ErrorKind kind_thrown(Run run) {
+    const auto [kind, message] = error_thrown(run);
+    EXPECT_NE(message, "");
+    return kind;
 }
 
 // A prompt that answers `answer`, counting in `asked` how often it was asked.
@@ -259,12 +266,18 @@ void drop_from_page_cache(const fs::path &path) {
     ::close(fd);
 }
 
-TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto) {
-    Directory dir;
-    const bool direct = takes_direct_io(dir / ".");
+// "large": random data over kDirectIoMinBytes (64 MiB); "small": its first 1000 bytes. Returns the large one's.
+Bytes write_large_and_small(const Directory &dir) {
     const Bytes data = random_bytes((65u << 20) + 9);
     write_file(dir / "large", data);
     write_file(dir / "small", Bytes(data.begin(), data.begin() + 1000));
+    return data;
+}
+
+TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto) {
+    Directory dir;
+    const bool direct = takes_direct_io(dir / ".");
+    const Bytes data = write_large_and_small(dir);
     const Bytes key = random_bytes(16);
     aesgpu::Key raw = aesgpu::Key::raw(key);
     aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
@@ -284,27 +297,13 @@ TEST(PublicCipherFile, ALargeUncachedFileGoesPastThePageCacheAsTheCommandsIoAuto
     EXPECT_EQ(read_file(dir / "cached.aes"), expected);
 }
 
-// The message and kind of the Error `run` throws; fails the test when it throws none.
-template <typename Run>
-std::pair<aesgpu::ErrorKind, std::string> error_thrown(Run run) {
-    try {
-        run();
-    } catch (const aesgpu::Error &error) {
-        return {error.kind(), error.what()};
-    }
-    ADD_FAILURE() << "no aesgpu::Error";
-    return {aesgpu::ErrorKind::internal, {}};
-}
-
 // Settings::io as the command's --io: direct past the page cache even for a small file (or an io
 // Error where the file system refuses it), buffered through it even for a large uncached one, and
 // direct on a pipe or standard stream refused before anything is opened.
 TEST(PublicCipherFile, IoDirectAndBufferedGoAsAskedAndDirectTakesRegularFilesOnly) {
     Directory dir;
     const bool takes_direct = takes_direct_io(dir / ".");
-    const Bytes data = random_bytes((65u << 20) + 9);
-    write_file(dir / "large", data);
-    write_file(dir / "small", Bytes(data.begin(), data.begin() + 1000));
+    const Bytes data = write_large_and_small(dir);
     const Bytes key = random_bytes(16);
     aesgpu::Key raw = aesgpu::Key::raw(key);
     aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
@@ -506,13 +505,7 @@ struct PromptGaveUp {};
 // The message of the Error `run` throws; fails the test when it throws none.
 template <typename Run>
 std::string message_thrown(Run run) {
-    try {
-        run();
-    } catch (const aesgpu::Error &error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "no aesgpu::Error";
-    return {};
+    return error_thrown(run).second;
 }
 
 TEST(PublicCipherFile, MessagesNameSettingsNotTheCommandsFlags) {
