@@ -107,7 +107,8 @@ std::optional<std::size_t> InputSource::read_aligned_around(std::span<std::byte>
     std::byte *const from = buffer.data() - lead;
     if (!direct_aligned(from, 0, 0, direct_alignment_)) return std::nullopt;
     const std::span<std::byte> around(from, align_up(lead + buffer.size(), direct_alignment_));
-    const std::size_t got = read_direct_requests(Gathered<std::byte>(std::span(&around, 1)), at - static_cast<off_t>(lead));
+    const std::size_t got =
+        read_direct_requests(Gathered<std::byte>(std::span(&around, 1)), at - static_cast<off_t>(lead));
     const std::size_t filled = std::min(buffer.size(), got - std::min(got, lead));
     if (::lseek(fd_, at + static_cast<off_t>(filled), SEEK_SET) < 0) {
         throw IoError(errno_message("error reading", display_name_, errno));
@@ -145,8 +146,8 @@ std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> par
     const Gathered<std::byte> buffer(parts);
     std::size_t filled = 0;
     // Direct reads wait on the disk, not the CPU: several in flight whatever io_threads says.
-    const bool split = (io_threads_ > 1 || direct_fd_.valid()) && sized_ &&
-                       buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes;
+    const bool split =
+        (io_threads_ > 1 || direct_fd_.valid()) && sized_ && buffer.size() >= 2 * kFileCopyPieces.min_piece_bytes;
     const off_t start = split ? ::lseek(fd_, 0, SEEK_CUR) : -1;
     if (start >= 0) {
         filled = read_parallel(buffer, start);
@@ -164,7 +165,8 @@ std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> par
         }
     } else {
         for (const std::span<std::byte> part : parts) {
-            const std::size_t got = fill(part, std::nullopt, cancellation);
+            const std::size_t peeked = take_peeked(part);
+            const std::size_t got = peeked + fill(part.subspan(peeked), std::nullopt, cancellation);
             filled += got;
             if (got < part.size()) break;
         }
@@ -180,6 +182,37 @@ std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> par
     return filled;
 }
 
+std::size_t InputSource::peek(std::span<std::byte> buffer) {
+    if (S_ISREG(status_.st_mode) || S_ISBLK(status_.st_mode)) {
+        const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+        if (at < 0) throw IoError(errno_message("error reading", display_name_, errno));
+        return fill(buffer, at, nullptr);
+    }
+    const std::size_t held = peeked_.size() - peeked_from_;
+    if (held < buffer.size()) {
+        peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_));
+        peeked_from_ = 0;
+        peeked_.resize(buffer.size());
+        peeked_.resize(held + fill(std::span(peeked_).subspan(held), std::nullopt, nullptr));
+    }
+    const std::size_t length = std::min(buffer.size(), peeked_.size() - peeked_from_);
+    std::copy_n(peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_), length, buffer.begin());
+    return length;
+}
+
+// What peek() read of a pipe and no read has taken yet, into the start of `buffer`.
+std::size_t InputSource::take_peeked(std::span<std::byte> buffer) {
+    const std::size_t length = std::min(buffer.size(), peeked_.size() - peeked_from_);
+    std::copy_n(peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_), length, buffer.begin());
+    peeked_from_ += length;
+    if (peeked_from_ == peeked_.size()) {
+        peeked_.clear();
+        peeked_.shrink_to_fit();
+        peeked_from_ = 0;
+    }
+    return length;
+}
+
 // Reads until `buffer` is full or the input ends: read() from the file offset, or pread() from
 // `offset` when given. Short reads and EINTR are absorbed. Files and block devices never keep a
 // read waiting; anything else may, so there the read first waits for data or the cancellation.
@@ -192,7 +225,8 @@ std::size_t InputSource::fill(std::span<std::byte> buffer, std::optional<off_t> 
         if (may_wait) wait_readable(fd_, *cancellation);
         std::byte *const into = buffer.data() + filled;
         const std::size_t wanted = buffer.size() - filled;
-        const bool direct = offset && !direct_refused && direct_fits(into, *offset + static_cast<off_t>(filled), wanted);
+        const bool direct =
+            offset && !direct_refused && direct_fits(into, *offset + static_cast<off_t>(filled), wanted);
         const ssize_t got = direct   ? ::pread(direct_fd_.get(), into, wanted, *offset + static_cast<off_t>(filled))
                             : offset ? ::pread(fd_, into, wanted, *offset + static_cast<off_t>(filled))
                                      : ::read(fd_, into, wanted);
@@ -255,11 +289,12 @@ std::size_t InputSource::read_direct_requests(const Gathered<std::byte> &buffer,
     std::vector<DirectRequest> requests;
     std::vector<DirectRequest> buffered; // parts the file system's alignment does not allow
     for (std::size_t offset = 0; offset < buffer.size(); offset += piece) {
-        buffer.for_each_in(offset, std::min(piece, buffer.size() - offset), [&](std::span<std::byte> part, std::size_t at) {
-            const DirectRequest request{part.data(), part.size(), start + static_cast<off_t>(at)};
-            (direct_fits(part.data(), request.offset, part.size()) ? requests : buffered).push_back(request);
-            return true;
-        });
+        buffer.for_each_in(
+            offset, std::min(piece, buffer.size() - offset), [&](std::span<std::byte> part, std::size_t at) {
+                const DirectRequest request{part.data(), part.size(), start + static_cast<off_t>(at)};
+                (direct_fits(part.data(), request.offset, part.size()) ? requests : buffered).push_back(request);
+                return true;
+            });
     }
     std::vector<DirectResult> results(requests.size());
     direct_queue_.queue->run(DirectOp::read, direct_fd_.get(), requests, results);
@@ -269,8 +304,8 @@ std::size_t InputSource::read_direct_requests(const Gathered<std::byte> &buffer,
         }
         if (results[i].done < requests[i].length) {
             const std::size_t done = results[i].done;
-            buffered.push_back({requests[i].data + done, requests[i].length - done,
-                                requests[i].offset + static_cast<off_t>(done)});
+            buffered.push_back(
+                {requests[i].data + done, requests[i].length - done, requests[i].offset + static_cast<off_t>(done)});
         }
     }
     std::size_t end = buffer.size();

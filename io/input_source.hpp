@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -39,6 +40,10 @@ public:
     std::size_t read_full_with_room(std::span<std::byte> buffer, std::size_t room);
     // The same into `parts` one after another, as if they were one buffer.
     std::size_t read_gathered(std::span<const std::span<std::byte>> parts, const Cancellation *cancellation = nullptr);
+    // Up to `buffer.size()` bytes from where reading goes on, without going on: a file or block
+    // device is read at its offset (pread); a pipe's bytes are kept, and the reads after give them
+    // again first. Returns fewer only where the input ends. Throws IoError.
+    std::size_t peek(std::span<std::byte> buffer);
 
     // When the input is a regular file, the bytes from where reading started (standard input may
     // be a file a caller read partway) to its end: for progress, logs and the change-of-size check.
@@ -72,6 +77,7 @@ public:
 private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
+    std::size_t take_peeked(std::span<std::byte> buffer);
     std::size_t read_parallel(const Gathered<std::byte> &buffer, off_t start);
     std::size_t read_direct_requests(const Gathered<std::byte> &buffer, off_t start);
     std::optional<std::size_t> read_aligned_around(std::span<std::byte> buffer);
@@ -91,6 +97,8 @@ private:
     std::size_t direct_alignment_ = 0;
     DirectQueue direct_queue_; // made by read_directly()
     NoteSink *notes_ = nullptr;
+    std::vector<std::byte> peeked_; // a pipe's bytes that peek() read, from peeked_from_ on not yet taken
+    std::size_t peeked_from_ = 0;
 };
 
 // True when both describe the same file (same device and inode).
