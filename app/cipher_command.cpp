@@ -3,6 +3,7 @@
 
 #include "app/associated_data.hpp"
 #include "app/backend_log.hpp"
+#include "app/cli.hpp"
 #include "app/exit_status.hpp"
 #include "app/interrupts.hpp"
 #include "app/io_path.hpp"
@@ -54,13 +55,18 @@ bool uses_raw_key(const CipherOptions &options) {
     return !options.key_hex.empty() || !options.key_file.empty();
 }
 
+// Decrypting without --mode: each file's start says how it reads (format/detect).
+bool reads_mode_from_files(const CipherOptions &options) {
+    return options.direction == Direction::decrypt && !options.mode_given;
+}
+
 bool reads_standard_input(const std::vector<std::string> &inputs) {
     return std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
 }
 
 // "AES-256-CTR", as openssl names the cipher.
-std::string cipher_name(const CipherOptions &options, std::size_t key_bits) {
-    std::string mode = mode_name(options.mode);
+std::string cipher_name(Mode cipher_mode, std::size_t key_bits) {
+    std::string mode = mode_name(cipher_mode);
     std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
     return fmt::format("AES-{}-{}", key_bits, mode);
 }
@@ -150,8 +156,9 @@ public:
     const SecretBytes &secret() override {
         if (!loaded_) {
             failed_ = true;
-            secret_ =
-                prompt_passphrase(cipher_name(options_, options_.key_bits), options_.direction == Direction::encrypt);
+            secret_ = prompt_passphrase(reads_mode_from_files(options_) ? "AES"
+                                                                        : cipher_name(options_.mode, options_.key_bits),
+                                        options_.direction == Direction::encrypt);
             loaded_ = true;
             failed_ = false;
         }
@@ -265,7 +272,7 @@ void check_gcm_options(const CipherOptions &options, KeySource &keys) {
 // what does not fit.
 std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const CipherSettings &settings, KeySource &keys,
                                        InputSource &source) {
-    if (options.mode == Mode::gcm) check_gcm_options(options, keys);
+    if (settings.mode == Mode::gcm) check_gcm_options(options, keys);
     try {
         return file_format_for(settings, keys, source);
     } catch (const NoSaltedHeader &e) {
@@ -276,7 +283,7 @@ std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const Ciphe
         throw FormatError(source.display_name() +
                           ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
-        if (options.mode != Mode::gcm) throw;
+        if (settings.mode != Mode::gcm) throw;
         throw FormatError(source.display_name() + ": " + e.what());
     }
 }
@@ -339,23 +346,32 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
     }
 }
 
-// --no-pad with an input that is not whole blocks, in the command line's words.
-[[noreturn]] void throw_not_whole_blocks(const NotWholeBlocks &e) {
-    throw FormatError("input length " + std::to_string(e.length) +
+// --no-pad with an input (`name`) that is not whole blocks, in the command line's words.
+[[noreturn]] void throw_not_whole_blocks(const NotWholeBlocks &e, const std::string &name) {
+    throw FormatError(name + ": input length " + std::to_string(e.length) +
                       " is not a multiple of 16 bytes, which --no-pad requires");
+}
+
+// Where decrypting read the file as ECB for want of anything that says otherwise (no --mode), a
+// failure that another mode would explain names the modes to try: nothing in CTR says it is CTR.
+std::string other_modes_hint(bool mode_was_read) {
+    return mode_was_read ? "; if it is CTR, give --mode ctr" : "";
 }
 
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,
 // whose length is known: a ragged file fails before a passphrase is asked for or work is done.
 // `header_bytes`: already read (a Salted__ header).
+// `mode_was_read`: as for other_modes_hint.
 void check_input_length(const CipherSettings &settings, const FileFormat &format, const InputSource &source,
-                        std::uint64_t header_bytes) {
+                        std::uint64_t header_bytes, bool mode_was_read) {
     if (!source.size()) return;
     try {
         check_stream_length(settings.direction, format.framing(),
                             *source.size() - std::min(*source.size(), header_bytes));
     } catch (const NotWholeBlocks &e) {
-        throw_not_whole_blocks(e);
+        throw_not_whole_blocks(e, source.display_name());
+    } catch (const FormatError &e) {
+        throw FormatError(source.display_name() + ": " + e.what() + other_modes_hint(mode_was_read));
     }
 }
 
@@ -414,7 +430,8 @@ public:
 // What --json prints for one input.
 struct RunSummary {
     std::string input;
-    std::string output; // empty: standard output, or nothing with -t
+    std::optional<Mode> mode; // none: the file failed before its mode was read from it
+    std::string output;       // empty: standard output, or nothing with -t
     PipelineStats stats;
     std::string backend;
     std::vector<LaneReport> lanes; // with several backends (a dispatcher): what each ciphered
@@ -429,7 +446,7 @@ void print_json_summary(const CipherOptions &options, const RunSummary &summary,
         {"operation", options.test_only                         ? "test"
                       : options.direction == Direction::encrypt ? "encrypt"
                                                                 : "decrypt"},
-        {"mode", mode_name(options.mode)},
+        {"mode", summary.mode ? nlohmann::ordered_json(mode_name(*summary.mode)) : nlohmann::ordered_json(nullptr)},
         {"ok", error.empty()}};
     if (!error.empty()) {
         object["error"] = error;
@@ -458,6 +475,7 @@ void print_json_failure(const CipherOptions &options, const std::string &input, 
     if (!options.json) return;
     RunSummary failed;
     failed.input = input;
+    if (!reads_mode_from_files(options)) failed.mode = options.mode;
     print_json_summary(options, failed, error);
 }
 
@@ -543,7 +561,7 @@ public:
                      options_.test_only                         ? "testing"
                      : options_.direction == Direction::encrypt ? "encrypting"
                                                                 : "decrypting",
-                     source_.display_name(), sink_.display_name(), cipher_name(options_, key_bits_),
+                     source_.display_name(), sink_.display_name(), cipher_name(*summary_.mode, key_bits_),
                      describe_backend(plan.selected), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
                      io_threads_ == 1 ? "" : "s");
         const bool show_progress = options_.progress == ProgressChoice::always ||
@@ -655,23 +673,28 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
 
 // Rethrows the exception being handled, a failure of the data once the job had started, with what
 // the command line can add: which file, and which options could explain it.
+// `mode_was_read`: the mode came from the file (no --mode); `source`: the data.
 [[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
-                                      const FileFormat &format, bool passphrase_mode, std::uint64_t memory_limit) {
+                                      const FileFormat &format, bool passphrase_mode, std::uint64_t memory_limit,
+                                      bool mode_was_read) {
     const bool encrypting = options.direction == Direction::encrypt;
     const std::optional<SegmentGeometry> segments = format.segments();
+    const std::string &name = source.display_name();
     try {
         throw;
     } catch (const BadPadding &) {
         if (passphrase_mode) {
-            throw BadPadding("bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "
+            throw BadPadding(name +
+                             ": bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "
                              "does not read (openssl enc without -pbkdf2, with -md other than sha256, or with "
-                             "another -iter than --iter)");
+                             "another -iter than --iter)" +
+                             other_modes_hint(mode_was_read));
         }
-        throw;
+        throw BadPadding(name + ": bad decrypt: wrong key or corrupted input" + other_modes_hint(mode_was_read));
     } catch (const NotWholeBlocks &e) {
-        throw_not_whole_blocks(e);
-    } catch (const FormatError &) {
-        if (!segments) throw;
+        throw_not_whole_blocks(e, name);
+    } catch (const FormatError &e) {
+        if (!segments) throw FormatError(name + ": " + e.what() + other_modes_hint(mode_was_read));
         rethrow_gcm_failure(source, *segments, passphrase_mode);
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
@@ -726,18 +749,56 @@ void log_done(const CipherOptions &options, const PipelineStats &stats, const Cp
                  gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
 }
 
+// Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
+// options given are another mode's (before anything that asks for the key).
+ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource &keys, std::size_t segment_bytes) {
+    ModeGuess guess = guess_input_mode(source, keys, segment_bytes);
+    spdlog::info("{} reads as --mode {}: {}", source.display_name(), mode_name(guess.mode), guess.why);
+    const FormatRules rules = format_rules(guess.mode);
+    if (options.remove_input && !rules.proves_the_key) {
+        throw UsageError(unproven_decrypt_rm(kEcbPassesWrongKeys) + " (" + source.display_name() +
+                         " reads as ECB: " + guess.why + ")");
+    }
+    if (guess.mode == Mode::gcm) {
+        const char *not_gcm = options.no_pad                                   ? "--no-pad"
+                              : options.print_key                              ? "-P/--print-key"
+                              : options.iterations != kDefaultPbkdf2Iterations ? "--iter"
+                              : options.key_bits != kDefaultPassphraseKeyBits  ? "--key-bits"
+                                                                               : nullptr;
+        if (not_gcm) {
+            throw UsageError(fmt::format("{} is a GCM file ({}): {} does not apply to it; drop it",
+                                         source.display_name(), guess.why, not_gcm));
+        }
+    }
+    return guess;
+}
+
+// A mode read from Tink's header length byte alone: segment 0's tag decides, before the run.
+void authenticate_first_segment_of(InputSource &source, const CipherKey &key) {
+    try {
+        authenticate_first_segment(source, key.key, key.spec);
+    } catch (const AuthenticationFailed &e) {
+        throw AuthenticationFailed(fmt::format(
+            "{}: {}: wrong key, a changed file, a GCM file of another --segment-size than 1M (give --mode gcm "
+            "--segment-size), or not GCM at all: its first byte is what a GCM file's would be; if it is ECB, give "
+            "--mode ecb (CTR: --mode ctr)",
+            source.display_name(), e.what()));
+    }
+}
+
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
 RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
                    std::optional<int> settle_status) {
     CommandKeys &keys = shared.keys;
-    const CipherSettings &settings = shared.settings;
+    CipherSettings settings = shared.settings; // its mode may be this file's own
     const bool encrypting = options.direction == Direction::encrypt;
     const bool passphrase_mode = keys.passphrase_mode();
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
     RunSummary summary;
     summary.input = input;
+    if (!reads_mode_from_files(options)) summary.mode = options.mode;
 
     if (options.print_key && (encrypting || !passphrase_mode)) {
         // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
@@ -752,10 +813,16 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
+    std::optional<ModeGuess> guess;
+    if (reads_mode_from_files(options)) {
+        guess = read_mode(options, source, keys, settings.segment_bytes);
+        settings.mode = guess->mode;
+        summary.mode = guess->mode;
+    }
     const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
     const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
-    check_input_length(settings, *format, source, header_bytes);
+    check_input_length(settings, *format, source, header_bytes, guess.has_value());
     if (const std::optional<SegmentGeometry> segments = format->segments()) {
         check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
     }
@@ -766,6 +833,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     step = std::chrono::steady_clock::now();
     const CipherKey key = cipher_key(*format, keys);
     if (passphrase_mode) log_key_derivation(options, *format, seconds_since(step));
+    if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
     if (options.print_key) { // openssl's files only: the command refuses -P for GCM
         print_key(dynamic_cast<const OpensslEncFile &>(*format), key);
         return summary;
@@ -782,7 +850,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         throw_with_force_flag(e);
     } catch (const std::exception &) {
         if (!observer.started()) throw;
-        rethrow_with_advice(options, source, *sink, *format, passphrase_mode, observer.memory_limit());
+        rethrow_with_advice(options, source, *sink, *format, passphrase_mode, observer.memory_limit(),
+                            guess.has_value());
     }
     log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
     return summary;

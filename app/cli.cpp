@@ -37,6 +37,12 @@ namespace aesgpu {
 
 namespace {
 
+// Choice values are case-insensitive: --mode GCM is --mode gcm.
+std::string lower_case(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
 // 4194304 -> "4M", as --chunk-size and --size take it.
 std::string size_text(std::size_t bytes) {
     for (const auto &[shift, suffix] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}}) {
@@ -209,7 +215,9 @@ void add_mode_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option_function<std::string>(
             "--mode",
-            [&options](const std::string &name) {
+            [&options](const std::string &given) {
+                const std::string name = lower_case(given);
+                options.mode_given = true;
                 if (name == "ecb") {
                     options.mode = Mode::ecb;
                 } else if (name == "ctr") {
@@ -592,13 +600,14 @@ void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const
 void refuse_unproven_decrypt_rm(const CipherOptions &options, const SettingUse &use) {
     // Only an authenticated mode proves the key right before the only copy goes: ECB's padding
     // passes about one wrong key in 256, and CTR and --no-pad check nothing.
-    if (options.remove_input && fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
-        throw UsageError(fmt::format(
-            "decrypt --rm takes --mode gcm only, the one mode that proves the key was right: {}, and --rm would "
-            "then remove the only ciphertext. Decrypt, check the output, then remove the input yourself",
-            options.mode == Mode::ctr ? "--mode ctr decrypts any key to something"
-            : options.no_pad          ? "--no-pad leaves no padding to check"
-                                      : "in ECB a wrong key passes the padding check about once in 256"));
+    // Decrypting without --mode, each file's own mode decides (app/cipher_command), unless --no-pad
+    // rules GCM out already.
+    const bool mode_read_from_files = options.direction == Direction::decrypt && !options.mode_given && !options.no_pad;
+    if (options.remove_input && !mode_read_from_files &&
+        fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
+        throw UsageError(unproven_decrypt_rm(options.mode == Mode::ctr ? "--mode ctr decrypts any key to something"
+                                             : options.no_pad          ? "--no-pad leaves no padding to check"
+                                                                       : kEcbPassesWrongKeys));
     }
 }
 
@@ -712,6 +721,13 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
 
 } // namespace
 
+std::string unproven_decrypt_rm(std::string_view why) {
+    return fmt::format("decrypt --rm takes --mode gcm only, the one mode that proves the key was right: {}, and --rm "
+                       "would then remove the only ciphertext. Decrypt, check the output, then remove the input "
+                       "yourself",
+                       why);
+}
+
 std::string help_hint(const CLI::App &app, int argc, char **argv) {
     if (argc < 2 || std::find(kCommands.begin(), kCommands.end(), std::string_view(argv[1])) == kCommands.end()) {
         return "see `aesgpu --help`";
@@ -790,8 +806,7 @@ namespace {
 bool mistyped_secret_option(std::string_view word) {
     if (word == "-k" || word == "-P") return true;
     if (!word.starts_with("--") || word.find('=') != std::string_view::npos) return false;
-    std::string lower(word);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string lower = lower_case(std::string(word));
     return !closest_name(lower, std::array<std::string_view, 2>{"--key", "--pass"}).empty();
 }
 
@@ -917,8 +932,14 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     keygen->footer(std::string(kKeygenExamples) + kExitCodes);
     keygen->callback([&parsed] { parsed.command = Command::keygen; });
 
-    auto *info = app.add_subcommand("info", "Show the build, CPU AES support, OpenSSL and CUDA devices");
-    info->add_flag("--json", parsed.info_json, "One JSON object on standard output instead of the table");
+    auto *info = app.add_subcommand(
+        "info", "Show the build, CPU AES support, OpenSSL and CUDA devices; or, given files, what each one's start "
+                "says of how it was encrypted (no key needed)");
+    info->add_flag("--json", parsed.info_json,
+                   "One JSON object on standard output instead of the table (one line per FILE)");
+    info->add_option("FILE", parsed.info_files,
+                     "A file to describe from its header: aesgpu's GCM passphrase header (scrypt cost, key and "
+                     "segment size), a Tink GCM stream's (key size), openssl's Salted__, or none (raw ECB or CTR)");
     info->callback([&parsed] { parsed.command = Command::info; });
 
     auto *bench = app.add_subcommand("bench", "Measure both backends against the hardware's own limits");

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace aesgpu {
 
@@ -27,6 +29,7 @@ struct CommandLine {
     SecretArguments decrypt_secrets;
     KeygenOptions keygen_options;
     bool info_json = false;
+    std::vector<std::string> info_files; // aesgpu info FILE...: what each file's start says
     BenchOptions bench_options;
 
     [[nodiscard]] const CipherOptions &cipher() const {
@@ -71,6 +74,11 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 // The message of `error` as CLI11 wrote it, but for the arguments it did not expect (ExtrasError),
 // which are listed as they were given: CLI11 lists them last first ("0 --devices").
 [[nodiscard]] std::string parse_error_text(const CLI::ParseError &error, const CLI::App &app);
+
+// Why decrypt --rm is refused where the key is not proven (`why`: the mode's reason), for the
+// command line's check and a file read as ECB alike.
+inline constexpr const char *kEcbPassesWrongKeys = "in ECB a wrong key passes the padding check about once in 256";
+[[nodiscard]] std::string unproven_decrypt_rm(std::string_view why);
 
 // "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
 [[nodiscard]] std::string version_text();

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/info_command.hpp"
 
+#include "app/json_text.hpp"
 #include "backends/cpu/cpu_features.hpp"
 #include "backends/cpu/openssl_backend.hpp"
 #include "backends/cuda/device_probe.hpp"
-#include "app/json_text.hpp"
+#include "common/errors.hpp"
+#include "common/units.hpp"
 #include "engine/backend_selection.hpp"
+#include "format/detect.hpp"
+#include "io/input_source.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <limits>
 
 #include <string>
 #include <vector>
@@ -84,6 +92,101 @@ void print_info(std::ostream &out, bool json) {
     }
     if (!gpu.usable()) out << fmt::format("GPU:            unavailable ({})\n", gpu.unavailable_reason);
     out << fmt::format("Backend auto:   {}\n", auto_lanes(gpu));
+}
+
+namespace {
+
+struct FileFacts {
+    std::optional<std::uint64_t> bytes; // none: a pipe
+    CiphertextFacts facts;
+};
+
+FileFacts read_file_facts(const std::string &name) {
+    InputSource source = InputSource::open(name);
+    std::array<std::byte, kCiphertextStartBytes> start{};
+    const std::size_t length = source.peek(start);
+    return {source.size(), ciphertext_facts(std::span(start).first(length),
+                                            source.size().value_or(std::numeric_limits<std::uint64_t>::max()))};
+}
+
+// "GCM with a passphrase (aesgpu's header): scrypt N = 2^16, r = 8, p = 1; AES-256; 1 MiB segments"
+std::string describe(const CiphertextFacts &facts) {
+    switch (facts.kind) {
+    case CiphertextKind::gcm_passphrase:
+        if (!facts.header) return "aesgpu's GCM passphrase header, damaged or of another version: " + facts.damaged;
+        return fmt::format("GCM with a passphrase (aesgpu's header): scrypt N = 2^{}, r = {}, p = {}; AES-{}; "
+                           "segments of {} bytes",
+                           facts.header->cost.log2_n, facts.header->cost.r, facts.header->cost.p, facts.key_bytes * 8,
+                           facts.header->segment_bytes);
+    case CiphertextKind::tink_stream:
+        return fmt::format("GCM with a raw {}-byte key (AES-{}), as a Tink stream starts (its header length, {}, "
+                           "comes first; raw ECB or CTR starts so once in 256); the segment size is not recorded",
+                           facts.key_bytes, facts.key_bytes * 8, stream_header_bytes(facts.key_bytes));
+    case CiphertextKind::openssl_salted:
+        return "openssl enc with a passphrase ('Salted__' and a salt): the mode, digest and iteration count are not "
+               "recorded (aesgpu reads -pbkdf2 -md sha256)";
+    case CiphertextKind::salted_cut_short: return "'Salted__' without a whole salt: cut short";
+    case CiphertextKind::base64: return "base64 text (openssl enc -a): decode it first (base64 -d)";
+    case CiphertextKind::unrecognised: break;
+    }
+    return "no header: raw ECB or CTR, not recognisable";
+}
+
+const char *format_key(CiphertextKind kind) {
+    switch (kind) {
+    case CiphertextKind::gcm_passphrase: return "aesgpu_gcm_passphrase";
+    case CiphertextKind::tink_stream: return "tink_gcm";
+    case CiphertextKind::openssl_salted: return "openssl_salted";
+    case CiphertextKind::salted_cut_short: return "openssl_salted_cut_short";
+    case CiphertextKind::base64: return "base64";
+    case CiphertextKind::unrecognised: break;
+    }
+    return "none";
+}
+
+nlohmann::ordered_json facts_json(const std::string &name, const FileFacts &file) {
+    const CiphertextFacts &facts = file.facts;
+    const bool gcm = facts.kind == CiphertextKind::gcm_passphrase || facts.kind == CiphertextKind::tink_stream;
+    nlohmann::ordered_json object{
+        {"file", name},
+        {"bytes", file.bytes ? nlohmann::ordered_json(*file.bytes) : nullptr},
+        {"format", format_key(facts.kind)},
+        {"mode", gcm ? nlohmann::ordered_json("gcm") : nullptr},
+        {"key_bits", facts.key_bytes ? nlohmann::ordered_json(facts.key_bytes * 8) : nullptr}};
+    object["kdf"] = nullptr;
+    object["segment_bytes"] = nullptr;
+    if (facts.header) {
+        object["kdf"] = {{"name", "scrypt"},
+                         {"log2_n", facts.header->cost.log2_n},
+                         {"r", facts.header->cost.r},
+                         {"p", facts.header->cost.p}};
+        object["segment_bytes"] = facts.header->segment_bytes;
+    }
+    if (!facts.damaged.empty()) object["error"] = facts.damaged;
+    return object;
+}
+
+} // namespace
+
+int print_file_info(std::ostream &out, const std::vector<std::string> &files, bool json) {
+    int status = 0;
+    for (const std::string &name : files) {
+        const std::string shown = name == "-" ? "standard input" : printable(name);
+        try {
+            const FileFacts file = read_file_facts(name);
+            if (json) {
+                out << json_text(facts_json(name, file)) << "\n";
+            } else {
+                out << shown << ": " << (file.bytes ? std::to_string(*file.bytes) + " bytes, " : std::string())
+                    << describe(file.facts) << "\n";
+            }
+        } catch (const std::exception &e) {
+            spdlog::error("{}", printable(e.what()));
+            if (json) out << json_text(nlohmann::ordered_json{{"file", name}, {"error", printable(e.what())}}) << "\n";
+            status = 1;
+        }
+    }
+    return status;
 }
 
 } // namespace aesgpu

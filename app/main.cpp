@@ -86,7 +86,13 @@ int run_command(const aesgpu::CommandLine &parsed) {
         case Command::encrypt:
         case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
         case Command::keygen: run_keygen_command(parsed.keygen_options); return 0;
-        case Command::info: print_info(std::cout, parsed.info_json); return finish_standard_output(0);
+        case Command::info:
+            if (!parsed.info_files.empty()) {
+                configure_logging({});
+                return finish_standard_output(print_file_info(std::cout, parsed.info_files, parsed.info_json));
+            }
+            print_info(std::cout, parsed.info_json);
+            return finish_standard_output(0);
         case Command::bench:
             configure_logging({0, true}); // the file stage's runs would each repeat the ECB warning
             return finish_standard_output(run_bench_command(parsed.bench_options));

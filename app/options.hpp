@@ -26,15 +26,16 @@ struct LogOptions {
 
 struct CipherOptions {
     Direction direction = Direction::encrypt;
-    Mode mode = Mode::ecb;           // --mode
-    std::optional<CounterBlock> iv;  // --iv (ctr with a raw key)
-    std::size_t segment_bytes = 0;   // --segment-size (gcm); 0: the default, or the file's
+    Mode mode = Mode::ecb;            // --mode
+    bool mode_given = false;          // decrypt without --mode reads the mode from each file
+    std::optional<CounterBlock> iv;   // --iv (ctr with a raw key)
+    std::size_t segment_bytes = 0;    // --segment-size (gcm); 0: the default, or the file's
     std::string associated_data;      // --aad (gcm)
     std::string associated_data_file; // --aad-file (gcm): the associated data, read whole
-    std::vector<std::string> inputs; // empty: standard input
-    std::string output;              // empty: derive from the input name
-    bool to_stdout = false;          // -c
-    std::string suffix = ".aes";     // -S: added when encrypting, removed when decrypting
+    std::vector<std::string> inputs;  // empty: standard input
+    std::string output;               // empty: derive from the input name
+    bool to_stdout = false;           // -c
+    std::string suffix = ".aes";      // -S: added when encrypting, removed when decrypting
     bool force = false;
     bool keep_input = false;   // -k: what happens anyway; given, it rules out --rm
     bool remove_input = false; // --rm: delete each input once its output is committed
@@ -50,10 +51,10 @@ struct CipherOptions {
     unsigned key_bits = kDefaultPassphraseKeyBits;  // --key-bits: AES key size in passphrase mode
     bool print_key = false;                         // -P: print (salt and) key on stdout, then stop
     bool no_pad = false;
-    BackendRequest backend;      // --backend, --wait-for-gpu, -T, --streams
-    unsigned io_threads = 0;     // 0: default_io_threads()
+    BackendRequest backend;            // --backend, --wait-for-gpu, -T, --streams
+    unsigned io_threads = 0;           // 0: default_io_threads()
     IoChoice io = IoChoice::automatic; // --io
-    std::size_t chunk_bytes = 0; // 0: the backend's file chunk, or kStreamChunkBytes for pipes
+    std::size_t chunk_bytes = 0;       // 0: the backend's file chunk, or kStreamChunkBytes for pipes
     ProgressChoice progress = ProgressChoice::automatic;
     LogOptions log;
 };

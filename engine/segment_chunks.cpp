@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/segment_chunks.hpp"
 
+#include "backends/cpu/evp_gcm.hpp"
 #include "common/errors.hpp"
 
 #include <algorithm>
@@ -86,6 +87,19 @@ std::size_t SegmentChunks::write(OutputSink &sink, std::span<const std::byte> sl
                      });
     sink.write_gathered(parts);
     return written;
+}
+
+void authenticate_first_segment(InputSource &source, const SecretBytes &key, const CipherSpec &spec) {
+    const std::size_t capacity = spec.gcm.geometry.ciphertext_capacity(0);
+    SecretBytes segment(capacity + 1); // one byte more says whether segment 0 is the last; wiped
+    std::span<std::byte> bytes = std::as_writable_bytes(segment.mutable_view());
+    const std::size_t length = source.peek(bytes);
+    if (length < kGcmTagBytes) {
+        throw StreamCutShort("the stream ends inside segment 0's tag (" + std::to_string(length) + " bytes)");
+    }
+    const bool last = length <= capacity;
+    const SegmentSpan first{0, 0, last ? length : capacity, last, 0};
+    EvpGcmSegmentCipher(key.view(), spec).transform(bytes.first(first.ciphertext_bytes), first);
 }
 
 } // namespace aesgpu

@@ -6,6 +6,7 @@
 // goes, leaving room for its tag; decrypting, the ciphertext is read as it is, and each segment's
 // plaintext is written out without its tag once the backend has checked it.
 #include "cipher/cipher_backend.hpp"
+#include "cipher/secret_bytes.hpp"
 #include "cipher/segments.hpp"
 #include "io/cancellation.hpp"
 #include "io/input_source.hpp"
@@ -46,5 +47,11 @@ private:
     Direction direction_;
     std::size_t segments_per_chunk_;
 };
+
+// Decrypting a stream whose format was only guessed (format/detect's guess_mode): throws
+// AuthenticationFailed unless segment 0, read from `source` where the stream's segments start and
+// left there for the run (InputSource::peek), is authentic under `key` (the segment key, as `spec`
+// goes with it). On the CPU: one segment, before the run sets up its backends or writes anything.
+void authenticate_first_segment(InputSource &source, const SecretBytes &key, const CipherSpec &spec);
 
 } // namespace aesgpu

@@ -6,6 +6,7 @@
 #include "engine/segment_chunks.hpp"
 #include "job/file_job.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <utility>
 
@@ -71,6 +72,13 @@ std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeyS
     const bool size_needed = !keys.passphrase_mode() && format_rules(settings.mode).header_sized_by_key;
     const KeyGiven given{keys.passphrase_mode(), size_needed ? keys.secret().size() : 0};
     return file_format_for(static_cast<const FormatSettings &>(settings), given, source);
+}
+
+ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes) {
+    std::array<std::byte, kCiphertextStartBytes> start{};
+    const std::size_t length = source.peek(start);
+    const KeyGiven given{keys.passphrase_mode(), keys.passphrase_mode() ? 0 : keys.secret().size()};
+    return guess_mode(std::span(start).first(length), source.size(), given, segment_bytes);
 }
 
 CipherKey cipher_key(const FileFormat &format, KeySource &keys) {

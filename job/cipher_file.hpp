@@ -25,6 +25,7 @@
 #include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
+#include "format/detect.hpp"
 #include "format/file_format.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
@@ -53,6 +54,12 @@ struct CipherSettings : FormatSettings {
 // for a raw key's size only, never for a passphrase. Throws as file_format_for.
 [[nodiscard]] std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeySource &keys,
                                                           InputSource &source);
+
+// Decrypting without a mode: how `source` reads, from its first bytes (peeked: the header is still
+// to be read) and length (format/detect's guess_mode). Asks `keys` for a raw key's size only.
+// Where the guess leaves it to segment 0 (first_segment_decides), the caller checks that segment
+// with authenticate_first_segment (engine/segment_chunks) before the run.
+[[nodiscard]] ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes);
 
 // The key the data is ciphered with: the raw key as given; PBKDF2 of the passphrase and salt (as
 // `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the raw key, or of scrypt

@@ -254,7 +254,7 @@ TEST_F(Cli, KeepRemoveSuffixAndTest) {
               0);
     Outcome bad = run("$AESGPU decrypt -t bad.enc" + kKey);
     EXPECT_EQ(bad.status, 1);
-    EXPECT_EQ(bad.err, "aesgpu: bad decrypt (wrong key or corrupted input)\n");
+    EXPECT_EQ(bad.err, "aesgpu: 'bad.enc': bad decrypt: wrong key or corrupted input; if it is CTR, give --mode ctr\n");
     EXPECT_EQ(entries(), 3u) << "p.aes, p.enc, bad.enc: -t wrote nothing";
     // Decrypting with the suffix takes it off (--rm with decrypt is gcm's only: DecryptRemovesOnlyWhatGcmProved).
     ASSERT_EQ(run("$AESGPU decrypt -q -S .enc p.enc" + kKey).status, 0);
@@ -271,10 +271,11 @@ TEST_F(Cli, DecryptRemovesOnlyWhatGcmProved) {
     for (const std::string &options : {wrong + " --rm n.aes", kKey + " --rm n.aes", kKey + " --rm -S .aes n.aes"}) {
         Outcome r = run("$AESGPU decrypt -q" + options);
         EXPECT_EQ(r.status, 2) << options << ": " << r.err;
-        EXPECT_NE(r.err.find("decrypt --rm takes --mode gcm only, the one mode that proves the key was right: in ECB a "
-                             "wrong key passes the padding check about once in 256, and --rm would then remove the only "
-                             "ciphertext."),
-                  std::string::npos)
+        EXPECT_NE(
+            r.err.find("decrypt --rm takes --mode gcm only, the one mode that proves the key was right: in ECB a "
+                       "wrong key passes the padding check about once in 256, and --rm would then remove the only "
+                       "ciphertext."),
+            std::string::npos)
             << r.err;
         EXPECT_NE(r.err.find("Decrypt, check the output, then remove the input yourself"), std::string::npos);
         EXPECT_TRUE(std::filesystem::exists(file("n.aes")));
@@ -296,10 +297,11 @@ TEST_F(Cli, DecryptRemovesOnlyWhatGcmProved) {
 // A glob takes the key file along: encrypting it would leave the key only under itself, and
 // --rm would delete the original. Any name for it (a link, a path, standard input) counts.
 TEST_F(Cli, TheKeyOrPassphraseFileIsNeverAnInput) {
-    ASSERT_EQ(run("$AESGPU keygen -o my.key && echo r > r.txt && printf 'secret\\n' > pass.txt && chmod 600 pass.txt && "
-                  "ln -s my.key link && ln my.key hard && mkdir sub")
-                  .status,
-              0);
+    ASSERT_EQ(
+        run("$AESGPU keygen -o my.key && echo r > r.txt && printf 'secret\\n' > pass.txt && chmod 600 pass.txt && "
+            "ln -s my.key link && ln my.key hard && mkdir sub")
+            .status,
+        0);
     const std::string gcm = "$AESGPU encrypt -q --rm --mode gcm ";
     const struct {
         std::string command;
@@ -723,8 +725,7 @@ TEST_F(Cli, AnInputRmCannotRemoveFailsBeforeAnyWork) {
                   "chown 65534 locked locked/f out && chmod 555 locked && chmod 1777 sticky && chmod a+r sticky/f")
                   .status,
               0);
-    for (const auto &[input, why] :
-         std::vector<std::pair<std::string, std::string>>{
+    for (const auto &[input, why] : std::vector<std::pair<std::string, std::string>>{
              {"locked/f", "this user may not remove names from its directory 'locked'"},
              {"sticky/f", "its directory 'sticky' is sticky, and neither it nor the file is this user's"}}) {
         Outcome r = run(nobody + "$AESGPU encrypt -q --rm " + input + " -o out/x.aes" + kKey);

@@ -159,8 +159,9 @@ TEST_F(Cli, BenchOnTmpfsTimesNoDiskCeilings) {
     const TempDir shm(std::filesystem::path("/dev/shm"));
     if (!on_tmpfs(shm.path().string())) GTEST_SKIP() << "/dev/shm is not tmpfs here";
     write_file(shm.file("f"), random_bytes(1u << 20));
-    Outcome r = run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --mode ecb --direction encrypt --file " +
-                    shm.file("f"));
+    Outcome r =
+        run("$AESGPU bench --backend cpu --size 1M --reps 1 --key-bits 128 --mode ecb --direction encrypt --file " +
+            shm.file("f"));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out.find("O_DIRECT"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("no disk ceilings: tmpfs keeps every file in its page cache"), std::string::npos) << r.out;
@@ -324,9 +325,9 @@ TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
             continue;
         Outcome r = run("$AESGPU decrypt p.aes -o out -p " + wrong);
         EXPECT_EQ(r.status, 1);
-        EXPECT_EQ(r.err, "aesgpu: bad decrypt: wrong passphrase, corrupted input, or a file made with options "
-                         "aesgpu does not read (openssl enc without -pbkdf2, with -md other than sha256, or with "
-                         "another -iter than --iter)\n");
+        EXPECT_EQ(r.err, "aesgpu: 'p.aes': bad decrypt: wrong passphrase, corrupted input, or a file made with "
+                         "options aesgpu does not read (openssl enc without -pbkdf2, with -md other than sha256, or "
+                         "with another -iter than --iter); if it is CTR, give --mode ctr\n");
         EXPECT_FALSE(std::filesystem::exists(file("out")));
         break;
     }
@@ -385,7 +386,7 @@ TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
         if (run("openssl enc -d -aes-128-ecb -K " + wrong + " -in p.aes -out /dev/null").status == 0) continue;
         Outcome r = run("$AESGPU decrypt p.aes -K " + wrong);
         EXPECT_EQ(r.status, 1);
-        EXPECT_NE(r.err.find("aesgpu: bad decrypt (wrong key or corrupted input)"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("aesgpu: 'p.aes': bad decrypt: wrong key or corrupted input"), std::string::npos) << r.err;
         EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
         return;
     }

@@ -5,6 +5,7 @@
 #include "format/detect.hpp"
 #include "format/gcm_stream_header.hpp"
 #include "format/openssl_enc.hpp"
+#include "format/tink_gcm.hpp"
 #include "keys/passphrase.hpp"
 #include "support/test_support.hpp"
 
@@ -76,6 +77,73 @@ TEST(Detect, RandomCiphertextAndNothingSayNothing) {
         EXPECT_EQ(classify_ciphertext_start(start), CiphertextStart::unknown);
     }
     EXPECT_EQ(classify_ciphertext_start({}), CiphertextStart::unknown);
+}
+
+// A Tink stream's start for a key of `key_bytes`: its header, then random ciphertext.
+std::vector<std::byte> tink_start(std::size_t key_bytes) {
+    std::vector<std::byte> start = new_stream_header(key_bytes).bytes();
+    const std::vector<std::byte> rest = random_start(kCiphertextStartBytes - start.size());
+    start.insert(start.end(), rest.begin(), rest.end());
+    return start;
+}
+
+TEST(GuessMode, OurPassphraseHeaderIsGcmWhateverTheKey) {
+    std::vector<std::byte> start = bytes_of(kPassphraseMagic);
+    const std::vector<std::byte> rest = random_start(40);
+    start.insert(start.end(), rest.begin(), rest.end());
+    for (const KeyGiven key : {KeyGiven{true, 0}, KeyGiven{false, 16}, KeyGiven{false, 24}}) {
+        const ModeGuess guess = guess_mode(start, 1000, key, 0);
+        EXPECT_EQ(guess.mode, Mode::gcm);
+        EXPECT_FALSE(guess.first_segment_decides) << "the magic says so";
+    }
+}
+
+TEST(GuessMode, TinksHeaderLengthForTheKeyIsGcmThatSegmentZeroDecides) {
+    const SegmentGeometry geometry16{kDefaultSegmentBytes, 24};
+    const SegmentGeometry geometry32{kDefaultSegmentBytes, 40};
+    for (const std::uint64_t plaintext : {0ull, 1ull, 1000ull, 3ull << 20, 5ull << 20}) {
+        const ModeGuess guess16 =
+            guess_mode(tink_start(16), 24 + geometry16.ciphertext_for_plaintext(plaintext), KeyGiven{false, 16}, 0);
+        EXPECT_EQ(guess16.mode, Mode::gcm) << plaintext;
+        EXPECT_TRUE(guess16.first_segment_decides);
+        const ModeGuess guess32 =
+            guess_mode(tink_start(32), 40 + geometry32.ciphertext_for_plaintext(plaintext), KeyGiven{false, 32}, 0);
+        EXPECT_EQ(guess32.mode, Mode::gcm) << plaintext;
+    }
+    EXPECT_EQ(guess_mode(tink_start(16), std::nullopt, KeyGiven{false, 16}, 0).mode, Mode::gcm) << "a pipe";
+    // Another segment size, given: the lengths are its.
+    const SegmentGeometry small{4096, 24};
+    EXPECT_EQ(guess_mode(tink_start(16), 24 + small.ciphertext_for_plaintext(10000), KeyGiven{false, 16}, 4096).mode,
+              Mode::gcm);
+}
+
+TEST(GuessMode, EverythingElseIsEcb) {
+    // The header length of the other key size, a key GCM does not take, and a passphrase.
+    EXPECT_EQ(guess_mode(tink_start(32), 1000, KeyGiven{false, 16}, 0).mode, Mode::ecb);
+    EXPECT_EQ(guess_mode(tink_start(16), 1000, KeyGiven{false, 32}, 0).mode, Mode::ecb);
+    std::vector<std::byte> start192 = random_start(64);
+    start192[0] = std::byte{32}; // 1 + 24 + 7
+    EXPECT_EQ(guess_mode(start192, 1024, KeyGiven{false, 24}, 0).mode, Mode::ecb);
+    EXPECT_EQ(guess_mode(tink_start(16), 1000, KeyGiven{true, 0}, 0).mode, Mode::ecb);
+    // Lengths that no stream has: shorter than a header and a tag, or a last segment shorter than
+    // a tag (one byte to 15 past full segments).
+    EXPECT_EQ(guess_mode(tink_start(16), 24 + 15, KeyGiven{false, 16}, 0).mode, Mode::ecb);
+    EXPECT_EQ(guess_mode(tink_start(16), 24 + 16, KeyGiven{false, 16}, 0).mode, Mode::gcm) << "one empty segment";
+    for (const std::uint64_t past : {1ull, 8ull, 15ull}) {
+        EXPECT_EQ(guess_mode(tink_start(16), kDefaultSegmentBytes + past, KeyGiven{false, 16}, 0).mode, Mode::ecb)
+            << past;
+        EXPECT_EQ(guess_mode(tink_start(16), 3 * kDefaultSegmentBytes + past, KeyGiven{false, 16}, 0).mode, Mode::ecb)
+            << past;
+    }
+    EXPECT_EQ(guess_mode(tink_start(16), kDefaultSegmentBytes + 16, KeyGiven{false, 16}, 0).mode, Mode::gcm);
+    // Random starts: 255 in 256 begin with another byte.
+    int gcm = 0;
+    for (int i = 0; i < 256; ++i) {
+        std::vector<std::byte> start = random_start(64);
+        if (start[0] == std::byte{24}) start[0] = std::byte{25};
+        gcm += guess_mode(start, 1024, KeyGiven{false, 16}, 0).mode == Mode::gcm;
+    }
+    EXPECT_EQ(gcm, 0);
 }
 
 } // namespace
