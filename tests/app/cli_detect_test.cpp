@@ -5,13 +5,24 @@
 #include "support/cli_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<std::string> split_lines(const std::string &text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
 
 const std::string kKey256 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
@@ -142,6 +153,53 @@ TEST_F(Cli, JsonSaysTheModeEachFileReadAs) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find(R"("input":"g","operation":"test","mode":"gcm")"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(R"("input":"e","operation":"test","mode":"ecb")"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {
+    write_file(file("p"), random_bytes(5000));
+    write_file(file("k16"), random_bytes(16));
+    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm -p pass:x --key-bits 128 --segment-size 64K p -o gp && "
+                  "$AESGPU encrypt -q --mode gcm --key-file k16 p -o g16 && "
+                  "openssl enc -aes-256-cbc -pbkdf2 -pass pass:x -in p -out salted && openssl enc -aes-128-ecb -K " +
+                  kKey128 + " -in p -out raw && openssl enc -a -aes-128-ecb -K " + kKey128 + " -in p -out b64")
+                  .status,
+              0);
+    const Outcome text = run("$AESGPU info gp g16 salted missing b64");
+    EXPECT_EQ(text.status, 1) << "a file that cannot be read fails the run; the others are still told";
+    EXPECT_NE(text.out.find("gp: 5072 bytes, GCM with a passphrase (aesgpu's header): scrypt N = 2^16, r = 8, p = 1; "
+                            "AES-128; segments of 65536 bytes\n"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("g16: 5040 bytes, GCM with a raw 16-byte key (AES-128)"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("salted: 5024 bytes, openssl enc with a passphrase ('Salted__' and a salt)"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("b64: "), std::string::npos) << "after the missing file";
+    EXPECT_NE(text.err.find("cannot open 'missing'"), std::string::npos) << text.err;
+    // Raw ECB whose first byte happens to be a Tink header length is described as such: try a few.
+    const Outcome raw = run("$AESGPU info raw");
+    EXPECT_EQ(raw.status, 0);
+    EXPECT_TRUE(raw.out == "raw: 5008 bytes, no header: raw ECB or CTR, not recognisable\n" ||
+                raw.out.find("as a Tink stream starts") != std::string::npos)
+        << raw.out;
+
+    const Outcome json = run("$AESGPU info --json gp g16 missing");
+    EXPECT_EQ(json.status, 1);
+    const auto lines = split_lines(json.out);
+    ASSERT_EQ(lines.size(), 3u) << json.out;
+    const auto gp = nlohmann::json::parse(lines[0]);
+    EXPECT_EQ(gp["format"], "aesgpu_gcm_passphrase");
+    EXPECT_EQ(gp["mode"], "gcm");
+    EXPECT_EQ(gp["key_bits"], 128);
+    EXPECT_EQ(gp["segment_bytes"], 65536);
+    EXPECT_EQ(gp["kdf"]["name"], "scrypt");
+    const auto g16 = nlohmann::json::parse(lines[1]);
+    EXPECT_EQ(g16["format"], "tink_gcm");
+    EXPECT_EQ(g16["key_bits"], 128);
+    EXPECT_TRUE(g16["segment_bytes"].is_null()) << "Tink's header does not record it";
+    EXPECT_TRUE(nlohmann::json::parse(lines[2]).contains("error"));
+    // Without files, info is the machine's as before.
+    EXPECT_NE(run("$AESGPU info").out.find("Backend auto:"), std::string::npos);
 }
 
 } // namespace

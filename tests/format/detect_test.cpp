@@ -146,5 +146,33 @@ TEST(GuessMode, EverythingElseIsEcb) {
     EXPECT_EQ(gcm, 0);
 }
 
+TEST(CiphertextFacts, WhatEachHeaderRecordsAndNoMore) {
+    const PassphraseHeader made = new_passphrase_header(16, 65536);
+    std::vector<std::byte> start(made.bytes().begin(), made.bytes().end());
+    CiphertextFacts facts = ciphertext_facts(start, 5000);
+    EXPECT_EQ(facts.kind, CiphertextKind::gcm_passphrase);
+    ASSERT_TRUE(facts.header);
+    EXPECT_EQ(facts.key_bytes, 16u);
+    EXPECT_EQ(facts.header->segment_bytes, 65536u);
+    EXPECT_EQ(facts.header->cost.log2_n, made.cost.log2_n);
+    start[kPassphraseMagic.size()] = std::byte{9}; // a version that does not exist
+    facts = ciphertext_facts(start, 5000);
+    EXPECT_EQ(facts.kind, CiphertextKind::gcm_passphrase);
+    EXPECT_FALSE(facts.header);
+    EXPECT_FALSE(facts.damaged.empty());
+
+    facts = ciphertext_facts(tink_start(32), 1000);
+    EXPECT_EQ(facts.kind, CiphertextKind::tink_stream);
+    EXPECT_EQ(facts.key_bytes, 32u);
+    EXPECT_EQ(ciphertext_facts(tink_start(32), 40 + 15).kind, CiphertextKind::unrecognised) << "no room for a tag";
+    std::vector<std::byte> salted;
+    for (const std::byte b : make_salted_header(random_salt())) salted.push_back(b);
+    EXPECT_EQ(ciphertext_facts(salted, 1000).kind, CiphertextKind::openssl_salted);
+    EXPECT_EQ(ciphertext_facts(bytes_of("U2FsdGVkX1"), 10).kind, CiphertextKind::base64);
+    std::vector<std::byte> raw = random_start(64);
+    raw[0] = std::byte{0x01};
+    EXPECT_EQ(ciphertext_facts(raw, 1024).kind, CiphertextKind::unrecognised);
+}
+
 } // namespace
 } // namespace aesgpu::test
