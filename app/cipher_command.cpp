@@ -55,6 +55,11 @@ bool uses_raw_key(const CipherOptions &options) {
     return !options.key_hex.empty() || !options.key_file.empty();
 }
 
+// A pipe or socket: what a producer writes into as it goes.
+bool is_a_pipe(const struct stat &status) {
+    return S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode);
+}
+
 // Decrypting without --mode: each file's start says how it reads (format/detect).
 bool reads_mode_from_files(const CipherOptions &options) {
     return options.direction == Direction::decrypt && !options.mode_given;
@@ -122,6 +127,24 @@ void refuse_key_file_misuse(const std::string &path, const struct stat *data_on_
     }
 }
 
+// ccrypt's `-k keyfile`, given to aesgpu with no key source: the prompt or the error says what -k is.
+constexpr const char *kKeepIsNotAKeyFile = "-k keeps inputs (as gzip); a key file is --key-file";
+
+// -K/--key's value. A file's name there (not hex, but a file that exists) meant --key-file.
+SecretBytes parse_key_argument(const SecretBytes &text) {
+    try {
+        return parse_hex_key(text.text());
+    } catch (const KeyError &) {
+        const std::string name(text.text());
+        struct stat status {};
+        if (::stat(name.c_str(), &status) == 0) {
+            throw KeyError("--key takes the key as hex digits, and " + quoted_name(name) +
+                           " is a file: did you mean --key-file?");
+        }
+        throw;
+    }
+}
+
 // Where the key comes from. A raw key or a passphrase source is read at once (its failure is the
 // whole command's); the terminal prompt waits for the first input whose checks pass, so a run
 // that fails on its files never asks for a passphrase.
@@ -130,15 +153,18 @@ public:
     CommandKeys(const CipherOptions &options, const struct stat *data_on_stdin)
         : options_(options), passphrase_mode_(!uses_raw_key(options)) {
         if (!options.key_hex.empty()) {
-            secret_ = parse_hex_key(options.key_hex.text());
+            secret_ = parse_key_argument(options.key_hex);
         } else if (!options.key_file.empty()) {
             refuse_key_file_misuse(options.key_file, data_on_stdin);
             secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!options.pass_spec.empty()) {
             secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!can_prompt()) {
-            throw UsageError("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal to ask on)");
+            throw UsageError(std::string("a key is required: -K HEX, --key-file PATH or -p/--pass SPEC (no terminal "
+                                         "to ask on)") +
+                             (options.keep_before_a_file ? "; " + std::string(kKeepIsNotAKeyFile) : ""));
         } else {
+            if (options.keep_before_a_file) spdlog::warn("{}", kKeepIsNotAKeyFile);
             return; // asked for on first use
         }
         loaded_ = true;
@@ -245,8 +271,8 @@ private:
     case CiphertextStart::base64:
     case CiphertextStart::unknown: break;
     }
-    throw FormatError(source.display_name() +
-                      " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
+    throw KeyError(source.display_name() +
+                   " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
 }
 
 // gcm: the options the library would refuse, refused first in the command line's words: the main
@@ -280,8 +306,8 @@ std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const Ciphe
     } catch (const NeedsPassphrase &) {
         throw UsageError(source.display_name() + " was encrypted with a passphrase: give it with -p/--pass");
     } catch (const NoPassphraseHeader &) {
-        throw FormatError(source.display_name() +
-                          ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
+        throw KeyError(source.display_name() +
+                       ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
         if (settings.mode != Mode::gcm) throw;
         throw FormatError(source.display_name() + ": " + e.what());
@@ -406,11 +432,13 @@ void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink
 }
 
 // The ECB warning, once per run and only once the first input has passed every check that can
-// fail (a run that stops at a missing file or a bad key gets the error alone).
+// fail (a run that stops at a missing file or a bad key gets the error alone). Not where --mode ecb
+// was given: the user chose it knowing.
 class EcbWarning {
 public:
     explicit EcbWarning(const CipherOptions &options)
-        : pending_(options.mode == Mode::ecb && options.direction == Direction::encrypt && !options.print_key) {}
+        : pending_(options.mode == Mode::ecb && !options.mode_given && options.direction == Direction::encrypt &&
+                   !options.print_key) {}
     void show() {
         if (!std::exchange(pending_, false)) return;
         spdlog::warn("ECB mode encrypts equal 16-byte blocks to equal ciphertext, so patterns in the input "
@@ -566,7 +594,8 @@ public:
                      io_threads_ == 1 ? "" : "s");
         const bool show_progress = options_.progress == ProgressChoice::always ||
                                    (options_.progress == ProgressChoice::automatic && !options_.log.quiet &&
-                                    progress_shown_by_default(sink_.is_terminal()));
+                                    progress_shown_by_default(sink_.is_terminal(), source_.fd() == STDIN_FILENO &&
+                                                                                       is_a_pipe(source_.status())));
         // Its destructor erases the line if the run throws, before main() reports the error.
         progress_.emplace(show_progress, source_.size(), backend_name());
     }
@@ -786,6 +815,38 @@ void authenticate_first_segment_of(InputSource &source, const CipherKey &key) {
     }
 }
 
+// Decrypting without --mode: the input's mode (read_mode), now the settings' and the summary's.
+std::optional<ModeGuess> mode_of_input(const CipherOptions &options, InputSource &source, KeySource &keys,
+                                       CipherSettings &settings, RunSummary &summary) {
+    if (!reads_mode_from_files(options)) return std::nullopt;
+    ModeGuess guess = read_mode(options, source, keys, settings.segment_bytes);
+    settings.mode = guess.mode;
+    summary.mode = guess.mode;
+    return guess;
+}
+
+// What a regular file's length already tells: whole blocks, and no more segments than a stream
+// may have. `header_bytes`: read already; `mode_was_read`: as for other_modes_hint;
+// `passphrase_mode`: a GCM file's header gives its segment size.
+void check_input_size(const CipherOptions &options, const CipherSettings &settings, const FileFormat &format,
+                      const InputSource &source, std::uint64_t header_bytes, bool mode_was_read, bool passphrase_mode) {
+    check_input_length(settings, format, source, header_bytes, mode_was_read);
+    if (const std::optional<SegmentGeometry> segments = format.segments()) {
+        check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
+    }
+}
+
+// The key (asked for here, with a prompt), -v's cost of deriving it, and where the mode was a
+// guess, segment 0's verdict.
+CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, KeySource &keys, InputSource &source,
+                       const std::optional<ModeGuess> &guess) {
+    const auto start = std::chrono::steady_clock::now();
+    CipherKey key = cipher_key(format, keys);
+    if (keys.passphrase_mode()) log_key_derivation(options, format, seconds_since(start));
+    if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
+    return key;
+}
+
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
@@ -813,27 +874,16 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    std::optional<ModeGuess> guess;
-    if (reads_mode_from_files(options)) {
-        guess = read_mode(options, source, keys, settings.segment_bytes);
-        settings.mode = guess->mode;
-        summary.mode = guess->mode;
-    }
+    const std::optional<ModeGuess> guess = mode_of_input(options, source, keys, settings, summary);
     const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
     const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
-    check_input_length(settings, *format, source, header_bytes, guess.has_value());
-    if (const std::optional<SegmentGeometry> segments = format->segments()) {
-        check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
-    }
+    check_input_size(options, settings, *format, source, header_bytes, guess.has_value(), passphrase_mode);
     set_io_path(options, source, sink, summary);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
-    step = std::chrono::steady_clock::now();
-    const CipherKey key = cipher_key(*format, keys);
-    if (passphrase_mode) log_key_derivation(options, *format, seconds_since(step));
-    if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
+    const CipherKey key = key_of_input(options, *format, keys, source, guess);
     if (options.print_key) { // openssl's files only: the command refuses -P for GCM
         print_key(dynamic_cast<const OpensslEncFile &>(*format), key);
         return summary;

@@ -29,6 +29,8 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -63,7 +65,7 @@ constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
   aesgpu encrypt -K 000102030405060708090a0b0c0d0e0f < in.bin > out.aes
   tar c photos/ | aesgpu encrypt --key-file my.key -o photos.tar.aes
-  (umask 077; head -c 32 /dev/urandom > my.key)     a new random AES-256 key, private
+  aesgpu keygen -o my.key                           a new random AES-256 key file, mode 0600
   aesgpu encrypt notes.txt                          asks for a passphrase (AES-256, PBKDF2)
   aesgpu encrypt -p env:BACKUP_PASS db.dump         passphrase from a variable, not from `ps`
   aesgpu encrypt --mode gcm --key-file my.key db.dump    authenticated (Tink's streaming AES-GCM)
@@ -82,7 +84,12 @@ constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
   aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
   aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    also reads openssl -aes-256-ctr -pbkdf2
-  aesgpu decrypt --mode gcm --key-file my.key db.dump.aes      every segment checked before it is written
+  aesgpu decrypt --key-file my.key db.dump.aes      a gcm file needs no --mode: its header says so
+  aesgpu info db.dump.aes                           what a file says of itself, without the key
+Without --mode, decrypt reads the mode from each file: aesgpu's gcm passphrase header, or a first
+byte that is Tink's header length for the raw key's size (segment 0's tag then decides; it fails
+with "give --mode ecb" for an ECB file that starts so, one in 256), else ecb. ctr says nothing of
+itself: give --mode ctr.
 gcm: a wrong key, passphrase or --aad, or any change to the file, fails with "authentication failed
 in segment N" (exit 1) and no output file; to standard output, only segments that passed are
 written. ecb: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256.
@@ -164,9 +171,11 @@ void add_file_options(CLI::App &command, CipherOptions &options) {
     auto *keep = command.add_flag("-k,--keep", options.keep_input,
                                   "Keep the input files (the default; for gzip and zstd habits)");
     command
-        .add_flag("--rm", options.remove_input,
-                  "Remove each input file once its output is complete and in place (as zstd --rm); when "
-                  "decrypting, --mode gcm only, the one mode that proves the key was right")
+        .add_flag(
+            "--rm", options.remove_input,
+            "Remove each input file once its output is complete and in place (as zstd --rm); when "
+            "decrypting, gcm files only (--mode gcm, or read from the file), the one mode that proves the key was "
+            "right")
         ->excludes(keep);
     command.add_flag("--sync", options.sync,
                      "Make each output durable before going on (as gzip --synchronous): the file is flushed "
@@ -228,10 +237,12 @@ void add_mode_options(CLI::App &command, CipherOptions &options) {
                     throw UsageError("--mode must be ecb, ctr or gcm");
                 }
             },
-            "ecb (the default: PKCS#7 padding; equal blocks give equal ciphertext), ctr (counter mode, as "
+            "ecb (the default when encrypting: PKCS#7 padding; equal blocks give equal ciphertext), ctr (counter "
+            "mode, as "
             "`openssl enc -aes-N-ctr`: no padding; with a raw key the output is as long as the input) or gcm "
             "(authenticated: Tink's AES-GCM-HKDF streaming format; every segment is checked before any of it is "
-            "written). Only gcm detects tampering and wrong keys: use it to protect data")
+            "written). Only gcm detects tampering and wrong keys: use it to protect data. Decrypting without "
+            "--mode reads it from the file (gcm's headers), else ecb")
         ->option_text("ecb|ctr|gcm");
     command
         .add_option_function<std::string>(
@@ -277,7 +288,7 @@ void add_backend_options(CLI::App &command, CipherOptions &options) {
                                                                            {"cpu", BackendChoice::cpu},
                                                                            {"gpu", BackendChoice::gpu},
                                                                            {"all", BackendChoice::all}};
-                const auto found = backends.find(name);
+                const auto found = backends.find(lower_case(name));
                 if (found == backends.end()) throw UsageError("--backend must be auto, cpu, gpu or all");
                 options.backend.choice = found->second;
             },
@@ -321,7 +332,8 @@ void add_io_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option_function<std::string>(
             "--io",
-            [&options](const std::string &choice) {
+            [&options](const std::string &given) {
+                const std::string choice = lower_case(given);
                 options.io = choice == "direct"     ? IoChoice::direct
                              : choice == "buffered" ? IoChoice::buffered
                                                     : IoChoice::automatic;
@@ -331,7 +343,7 @@ void add_io_options(CLI::App &command, CipherOptions &options) {
                         "cache), or auto (the default: direct for files of {} or more on file systems that take "
                         "it, unless the input is cached already)",
                         std::to_string(kDirectIoMinBytes >> 20) + " MiB"))
-        ->check(CLI::IsMember({"auto", "direct", "buffered"}))
+        ->check(CLI::IsMember({"auto", "direct", "buffered"}, CLI::ignore_case))
         ->option_text("HOW");
     command
         .add_option(
@@ -388,7 +400,8 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
     command
         .add_option_function<std::string>(
             "--backend",
-            [&options](const std::string &name) {
+            [&options](const std::string &given) {
+                const std::string name = lower_case(given);
                 if (name != "cpu" && name != "gpu" && name != "all") {
                     throw UsageError("--backend must be cpu, gpu or all");
                 }
@@ -412,7 +425,7 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
         .add_option(
             "--mode", options.mode,
             fmt::format("ecb, ctr, gcm (1 MiB segments, 128/256-bit keys), or all (default {})", BenchOptions{}.mode))
-        ->check(CLI::IsMember({"ecb", "ctr", "gcm", "all"}))
+        ->check(CLI::IsMember({"ecb", "ctr", "gcm", "all"}, CLI::ignore_case))
         ->option_text("MODE");
     command
         .add_option("--direction", options.direction,
@@ -518,19 +531,26 @@ std::string closest_name(std::string_view word, const Names &candidates) {
     return closest;
 }
 
+// An option first, where a command goes: a typo of aesgpu's own (--versoin), or one of a command's.
+[[noreturn]] void refuse_option_before_command(std::string_view word) {
+    // Echoing the word could show a key (-KHEX): name only the option's own letters.
+    const std::string name(word.substr(0, std::min(word.find('='), word.starts_with("--") ? word.size() : 2)));
+    const std::string closest =
+        word.starts_with("--") ? closest_name(name, std::array<std::string_view, 2>{"--help", "--version"}) : "";
+    if (!closest.empty()) {
+        throw UsageError(fmt::format("unknown option {} (did you mean {}?)", quoted_name(name), closest));
+    }
+    throw UsageError(fmt::format("{} is not an option of aesgpu itself: options go after the command "
+                                 "(aesgpu COMMAND {} ...; see `aesgpu --help`)",
+                                 quoted_name(name), printable(name)));
+}
+
 // The first word, when it names no command: an option that belongs after one, or a typo.
 void refuse_unknown_command(int argc, char **argv) {
     if (argc < 2) return;
     const std::string_view word = argv[1];
-    if (word == "-h" || word == "--help" || word == "--version" || word.starts_with("--help=")) return;
-    if (word.starts_with("-")) {
-        // Echoing the word could show a key (-KHEX): name only the option's own letters.
-        const std::string_view name =
-            word.substr(0, std::min(word.find('='), word.starts_with("--") ? word.size() : 2));
-        throw UsageError(fmt::format("{} is not an option of aesgpu itself: options go after the command "
-                                     "(aesgpu COMMAND {} ...; see `aesgpu --help`)",
-                                     quoted_name(std::string(name)), printable(std::string(name))));
-    }
+    if (word == "-h" || word == "-V" || word == "--help" || word == "--version" || word.starts_with("--help=")) return;
+    if (word.starts_with("-")) refuse_option_before_command(word);
     if (std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end()) return;
     if (word == "help" || word == "version") {
         throw UsageError(fmt::format("unknown command '{0}': use `aesgpu --{0}`", word));
@@ -774,6 +794,11 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
     }
     refuse_unknown_command(options_end, argv);
     app.parse(options_end, argv);
+    if (parsed.command == Command::encrypt || parsed.command == Command::decrypt) {
+        for (int i = 2; i + 1 < options_end; ++i) {
+            if (std::strcmp(argv[i], "-k") == 0 && argv[i + 1][0] != '-') parsed.cipher().keep_before_a_file = true;
+        }
+    }
     if (options_end == argc) return;
     if (parsed.command != Command::encrypt && parsed.command != Command::decrypt) {
         throw UsageError("only encrypt and decrypt take FILE arguments after --");
@@ -886,18 +911,39 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
                          parsed.command == Command::decrypt, argc, argv);
 }
 
+std::string gpu_code_text(std::string_view architectures) {
+    std::vector<std::string> machine_code;
+    std::vector<std::string> ptx;
+    std::istringstream words{std::string(architectures)};
+    for (std::string word; words >> word;) {
+        const std::string number = word.substr(0, word.find('-'));
+        if (!word.ends_with("-virtual")) machine_code.push_back("sm_" + number);
+        if (!word.ends_with("-real")) ptx.push_back("compute_" + number);
+    }
+    std::string text = "GPU code for " + (machine_code.empty() ? std::string("no GPU")
+                                                               : fmt::format("{}", fmt::join(machine_code, ", ")));
+    if (!ptx.empty())
+        text += fmt::format(", and PTX for {} (newer GPUs compile it when aesgpu first starts)", fmt::join(ptx, ", "));
+    return text;
+}
+
 // "aesgpu X.Y.Z" alone on the first line, as help2man and scripts read it; build details after.
 std::string version_text() {
     const GpuProbe gpu = probe_gpus();
+#ifdef AESGPU_CUDA_ARCHITECTURES
+    const std::string gpu_code = "; " + gpu_code_text(AESGPU_CUDA_ARCHITECTURES);
+#else
+    const std::string gpu_code;
+#endif
     return fmt::format("aesgpu {}\n{}\n{}", AESGPU_VERSION, openssl_version_text(),
-                       gpu.cuda_compiled_in ? "CUDA runtime " + cuda_version_text(gpu.runtime_version)
+                       gpu.cuda_compiled_in ? "CUDA runtime " + cuda_version_text(gpu.runtime_version) + gpu_code
                                             : std::string("built without CUDA"));
 }
 
 void define_command_line(CLI::App &app, CommandLine &parsed) {
     app.description(kDescription);
     app.name("aesgpu");
-    app.set_version_flag("--version", [] { return version_text(); });
+    app.set_version_flag("-V,--version", [] { return version_text(); });
     app.require_subcommand(1);
     app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
 

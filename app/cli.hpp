@@ -80,6 +80,10 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 inline constexpr const char *kEcbPassesWrongKeys = "in ECB a wrong key passes the padding check about once in 256";
 [[nodiscard]] std::string unproven_decrypt_rm(std::string_view why);
 
+// What a CUDA build carries ("80-real 90-real 90-virtual", as CMAKE_CUDA_ARCHITECTURES lists it),
+// in --version's words: "GPU code for sm_80, sm_90, and PTX for compute_90 (...)".
+[[nodiscard]] std::string gpu_code_text(std::string_view architectures);
+
 // "aesgpu 0.1.0 (OpenSSL ..., CUDA ...)".
 [[nodiscard]] std::string version_text();
 

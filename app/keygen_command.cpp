@@ -7,9 +7,14 @@
 #include "keys/raw_key.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <array>
 #include <cerrno>
+#include <string>
 
 namespace aesgpu {
 
@@ -36,6 +41,19 @@ void write_new_key_file(const std::string &path, std::span<const std::uint8_t> k
     if (file.close() != 0) fail(errno);
 }
 
+// `aesgpu keygen > k.hex`: the shell made the file with its umask, usually readable by everyone.
+void warn_about_a_readable_standard_output() {
+    struct stat status {};
+    if (::fstat(STDOUT_FILENO, &status) != 0 || !S_ISREG(status.st_mode) || (status.st_mode & 077) == 0) return;
+    std::array<char, 4096> path{};
+    const ssize_t length = ::readlink("/proc/self/fd/1", path.data(), path.size() - 1);
+    const std::string name = length > 0 ? quoted_name(std::string(path.data(), static_cast<std::size_t>(length)))
+                                        : std::string("the file on standard output");
+    spdlog::warn("{} can be read by others (mode {:04o}), and the key goes there: chmod 600 it, or make key files "
+                 "with aesgpu keygen -o FILE (mode 0600)",
+                 name, status.st_mode & 07777);
+}
+
 } // namespace
 
 void run_keygen_command(const KeygenOptions &options) {
@@ -44,6 +62,7 @@ void run_keygen_command(const KeygenOptions &options) {
         write_new_key_file(options.output, key.view());
         return;
     }
+    warn_about_a_readable_standard_output();
     OutputSink out = OutputSink::standard_output();
     out.write_all(std::as_bytes(hex_line("", key.view(), false).view()));
     out.commit();

@@ -85,7 +85,10 @@ int run_command(const aesgpu::CommandLine &parsed) {
         switch (parsed.command) {
         case Command::encrypt:
         case Command::decrypt: configure_logging(parsed.cipher().log); return run_cipher_command(parsed.cipher());
-        case Command::keygen: run_keygen_command(parsed.keygen_options); return 0;
+        case Command::keygen:
+            configure_logging({});
+            run_keygen_command(parsed.keygen_options);
+            return 0;
         case Command::info:
             if (!parsed.info_files.empty()) {
                 configure_logging({});

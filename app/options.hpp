@@ -50,6 +50,7 @@ struct CipherOptions {
     unsigned iterations = kDefaultPbkdf2Iterations; // --iter: PBKDF2 iterations
     unsigned key_bits = kDefaultPassphraseKeyBits;  // --key-bits: AES key size in passphrase mode
     bool print_key = false;                         // -P: print (salt and) key on stdout, then stop
+    bool keep_before_a_file = false;                // `-k FILE`: ccrypt's -k names a key file
     bool no_pad = false;
     BackendRequest backend;            // --backend, --wait-for-gpu, -T, --streams
     unsigned io_threads = 0;           // 0: default_io_threads()

@@ -34,7 +34,7 @@ std::optional<SecretBytes> read_line(int fd, const std::string &what) {
         std::uint8_t c = 0;
         const ssize_t got = ::read(fd, &c, 1);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw IoError(errno_message("cannot read the passphrase from", what, errno));
+        if (got < 0) throw KeyError(errno_message("cannot read the passphrase from", what, errno));
         if (got == 0) break;
         bytes[length++] = c;
         if (c == '\n') break;
@@ -48,7 +48,7 @@ std::optional<SecretBytes> read_line(int fd, const std::string &what) {
 
 SecretBytes first_line(int fd, const std::string &what) {
     std::optional<SecretBytes> line = read_line(fd, what);
-    if (!line) throw IoError(what + " holds no passphrase (it is empty)");
+    if (!line) throw KeyError(what + " holds no passphrase (it is empty)");
     if (line->empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
     return std::move(*line);
 }

@@ -4,7 +4,6 @@
 #include "app/interrupts.hpp"
 
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -33,11 +32,6 @@ std::size_t terminal_width() {
     winsize size{};
     if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
     return kDefaultWidth;
-}
-
-bool is_pipe(int fd) {
-    struct stat status {};
-    return ::fstat(fd, &status) == 0 && S_ISFIFO(status.st_mode);
 }
 
 // One write(2), so that the signal thread's erase cannot land inside a line.
@@ -86,9 +80,9 @@ std::string format_progress(std::uint64_t done, std::optional<std::uint64_t> tot
     return candidates.back().substr(0, width);
 }
 
-bool progress_shown_by_default(bool output_is_terminal) {
+bool progress_shown_by_default(bool output_is_terminal, bool input_is_a_pipe) {
     // Data on the terminal (decrypt -c) would be cut by the redraws.
-    return ::isatty(STDERR_FILENO) == 1 && !output_is_terminal && !(is_pipe(STDIN_FILENO) && is_pipe(STDOUT_FILENO));
+    return ::isatty(STDERR_FILENO) == 1 && !output_is_terminal && !input_is_a_pipe;
 }
 
 ProgressBar::ProgressBar(bool enabled, std::optional<std::uint64_t> total, std::string backend)

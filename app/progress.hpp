@@ -27,10 +27,10 @@ inline constexpr auto kProgressAfter = std::chrono::milliseconds(300);
                                           const std::string &backend, std::size_t width = 80);
 
 // The default for showing the line: stderr is a terminal that is not also where the data goes
-// (decrypt -c to the screen), and aesgpu is not the middle of a pipeline (standard input and
-// output both pipes, as in `pv big | aesgpu ... | ...`), where another tool's meter is usual and
-// two would fight over the line (zstd stays quiet there too).
-[[nodiscard]] bool progress_shown_by_default(bool output_is_terminal);
+// (decrypt -c to the screen), and the input is not standard input from a pipe (`pv -f big | aesgpu`), whose
+// producer may draw its own meter on the same terminal: two would fight over the line (zstd stays
+// quiet there too).
+[[nodiscard]] bool progress_shown_by_default(bool output_is_terminal, bool input_is_a_pipe);
 
 class ProgressBar {
 public:

@@ -29,7 +29,7 @@ __aesgpu_options()
             valued="--backend --size --key-bits --mode --direction --file --reps -T --threads"
             ;;
         "")
-            flags="-h --help --version"
+            flags="-h --help -V --version"
             valued=""
             ;;
         *)
@@ -240,7 +240,7 @@ _aesgpu()
     elif [[ -n $pending ]]; then
         __aesgpu_value "$command" "$pending" ""
     elif [[ -n $files_only ]]; then
-        [[ $command == encrypt || $command == decrypt ]] && __aesgpu_files ""
+        [[ $command == encrypt || $command == decrypt || $command == info ]] && __aesgpu_files ""
     elif [[ $cur == --*=* ]]; then
         [[ "$valued" == *" ${cur%%=*} "* ]] && __aesgpu_value "$command" "${cur%%=*}" "${cur%%=*}="
     elif [[ $cur == --* ]]; then
@@ -253,10 +253,10 @@ _aesgpu()
     elif [[ $cur == -* ]]; then
         # shellcheck disable=SC2086
         __aesgpu_add "" $flags $valued
-    elif [[ $command == encrypt || $command == decrypt ]]; then
+    elif [[ $command == encrypt || $command == decrypt || $command == info ]]; then
         __aesgpu_files ""
     elif [[ -z $cur ]]; then
-        # keygen, info and bench take no file operands: show their options
+        # keygen and bench take no file operands: show their options
         local option
         for option in $flags $valued; do
             [[ $option == --* ]] && __aesgpu_add "" "$option"

@@ -56,11 +56,11 @@ complete -c aesgpu -f
 
 # Top level
 complete -c aesgpu -n __aesgpu_no_command -s h -l help -d 'Print help and exit'
-complete -c aesgpu -n __aesgpu_no_command -l version -d 'Print the version and exit'
-complete -c aesgpu -n __aesgpu_no_command -a encrypt -d 'Encrypt files (or standard input)'
-complete -c aesgpu -n __aesgpu_no_command -a decrypt -d 'Decrypt files (or standard input)'
+complete -c aesgpu -n __aesgpu_no_command -s V -l version -d 'Print the version and exit'
+complete -c aesgpu -n __aesgpu_no_command -a encrypt -d 'Encrypt files (or standard input): ECB, CTR or GCM'
+complete -c aesgpu -n __aesgpu_no_command -a decrypt -d 'Decrypt files (or standard input), the mode read from each'
 complete -c aesgpu -n __aesgpu_no_command -a keygen -d 'Make a random AES key'
-complete -c aesgpu -n __aesgpu_no_command -a info -d 'Show the build, CPU AES support and CUDA devices'
+complete -c aesgpu -n __aesgpu_no_command -a info -d 'Show the build and devices, or what a file says of itself'
 complete -c aesgpu -n __aesgpu_no_command -a bench -d 'Measure both backends'
 
 # encrypt, decrypt
@@ -79,7 +79,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s p -l pass -x -a '(__ae
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iter -x -d 'PBKDF2 iterations (default 10000)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-bits -x -a '128 192 256' -d 'AES key size, passphrase mode'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s P -l print-key -d 'Print salt=, key= and iv = and stop'
-complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr gcm' -d 'Cipher mode (default ecb)'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr gcm' -d 'Cipher mode (encrypt: default ecb; decrypt: read from the file)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iv -x -d 'CTR initial counter, 32 hex digits'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l segment-size -x -d 'GCM bytes per segment (default 1M)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l aad -x -d 'GCM associated data'
@@ -106,6 +106,7 @@ complete -c aesgpu -n '__aesgpu_using keygen' -s o -l output -r -F -d 'Write the
 complete -c aesgpu -n '__aesgpu_using keygen' -l bits -x -a '128 192 256' -d 'Key size (default 256)'
 
 # info
+complete -c aesgpu -n '__aesgpu_using info' -F -d 'File to describe'
 complete -c aesgpu -n '__aesgpu_using info' -s h -l help -d 'Print help and exit'
 complete -c aesgpu -n '__aesgpu_using info' -l json -d 'One JSON object on stdout'
 

@@ -71,6 +71,11 @@ InputSource InputSource::open(const std::string &path, unsigned io_threads) {
     return source;
 }
 
+InputSource InputSource::adopt(UniqueFd fd, std::string display_name) {
+    const int raw = fd.get();
+    return InputSource(std::move(fd), raw, std::move(display_name), 1);
+}
+
 InputSource InputSource::standard_input(unsigned io_threads) {
     const int flags = ::fcntl(STDIN_FILENO, F_GETFL);
     // main() puts an O_PATH descriptor, good for nothing, where standard input was closed.

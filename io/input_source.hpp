@@ -27,6 +27,8 @@ public:
     // also when standard input is closed.
     static InputSource open(const std::string &path, unsigned io_threads = 1);
     static InputSource standard_input(unsigned io_threads = 1);
+    // A file the caller opened for reading (`fd`), named `display_name` in messages.
+    static InputSource adopt(UniqueFd fd, std::string display_name);
 
     // Reads until `buffer` is full or the input ends; returns the bytes read. Short reads from
     // pipes and EINTR are absorbed here. Split reads (pread at offsets) leave the file offset

@@ -125,7 +125,7 @@ CounterBlock parse_hex_iv(std::string_view hex, std::string_view name) {
 UniqueFd open_secret_file(const std::string &path, const std::string &what, const struct stat *data_on_stdin,
                           std::optional<struct stat> *read_from, const SecretWarning &warn) {
     UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file.valid()) throw IoError(errno_message("cannot open", what, errno));
+    if (!file.valid()) throw KeyError(errno_message("cannot open", what, errno));
     check_secret_descriptor(file.get(), what, data_on_stdin, read_from, warn);
     return file;
 }
@@ -133,10 +133,29 @@ UniqueFd open_secret_file(const std::string &path, const std::string &what, cons
 void check_secret_descriptor(int fd, const std::string &what, const struct stat *data_on_stdin,
                              std::optional<struct stat> *read_from, const SecretWarning &warn) {
     struct stat status {};
-    if (::fstat(fd, &status) != 0) throw IoError(errno_message("cannot use", what, errno));
+    if (::fstat(fd, &status) != 0) throw KeyError(errno_message("cannot use", what, errno));
     check_secret_status(status, what, data_on_stdin, warn);
     if (read_from) *read_from = status;
 }
+
+namespace {
+
+// The key file (`what` in messages), "-" standard input. A key file that cannot be opened is a
+// problem of the key as given (KeyError), in the key file's words, not an input's.
+InputSource open_key_file(const std::string &path, const std::string &what) {
+    if (path == "-") {
+        try {
+            return InputSource::standard_input();
+        } catch (const IoError &e) {
+            throw KeyError(what + ": " + e.what());
+        }
+    }
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) throw KeyError(errno_message("cannot open", what, errno));
+    return InputSource::adopt(std::move(fd), what);
+}
+
+} // namespace
 
 SecretBytes read_key_file(const std::string &path, const struct stat *data_on_stdin,
                           std::optional<struct stat> *read_from, const SecretWarning &warn) {
@@ -149,12 +168,17 @@ SecretBytes read_key_file(const std::string &path, const struct stat *data_on_st
     if (path != "-" && ::stat(path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
         throw KeyError(what + " is a directory, not the file that holds the key");
     }
-    InputSource file = InputSource::open(path); // "-" is standard input
+    InputSource file = open_key_file(path, what); // "-" is standard input
     check_secret_descriptor(file.fd(), what, data_on_stdin, read_from, warn);
     // One byte more than any valid key file, to tell "too long" from "just right".
     SecretBytes buffer(kMaxKeyFileBytes + 1);
     auto bytes = buffer.mutable_view();
-    const std::size_t length = file.read_full(std::as_writable_bytes(bytes));
+    std::size_t length = 0;
+    try {
+        length = file.read_full(std::as_writable_bytes(bytes));
+    } catch (const IoError &e) {
+        throw KeyError(e.what()); // the key as given cannot be had: the command's usage, not its run
+    }
 
     const std::string_view text(reinterpret_cast<const char *>(bytes.data()), length);
     if (is_hex_text(text)) return hex_key_in(text, what);

@@ -25,10 +25,10 @@ TEST(JsonText, StringsThatAreNotUtf8GetReplacementCharacters) {
 
 // The table's first line gives the size as given: a --size under 1 MiB is not "0 MiB".
 TEST(BenchReport, TheTableSaysHowMuchEachMeasurementTakes) {
-    for (const auto &[bytes, expected] : std::vector<std::pair<std::size_t, std::string>>{
-             {16, "aesgpu bench: 16 B per in-memory measurement"},
-             {std::size_t{256} << 10, "aesgpu bench: 256.0 KiB per"},
-             {std::size_t{1} << 30, "aesgpu bench: 1.0 GiB per"}}) {
+    for (const auto &[bytes, expected] :
+         std::vector<std::pair<std::size_t, std::string>>{{16, "aesgpu bench: 16 B per in-memory measurement"},
+                                                          {std::size_t{256} << 10, "aesgpu bench: 256.0 KiB per"},
+                                                          {std::size_t{1} << 30, "aesgpu bench: 1.0 GiB per"}}) {
         BenchReport report;
         report.size_bytes = bytes;
         report.reps = 3;

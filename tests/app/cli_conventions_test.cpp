@@ -72,8 +72,8 @@ TEST_F(Cli, OptionErrorsPointAtTheCommandsHelp) {
     EXPECT_NE(run("$AESGPU bench --drection both").err.find("did you mean --direction?"), std::string::npos);
     EXPECT_EQ(run("$AESGPU encrypt p --frobnicate").err.find("did you mean"), std::string::npos);
     // Arguments a command does not take are listed as given (CLI11 lists them last first).
-    EXPECT_EQ(run("$AESGPU info --devices 0 'a b'").err,
-              "aesgpu: The following arguments were not expected: --devices 0 a b (see `aesgpu info --help`)\n");
+    EXPECT_EQ(run("$AESGPU keygen --devices 0 'a b'").err,
+              "aesgpu: The following arguments were not expected: --devices 0 a b (see `aesgpu keygen --help`)\n");
     EXPECT_EQ(run("$AESGPU keygen x").err,
               "aesgpu: The following argument was not expected: x (see `aesgpu keygen --help`)\n");
     // CLI11's terse phrasing in plain words; a repeated key is not echoed either.
@@ -651,6 +651,12 @@ TEST_F(Cli, TheProgressLineStaysOutOfPipelines) {
                          "$AESGPU encrypt --progress" +
                          kKey + " | cat > /dev/null' /dev/null");
     EXPECT_NE(forced.out.find("B/s"), std::string::npos) << "--progress still shows it: " << forced.out;
+    // `pv -f big | aesgpu ... -o out`: the producer's meter has the terminal, even with a file output.
+    Outcome to_file = run("script -qec '{ head -c 2000000 /dev/urandom; sleep 1; head -c 2000000 /dev/urandom; } | "
+                          "$AESGPU encrypt -o out" +
+                          kKey + "' /dev/null");
+    EXPECT_EQ(to_file.status, 0) << to_file.out;
+    EXPECT_EQ(to_file.out.find("B/s"), std::string::npos) << to_file.out;
 }
 
 TEST_F(Cli, TheProgressLineFitsTheTerminal) {

@@ -79,8 +79,8 @@ TEST_F(DirectIoCli, EveryModeAndSizeGivesWhatBufferedAndOpensslGive) {
 TEST_F(DirectIoCli, EveryHeaderSegmentAndChunkGivesWhatOpensslAndTinkRead) {
     REQUIRE_TINK();
     write_file(file("k16"), random_bytes(16));
-    const std::vector<std::size_t> sizes = {0,          1,      15,         16,         17, 4095, 4096, 4097,
-                                            kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 7};
+    const std::vector<std::size_t> sizes = {0,    1,    15,         16,     17,         4095,
+                                            4096, 4097, kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 7};
     const auto tink = [](const std::string &direction, const std::string &key, std::size_t segment) {
         return tink_command() + " " + direction + " " + key + " " + std::to_string(segment) + " '' ";
     };
@@ -118,9 +118,10 @@ TEST_F(DirectIoCli, EveryHeaderSegmentAndChunkGivesWhatOpensslAndTinkRead) {
     }
     // A chunk off the page grid: each chunk starts at another place in a page.
     write_file(file("p"), random_bytes(3 * kChunk + 7));
-    Outcome r = run("$AESGPU encrypt -q -f --chunk-size 1048592 --io direct -K " + kKey128 + " p -o d.aes && " +
-                    "openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - d.aes && " +
-                    "$AESGPU decrypt -q -f --chunk-size 4112 --io direct -K " + kKey128 + " d.aes -o back && cmp back p");
+    Outcome r =
+        run("$AESGPU encrypt -q -f --chunk-size 1048592 --io direct -K " + kKey128 + " p -o d.aes && " +
+            "openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - d.aes && " +
+            "$AESGPU decrypt -q -f --chunk-size 4112 --io direct -K " + kKey128 + " d.aes -o back && cmp back p");
     EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
 
@@ -156,7 +157,8 @@ TEST_F(DirectIoCli, ADirectRunLeavesThePageCacheAsItWas) {
     for (const std::string &format : std::vector<std::string>{" -p pass:pw", " --mode gcm -K " + kKey128}) {
         r = run(evict("p") + " && $AESGPU encrypt -q -f --io direct" + format + " p -o s.aes && " + cached_pages("p") +
                 " && " + cached_pages("s.aes") + " && " + evict("s.aes") + " && $AESGPU decrypt -q -f --io direct" +
-                format + " s.aes -o back && " + cached_pages("s.aes") + " && " + cached_pages("back") + " && cmp p back");
+                format + " s.aes -o back && " + cached_pages("s.aes") + " && " + cached_pages("back") +
+                " && cmp p back");
         EXPECT_EQ(r.status, 0) << format << ": " << r.err;
         std::istringstream shifted(r.out);
         probes = 0;
@@ -197,8 +199,9 @@ TEST_F(DirectIoCli, EveryGpuAndTheCpuCipherTheDirectRing) {
         // Out of place: a passphrase's header, and GCM's header and tags.
         for (const std::string &format : std::vector<std::string>{" -p pass:pw", " --mode gcm -K " + kKey128}) {
             Outcome r = run("$AESGPU encrypt -v -f --io direct --backend " + backend + format + " p -o d.aes && " +
-                            "$AESGPU decrypt -q -f --io buffered --backend cpu" + format + " d.aes -o back && cmp back p && " +
-                            "$AESGPU decrypt -q -f --io direct --backend " + backend + format + " d.aes -o back2 && cmp back2 p");
+                            "$AESGPU decrypt -q -f --io buffered --backend cpu" + format +
+                            " d.aes -o back && cmp back p && " + "$AESGPU decrypt -q -f --io direct --backend " +
+                            backend + format + " d.aes -o back2 && cmp back2 p");
             EXPECT_EQ(r.status, 0) << backend << format << ": " << r.out << r.err;
             EXPECT_NE(r.err.find("I/O: direct"), std::string::npos) << r.err;
         }
@@ -242,10 +245,11 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
     EXPECT_NE(sparse.err.find("I/O: direct (reads past"), std::string::npos) << sparse.err;
     // A passphrase's or GCM's header, a chunk off the page grid, standard input read partway into a
     // page: chunks cannot start aligned on both sides, and the ring takes them out of place.
-    for (const std::string &options : std::vector<std::string>{" -p pass:x", " --mode gcm" + key,
-                                                                " --chunk-size 1048592" + key}) {
-        Outcome shifted = run(evict("big") + " && $AESGPU encrypt -v -f" + options + " big -o s.aes && " +
-                              cached_pages("big") + " && $AESGPU decrypt -q -f" + options + " s.aes -o back && cmp back big");
+    for (const std::string &options :
+         std::vector<std::string>{" -p pass:x", " --mode gcm" + key, " --chunk-size 1048592" + key}) {
+        Outcome shifted =
+            run(evict("big") + " && $AESGPU encrypt -v -f" + options + " big -o s.aes && " + cached_pages("big") +
+                " && $AESGPU decrypt -q -f" + options + " s.aes -o back && cmp back big");
         EXPECT_EQ(shifted.status, 0) << options << ": " << shifted.err;
         EXPECT_NE(shifted.err.find("I/O: direct (reads past"), std::string::npos) << options << ": " << shifted.err;
         EXPECT_EQ(shifted.out, "0 16384\n") << options;
@@ -254,9 +258,9 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
     // off the page grid would read the pages it shares with its neighbours again.
     Outcome small = run(evict("big") + " && $AESGPU encrypt -v -f --chunk-size 4112" + key + " big -o s.aes");
     EXPECT_NE(small.err.find("I/O: buffered (a --chunk-size under 1 MiB)"), std::string::npos) << small.err;
-    Outcome partway = run(evict("big") + " && (head -c 1000 > /dev/null && $AESGPU encrypt -v -f --io direct" + key +
-                          " -o s.aes) < big && tail -c +1001 big | openssl enc -aes-128-ecb -K " + kKey128 +
-                          " | cmp - s.aes");
+    Outcome partway =
+        run(evict("big") + " && (head -c 1000 > /dev/null && $AESGPU encrypt -v -f --io direct" + key +
+            " -o s.aes) < big && tail -c +1001 big | openssl enc -aes-128-ecb -K " + kKey128 + " | cmp - s.aes");
     EXPECT_EQ(partway.status, 0) << partway.err;
     EXPECT_NE(partway.err.find("I/O: direct (reads past"), std::string::npos) << partway.err;
 }
@@ -333,20 +337,20 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
                                                              "AESGPU_TEST_PWRITE_FAILS_AFTER=2500000 "
                                                              "AESGPU_TEST_PWRITE_ERRNO=5",
                                                              "AESGPU_TEST_PREAD_FAILS_AFTER=2500000"})
-    for (const std::string &format : {key, std::string(" -p pass:pw"), " --mode gcm" + key}) {
-        SCOPED_TRACE(format);
-        Outcome r = run(fault + " " + preload() + on_threads() + "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" +
-                        format + " p -o out");
-        EXPECT_EQ(r.status, 1) << fault;
-        const std::string reason =
-            fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
-                ? "Input/output error"
-                : "No space left on device";
-        EXPECT_NE(r.err.find(reason), std::string::npos) << fault << ": " << r.err;
-        EXPECT_FALSE(std::filesystem::exists(file("out"))) << fault;
-        EXPECT_TRUE(read_file(file("p")) == plain) << fault;
-        EXPECT_EQ(entries(), 2u) << fault; // p and probe: no temporary left
-    }
+        for (const std::string &format : {key, std::string(" -p pass:pw"), " --mode gcm" + key}) {
+            SCOPED_TRACE(format);
+            Outcome r = run(fault + " " + preload() + on_threads() +
+                            "$AESGPU encrypt -q --rm --chunk-size 1M --io direct" + format + " p -o out");
+            EXPECT_EQ(r.status, 1) << fault;
+            const std::string reason =
+                fault.find("ERRNO=5") != std::string::npos || fault.find("PREAD") != std::string::npos
+                    ? "Input/output error"
+                    : "No space left on device";
+            EXPECT_NE(r.err.find(reason), std::string::npos) << fault << ": " << r.err;
+            EXPECT_FALSE(std::filesystem::exists(file("out"))) << fault;
+            EXPECT_TRUE(read_file(file("p")) == plain) << fault;
+            EXPECT_EQ(entries(), 2u) << fault; // p and probe: no temporary left
+        }
 }
 
 // A reservation that fails partway (a quota: ext4 raises the length as it allocates) left the
@@ -356,12 +360,12 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
 TEST_F(DirectIoCli, AReservationThatFailsPartwayLeavesNoBytesPastTheEnd) {
     const Bytes plain = random_bytes(kChunk - 6);
     write_file(file("p"), plain);
-    Outcome r = run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out c && " + preload() +
-                    "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) + " $AESGPU decrypt -q --io direct -K " +
-                    kKey128 + " c -o back && " + preload() + "AESGPU_TEST_FALLOCATE_STOPS_AT=" +
-                    std::to_string(kChunk) + " $AESGPU encrypt -q --io direct --mode ctr --iv " + kKey128 +
-                    " -K " + kKey128 + " p -o ctr && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128 +
-                    " -in p | cmp - ctr");
+    Outcome r =
+        run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out c && " + preload() +
+            "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) + " $AESGPU decrypt -q --io direct -K " +
+            kKey128 + " c -o back && " + preload() + "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) +
+            " $AESGPU encrypt -q --io direct --mode ctr --iv " + kKey128 + " -K " + kKey128 +
+            " p -o ctr && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128 + " -in p | cmp - ctr");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(read_file(file("back")) == plain) << read_file(file("back")).size() << " bytes";
@@ -378,8 +382,8 @@ TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
     const std::string log = capture.file("writes.log");
     Outcome r = run("AESGPU_TEST_DIRECT_PWRITE_REFUSED_AFTER=" + std::to_string(kChunk + kChunk / 2) +
                     " AESGPU_TEST_SLOW_PWRITE_MS=50 AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() +
-                    "$AESGPU encrypt -v --json --chunk-size 1M --io direct -K " + kKey128 + " p -o out && openssl enc " +
-                    "-aes-128-ecb -K " + kKey128 + " -in p | cmp - out");
+                    "$AESGPU encrypt -v --json --chunk-size 1M --io direct -K " + kKey128 +
+                    " p -o out && openssl enc " + "-aes-128-ecb -K " + kKey128 + " -in p | cmp - out");
     EXPECT_EQ(r.status, 0) << r.err;
     // -v and --json say so: the file went partly direct (before, -v said "direct" and nothing more).
     EXPECT_NE(r.err.find("I/O: the file system refused a direct write at byte "), std::string::npos) << r.err;
@@ -406,8 +410,8 @@ TEST_F(DirectIoCli, WritesLeftToThePageCacheWaitForEveryDirectWrite) {
 TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
     write_file(file("p"), random_bytes(3 * kChunk + 5));
     const std::string log = capture.file("writes.log");
-    Outcome r = run("AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() + "$AESGPU encrypt -q --chunk-size 1M --io direct -K " +
-                    kKey128 + " p -o out");
+    Outcome r = run("AESGPU_TEST_WRITE_LOG=" + log + " " + preload() + on_threads() +
+                    "$AESGPU encrypt -q --chunk-size 1M --io direct -K " + kKey128 + " p -o out");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string calls = slurp(log);
     const std::size_t reserve = calls.find("reserve ");
@@ -439,8 +443,8 @@ TEST_F(DirectIoCli, WhereIoUringIsRefusedThreadsCarryTheSameBytesAndSaySo) {
                     "--chunk-size 1M --io direct" + key + " denied -o back && cmp back p");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("I/O: direct (reads past the page cache (4 threads; io_uring: "), std::string::npos) << r.err;
-    const std::string why = AESGPU_IO_URING_BUILT ? "the kernel refused io_uring (Operation not permitted)"
-                                                  : "this build has no io_uring";
+    const std::string why =
+        AESGPU_IO_URING_BUILT ? "the kernel refused io_uring (Operation not permitted)" : "this build has no io_uring";
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("\"io\":\"direct\",\"io_engine\":\"threads\""), std::string::npos) << r.out;
 
@@ -459,7 +463,8 @@ TEST_F(DirectIoCli, ARealFullDiskFailsBeforeAnyDataAndLeavesNothing) {
     write_file(file("p"), random_bytes(30u << 20));
     const std::string mount = capture.file("mnt");
     if (run("truncate -s 24M " + capture.file("img") + " && mkfs.ext4 -q -F " + capture.file("img") +
-            " 2>/dev/null && mkdir " + mount + " && mount -o loop " + capture.file("img") + " " + mount + " 2>/dev/null")
+            " 2>/dev/null && mkdir " + mount + " && mount -o loop " + capture.file("img") + " " + mount +
+            " 2>/dev/null")
             .status != 0) {
         GTEST_SKIP() << "cannot mount a loop device here (needs root, a loop device and mkfs.ext4)";
     }
@@ -502,9 +507,9 @@ TEST_F(DirectIoCli, AutoGoesDirectForAnInputWhoseCacheItCannotSee) {
     write_file(file("big"), random_bytes((64 << 20) + 5));
     ASSERT_EQ(::chmod(file("big").c_str(), 0644), 0);
     Outcome r = run("python3 -c 'import os; f = os.open(\"big\", os.O_RDONLY); os.fdatasync(f); "
-                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && setpriv --reuid=" + user + " --regid=" +
-                    user + " --clear-groups $AESGPU encrypt -v -K " + kKey128 + " big -o out && openssl enc " +
-                    "-aes-128-ecb -K " + kKey128 + " -in big | cmp - out");
+                    "os.posix_fadvise(f, 0, 0, os.POSIX_FADV_DONTNEED)' && setpriv --reuid=" +
+                    user + " --regid=" + user + " --clear-groups $AESGPU encrypt -v -K " + kKey128 +
+                    " big -o out && openssl enc " + "-aes-128-ecb -K " + kKey128 + " -in big | cmp - out");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("I/O: direct (reads past the page cache ("), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("; whether the input is cached cannot be seen: it is neither ours nor writable)"),

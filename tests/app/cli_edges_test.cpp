@@ -203,7 +203,7 @@ TEST_F(Cli, EmptySecretsAreRefused) {
     make_private(file("newline"));
     for (const std::string spec : {"pass:", "file:empty", "file:newline", "env:EMPTY", "stdin < newline"}) {
         Outcome r = run("EMPTY= $AESGPU encrypt -q p -o out -p " + spec);
-        EXPECT_EQ(r.status, 1) << spec << ": " << r.err;
+        EXPECT_EQ(r.status, 2) << spec << ": " << r.err; // the key source as given: a usage error
         EXPECT_NE(r.err.find("empty"), std::string::npos) << spec << ": " << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("out"))) << spec;
     }
@@ -216,7 +216,7 @@ TEST_F(Cli, EmptyPassphraseAtThePromptIsRefused) {
     for (const std::string typed :
          {"(sleep 0.5; printf '\\n'; sleep 0.5; printf '\\n')", "(sleep 0.5; printf '\\004')"}) {
         Outcome r = run(typed + " | timeout 10 script -qec '$AESGPU encrypt -q p -o out' /dev/null");
-        EXPECT_EQ(r.status, 1) << typed << r.out;
+        EXPECT_EQ(r.status, 2) << typed << r.out; // no key as given: a usage error
         EXPECT_NE(r.out.find("passphrase"), std::string::npos) << r.out;
         EXPECT_FALSE(std::filesystem::exists(file("out"))) << typed;
     }
@@ -262,7 +262,7 @@ TEST_F(Cli, PassphraseSourcesGiveWhatOpensslGets) {
     for (const std::string &content : {std::string("\0abc\n", 5), std::string("\nsecret\n")}) {
         write_file(file("pw"), Bytes(content.begin(), content.end()));
         Outcome r = run("$AESGPU encrypt -q -p fd:3 3<pw p -o out");
-        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_EQ(r.status, 2) << r.err;
     }
 }
 

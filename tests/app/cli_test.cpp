@@ -339,7 +339,7 @@ TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
     EXPECT_NE(none.err.find("-p/--pass"), std::string::npos) << none.err;
     Outcome unsalted =
         run("$AESGPU encrypt -q p -o raw.aes -K " + kKey128 + " && $AESGPU decrypt raw.aes -o x -p pass:a");
-    EXPECT_EQ(unsalted.status, 1);
+    EXPECT_EQ(unsalted.status, 2) << "-p for a file without a passphrase header: the key source as given";
     EXPECT_NE(unsalted.err.find("no 'Salted__' header"), std::string::npos) << unsalted.err;
 }
 

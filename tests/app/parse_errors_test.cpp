@@ -70,5 +70,15 @@ TEST(ParseErrors, ASecretThatTheBlankHoldsIsBlankedOnce) {
     EXPECT_EQ(blanked("not expected: --x=(value", {"info", "--x=(value"}), "not expected: --x=(value not shown)");
 }
 
+TEST(VersionText, NamesTheGpuCodeTheBuildCarries) {
+    EXPECT_EQ(gpu_code_text("80-real 86-real 90-real 90-virtual"),
+              "GPU code for sm_80, sm_86, sm_90, and PTX for compute_90 (newer GPUs compile it when aesgpu first "
+              "starts)");
+    EXPECT_EQ(gpu_code_text("90"), "GPU code for sm_90, and PTX for compute_90 (newer GPUs compile it when aesgpu "
+                                   "first starts)")
+        << "a bare number is both";
+    EXPECT_EQ(gpu_code_text("89-real"), "GPU code for sm_89");
+}
+
 } // namespace
 } // namespace aesgpu::test

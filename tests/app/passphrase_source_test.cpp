@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Passphrase sources: openssl's -pass syntax, read exactly as openssl 3 reads them.
-#include "common/errors.hpp"
 #include "app/passphrase_source.hpp"
+#include "common/errors.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -78,7 +78,7 @@ TEST(Passphrase, EmptyPassphrasesAreRefused) {
     EXPECT_THROW((void)read_passphrase("env:AESGPU_TEST_EMPTY", nullptr), EmptyPassphrase);
     EXPECT_THROW((void)from_file(dir, "\n"), EmptyPassphrase);
     EXPECT_THROW((void)from_file(dir, std::string("\0secret\n", 8)), EmptyPassphrase);
-    EXPECT_THROW((void)from_file(dir, ""), IoError) << "an empty file holds no line at all";
+    EXPECT_THROW((void)from_file(dir, ""), KeyError) << "an empty file holds no line at all";
 }
 
 TEST(Passphrase, RejectsBadSpecsWithoutShowingThem) {
@@ -92,7 +92,7 @@ TEST(Passphrase, RejectsBadSpecsWithoutShowingThem) {
     ASSERT_EQ(fstat(STDIN_FILENO, &data), 0);
     EXPECT_THROW((void)read_passphrase("stdin", &data), UsageError);
     EXPECT_THROW((void)read_passphrase("fd:0", &data), UsageError);
-    EXPECT_THROW((void)read_passphrase("file:/nonexistent/pass", nullptr), IoError);
+    EXPECT_THROW((void)read_passphrase("file:/nonexistent/pass", nullptr), KeyError);
 }
 
 TEST(Passphrase, RefusesTheFileTheDataComesFrom) {

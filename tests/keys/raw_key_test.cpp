@@ -114,7 +114,7 @@ TEST(KeyFile, RejectsWrongSizesAndMissingFiles) {
         EXPECT_THROW((void)read_key_file(dir.file("key")), KeyError) << text;
     }
     EXPECT_THROW((void)read_key_file(dir.path().string()), KeyError) << "a directory is a usage error";
-    EXPECT_THROW((void)read_key_file(dir.file("missing")), IoError);
+    EXPECT_THROW((void)read_key_file(dir.file("missing")), KeyError) << "the key as given: not an input's failure";
 }
 
 } // namespace
