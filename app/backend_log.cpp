@@ -91,7 +91,8 @@ void SelectionLog::tell(const BackendRequest &request, const SelectedBackend &se
     if (notes.auto_started_one_gpu) spdlog::info("backend {}: using {}", choice, selected.backend->describe());
     switch (notes.cpu_instead) {
     case CpuInstead::no: break;
-    case CpuInstead::gpu_failed: spdlog::info("backend {}: using the CPU ({})", choice, notes.cpu_reason); break;
+    case CpuInstead::gpu_failed:
+    case CpuInstead::serial_mode: spdlog::info("backend {}: using the CPU ({})", choice, notes.cpu_reason); break;
     case CpuInstead::no_gpu: {
         const auto level = said_no_gpu_              ? spdlog::level::debug
                            : request.devices.empty() ? spdlog::level::info

@@ -83,7 +83,7 @@ void print_key(const OpensslEncFile &file, const CipherKey &key) {
     OutputSink out = OutputSink::standard_output();
     if (file.salt()) out.write_all(std::as_bytes(hex_line("salt=", *file.salt(), true).view()));
     out.write_all(std::as_bytes(hex_line("key=", key.key.view(), true).view()));
-    if (key.spec.mode == Mode::ctr) out.write_all(std::as_bytes(hex_line("iv =", key.spec.iv, true).view()));
+    if (format_rules(key.spec.mode).takes_iv) out.write_all(std::as_bytes(hex_line("iv =", key.spec.iv, true).view()));
     out.commit();
 }
 
@@ -381,7 +381,7 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
 // Where decrypting read the file as ECB for want of anything that says otherwise (no --mode), a
 // failure that another mode would explain names the modes to try: nothing in CTR says it is CTR.
 std::string other_modes_hint(bool mode_was_read) {
-    return mode_was_read ? "; if it is CTR, give --mode ctr" : "";
+    return mode_was_read ? "; if it is CBC or CTR, give --mode cbc or --mode ctr" : "";
 }
 
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,

@@ -9,6 +9,7 @@
 #include "backends/cuda/gpu_backend.hpp"
 #include "common/errors.hpp"
 #include "engine/pipeline.hpp"
+#include "format/file_format.hpp"
 #include "format/tink_gcm.hpp"
 #include "job/setting_rules.hpp"
 #include "keys/passphrase.hpp"
@@ -233,17 +234,21 @@ void add_mode_options(CLI::App &command, CipherOptions &options) {
                     options.mode = Mode::ctr;
                 } else if (name == "gcm") {
                     options.mode = Mode::gcm;
+                } else if (name == "cbc") {
+                    options.mode = Mode::cbc;
                 } else {
-                    throw UsageError("--mode must be ecb, ctr or gcm");
+                    throw UsageError("--mode must be ecb, ctr, cbc or gcm");
                 }
             },
             "ecb (the default when encrypting: PKCS#7 padding; equal blocks give equal ciphertext), ctr (counter "
             "mode, as "
-            "`openssl enc -aes-N-ctr`: no padding; with a raw key the output is as long as the input) or gcm "
+            "`openssl enc -aes-N-ctr`: no padding; with a raw key the output is as long as the input), cbc (as "
+            "`openssl enc -aes-N-cbc`, PKCS#7: encrypting runs on one CPU thread, each block needing the one before; "
+            "decrypting on every GPU and the CPU) or gcm "
             "(authenticated: Tink's AES-GCM-HKDF streaming format; every segment is checked before any of it is "
             "written). Only gcm detects tampering and wrong keys: use it to protect data. Decrypting without "
             "--mode reads it from the file (gcm's headers), else ecb")
-        ->option_text("ecb|ctr|gcm");
+        ->option_text("ecb|ctr|cbc|gcm");
     command
         .add_option_function<std::string>(
             "--iv", [&options](const std::string &hex) { options.iv = parse_hex_iv(hex, "--iv"); },
@@ -589,7 +594,8 @@ void refuse_passphrase_options_for_a_raw_key(const Given &given, const SettingUs
     }
 }
 
-// CTR: no padding, an IV only with a raw key and always there, never one keystream for two files.
+// CTR: no padding, nothing for -t to check. CTR and CBC: an IV only with a raw key and always
+// there, never one IV for two files.
 void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use) {
     if (options.mode == Mode::ctr) {
         if (given("--no-pad") && fit_of(Setting::no_pad, use) == SettingFit::other_mode) {
@@ -599,20 +605,39 @@ void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const
             throw UsageError("-t/--test checks ECB padding; --mode ctr has nothing to check (any key decrypts "
                              "to something)");
         }
-        if (iv_required(use) && !options.iv) {
-            throw UsageError("--mode ctr with a raw key needs --iv HEX (32 hex digits), as openssl's -iv; use "
-                             "a new one for every file encrypted with the key, or use -p, which derives one");
-        }
-        if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::raw_key_only) {
-            throw UsageError("--iv goes with a raw key (-K, --key-file); without one the key comes from a "
-                             "passphrase, which derives the IV with it, as openssl enc -pbkdf2 does");
-        }
-    } else if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::other_mode) {
-        throw UsageError(fmt::format("--iv applies to --mode ctr; {} has no IV", mode_name(options.mode)));
+    }
+    if (iv_required(use) && !options.iv) {
+        throw UsageError(fmt::format("--mode {} with a raw key needs --iv HEX (32 hex digits), as openssl's -iv; "
+                                     "use a new one for every file encrypted with the key, or use -p, which derives "
+                                     "one",
+                                     mode_name(options.mode)));
+    }
+    if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::raw_key_only) {
+        throw UsageError("--iv goes with a raw key (-K, --key-file); without one the key comes from a "
+                         "passphrase, which derives the IV with it, as openssl enc -pbkdf2 does");
+    }
+    if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::other_mode) {
+        throw UsageError(fmt::format("--iv applies to --mode ctr and cbc; {} has no IV", mode_name(options.mode)));
     }
     if (iv_required(use) && options.direction == Direction::encrypt && options.inputs.size() > 1) {
-        throw UsageError("--mode ctr with a raw key and one --iv would encrypt every file with the same keystream "
-                         "(the XOR of two outputs is the XOR of their inputs): one file per --iv, or use -p");
+        throw UsageError(options.mode == Mode::ctr
+                             ? "--mode ctr with a raw key and one --iv would encrypt every file with the same "
+                               "keystream (the XOR of two outputs is the XOR of their inputs): one file per --iv, or "
+                               "use -p"
+                             : "--mode cbc with a raw key and one --iv would encrypt every file from the same IV "
+                               "(equal starts would give equal ciphertext): one file per --iv, or use -p");
+    }
+}
+
+// CBC encrypts one block after another, each from the ciphertext of the one before: one CPU thread.
+void refuse_parallel_serial_encryption(const CipherOptions &options) {
+    if (options.direction != Direction::encrypt || !format_rules(options.mode).encrypts_serially) return;
+    if (options.backend.choice == BackendChoice::gpu || options.backend.choice == BackendChoice::all) {
+        throw UsageError(fmt::format("--mode {} encryption is serial (each block needs the ciphertext of the one "
+                                     "before): it runs on one CPU thread, not with --backend {}; drop --backend "
+                                     "(decryption runs on every GPU and the CPU)",
+                                     mode_name(options.mode),
+                                     options.backend.choice == BackendChoice::gpu ? "gpu" : "all"));
     }
 }
 
@@ -627,7 +652,9 @@ void refuse_unproven_decrypt_rm(const CipherOptions &options, const SettingUse &
         fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
         throw UsageError(unproven_decrypt_rm(options.mode == Mode::ctr ? "--mode ctr decrypts any key to something"
                                              : options.no_pad          ? "--no-pad leaves no padding to check"
-                                                                       : kEcbPassesWrongKeys));
+                                             : options.mode == Mode::cbc
+                                                 ? "in CBC a wrong key passes the padding check about once in 256"
+                                                 : kEcbPassesWrongKeys));
     }
 }
 
@@ -729,6 +756,7 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     const SettingUse use = use_of(options, given("--key") || given("--key-file"));
     refuse_passphrase_options_for_a_raw_key(given, use);
     refuse_ctr_mistakes(given, options, use);
+    refuse_parallel_serial_encryption(options);
     refuse_unproven_decrypt_rm(options, use);
     refuse_gcm_mistakes(given, options, use);
     refuse_gpu_options_and_contradictions(given, options, use);

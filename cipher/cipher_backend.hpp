@@ -25,10 +25,10 @@ namespace aesgpu {
 inline constexpr std::size_t kAesBlockBytes = 16;
 
 [[nodiscard]] constexpr const char *mode_name(Mode mode) {
-    return mode == Mode::gcm ? "gcm" : mode == Mode::ctr ? "ctr" : "ecb";
+    return mode == Mode::gcm ? "gcm" : mode == Mode::ctr ? "ctr" : mode == Mode::cbc ? "cbc" : "ecb";
 }
 
-// A 128-bit big-endian counter block (CTR's IV), byte 15 least significant.
+// A 128-bit big-endian counter block (CTR's IV, byte 15 least significant), or CBC's IV.
 using CounterBlock = std::array<std::uint8_t, 16>;
 
 // `counter` + `blocks` modulo 2^128, as OpenSSL's CTR increments its IV: one big-endian counter
@@ -92,7 +92,16 @@ struct CipherJob {
     std::uint64_t first_segment = 0; // authenticated modes: number of the job's first segment
     std::uint32_t segments = 0;      // authenticated modes: segments in the job
     bool holds_last_segment = false; // authenticated modes: the job ends the stream
+    // CBC decrypting: the ciphertext block before the job's first block, which in-place work on the
+    // job before may have overwritten by now (the pipeline keeps it as it reads). Block 0's is the
+    // spec's IV, which backends take instead (chain_block).
+    CounterBlock chain{};
 };
+
+// CBC decrypting: what the job's first block is XORed with.
+[[nodiscard]] inline const CounterBlock &chain_block(const CipherJob &job, const CounterBlock &iv) {
+    return job.first_block == 0 ? iv : job.chain;
+}
 
 // GCM: the job's plaintext, its segments' ciphertext less their tags.
 [[nodiscard]] inline std::size_t gcm_plaintext_bytes(const CipherJob &job) {
@@ -203,7 +212,8 @@ inline void check_job_size(const CipherJob &job, std::size_t slot_bytes, Mode mo
     // exactly would be overwritten before it is read. (GCM's plaintext side out of place is
     // shorter than `bytes`: apart by `bytes` is apart.)
     const bool in_place = job.input_offset == job.output_offset;
-    const bool apart = job.input_offset + job.bytes <= job.output_offset || job.output_offset + job.bytes <= job.input_offset;
+    const bool apart =
+        job.input_offset + job.bytes <= job.output_offset || job.output_offset + job.bytes <= job.input_offset;
     if (!in_place && !apart) {
         throw std::invalid_argument("a job's output must be its input's place or lie apart from it");
     }

@@ -21,7 +21,9 @@ constexpr std::size_t kPipelineSlots = 3;
 std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, const CipherSpec &spec,
                                                  std::span<const std::uint8_t> key,
                                                  CpuSubmit submit = CpuSubmit::caller_runs_first_piece) {
-    return std::make_unique<OpenSslBackend>(key, spec, request.cpu_threads, submit);
+    // CBC encryption chains every block to the one before: one thread does it all.
+    const bool serial = spec.mode == Mode::cbc && spec.direction == Direction::encrypt;
+    return std::make_unique<OpenSslBackend>(key, spec, serial ? 1 : request.cpu_threads, submit);
 }
 
 // The CPU's threads that cipher at the same moment: more than the hardware threads share the cores,
@@ -184,6 +186,13 @@ const char *backend_choice_name(BackendChoice choice) {
 SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
                                bool output_is_withdrawable, NoteSink *cleanup_notes) {
     if (request.choice == BackendChoice::cpu) return cpu_backend(request, spec, key);
+    if (spec.mode == Mode::cbc && spec.direction == Direction::encrypt) {
+        if (request.choice != BackendChoice::automatic) {
+            throw std::invalid_argument("CBC encryption is serial: it runs on one CPU thread, not on a GPU");
+        }
+        return cpu_instead(request, spec, key, CpuInstead::serial_mode,
+                           "CBC encryption chains every block to the one before: one CPU thread");
+    }
     // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
     // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
     // --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without).

@@ -54,9 +54,10 @@ struct BackendRequest {
 
 // Why `auto` or `all` runs on the CPU alone.
 enum class CpuInstead {
-    no,         // it does not
-    no_gpu,     // no driver, no device, or a device asked for is not there: the same for every file
-    gpu_failed, // `auto`'s one GPU, started at selection, failed to start
+    no,          // it does not
+    no_gpu,      // no driver, no device, or a device asked for is not there: the same for every file
+    gpu_failed,  // `auto`'s one GPU, started at selection, failed to start
+    serial_mode, // the mode's encryption is serial (CBC): one CPU thread; `gpu` and `all` refuse it
 };
 
 // What the selection came to, for the caller to tell: the engine itself says nothing.

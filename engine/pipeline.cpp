@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -203,6 +204,7 @@ private:
                 job.bytes = seal_chunk(*slot, read, final);
                 job.first_block = blocks_submitted_;
                 blocks_submitted_ += job.bytes / kAesBlockBytes;
+                keep_chain(job);
             }
             place_output(job, read);
             backend_.submit(job);
@@ -213,6 +215,16 @@ private:
             read = next_read;
             ++chunk;
         }
+    }
+
+    // CBC decrypting: the job XORs its first block with the last ciphertext block of the chunk
+    // before, which that chunk's job (in place, on any lane) may overwrite at any time once it is
+    // submitted: kept here as it was read. Every mode pays 16 bytes a chunk.
+    void keep_chain(CipherJob &job) {
+        job.chain = chain_;
+        if (job.bytes < kAesBlockBytes) return;
+        const std::byte *last = backend_.slot_buffer(job.slot).data() + job.input_offset + job.bytes - kAesBlockBytes;
+        std::memcpy(chain_.data(), last, kAesBlockBytes);
     }
 
     // Out of place: where the chunk's output goes in the output half, as far into an alignment unit
@@ -239,8 +251,8 @@ private:
         if (halves_) {
             // The file as it lies, to where direct reads of the aligned range around it land.
             read.at = OutOfPlaceSlots::input_at(input_position_);
-            read.length = source_.read_full_with_room(buffer.subspan(read.at, chunk_capacity(chunk)),
-                                                      OutOfPlaceSlots::kRoom);
+            read.length =
+                source_.read_full_with_room(buffer.subspan(read.at, chunk_capacity(chunk)), OutOfPlaceSlots::kRoom);
             input_position_ += read.length;
         } else {
             read.length = segments_ ? segments_->read(source_, buffer, chunk, &cancellation_)
@@ -282,8 +294,8 @@ private:
                 continue;
             }
             if (segments_) {
-                const std::size_t bytes = options_.direction == Direction::encrypt ? chunk->job.bytes
-                                                                                   : gcm_plaintext_bytes(chunk->job);
+                const std::size_t bytes =
+                    options_.direction == Direction::encrypt ? chunk->job.bytes : gcm_plaintext_bytes(chunk->job);
                 sink_.write_with_room(slot.subspan(chunk->job.output_offset, bytes),
                                       OutOfPlaceSlots::room_before_output(chunk->job.output_offset));
                 stats_.bytes_written += bytes;
@@ -315,17 +327,18 @@ private:
     CipherBackend &backend_;
     const PipelineOptions &options_;
     std::size_t chunk_bytes_;
-    std::size_t ring_slots_; // fewer than asked where a memory limit takes some away
+    std::size_t ring_slots_;                // fewer than asked where a memory limit takes some away
     std::optional<SegmentChunks> segments_; // set for an authenticated stream
-    bool out_of_place_ = false;              // direct I/O where the two sides lie apart (see run())
-    std::optional<OutOfPlaceSlots> halves_;  // set once the ring is, where out_of_place_
-    std::uint64_t input_position_ = 0;       // reader thread: the input's file offset of the next read
-    std::uint64_t output_position_ = 0;      // reader thread: the output's offset of the next chunk's output
+    bool out_of_place_ = false;             // direct I/O where the two sides lie apart (see run())
+    std::optional<OutOfPlaceSlots> halves_; // set once the ring is, where out_of_place_
+    std::uint64_t input_position_ = 0;      // reader thread: the input's file offset of the next read
+    std::uint64_t output_position_ = 0;     // reader thread: the output's offset of the next chunk's output
     Channel<std::size_t> free_slots_;
     Channel<FilledChunk> filled_;
     Cancellation cancellation_;          // ends a read waiting on a pipe when the writer has failed
     PipelineStats stats_;                // bytes_read, bytes_ciphered: reader thread; bytes_written: calling thread
     std::uint64_t blocks_submitted_ = 0; // reader thread: the stream position of the next job
+    CounterBlock chain_{};               // reader thread: the last block read (keep_chain)
     std::uint64_t input_done_ = 0;       // calling thread, for on_progress
 };
 

@@ -96,8 +96,9 @@ void check_stream_length(Direction direction, Framing framing, std::uint64_t len
 
 // Streams `source` through `backend` into `sink`. Does not commit the sink. The ring is first cut
 // to fit options.memory_limit; if the backend cannot allocate it (ResourceExhausted), it is
-// retried with half the chunk size, down to kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad padding) or whatever the
-// backend throws; all threads are joined and all backend jobs finished before it returns or throws.
+// retried with half the chunk size, down to kMinRetryChunkBytes. Throws IoError, FormatError (ragged length, bad
+// padding) or whatever the backend throws; all threads are joined and all backend jobs finished before it returns or
+// throws.
 PipelineStats run_pipeline(InputSource &source, OutputSink &sink, CipherBackend &backend,
                            const PipelineOptions &options);
 

@@ -8,12 +8,15 @@
 
 int main(int argc, char **argv) {
     if (argc != 5 && argc != 6) {
-        std::fprintf(stderr, "usage: %s ecb|ctr|gcm HEX_KEY INPUT OUTPUT [HEX_IV]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s ecb|ctr|cbc|gcm HEX_KEY INPUT OUTPUT [HEX_IV]\n", argv[0]);
         return 2;
     }
     const std::string_view mode = argv[1];
     aesgpu::Settings settings;
-    settings.mode = mode == "gcm" ? aesgpu::Mode::gcm : mode == "ctr" ? aesgpu::Mode::ctr : aesgpu::Mode::ecb;
+    settings.mode = mode == "gcm"   ? aesgpu::Mode::gcm
+                    : mode == "ctr" ? aesgpu::Mode::ctr
+                    : mode == "cbc" ? aesgpu::Mode::cbc
+                                    : aesgpu::Mode::ecb;
     try {
         if (argc == 6) settings.iv = aesgpu::iv_from_hex(argv[5]);
         aesgpu::Key key = aesgpu::Key::raw_hex(argv[2]);

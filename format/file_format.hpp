@@ -30,6 +30,7 @@ struct FormatRules {
     bool proves_the_key = false;       // authenticated: a wrong key fails before the output counts
     bool takes_192_bit_keys = false;   // every format takes 128- and 256-bit keys
     bool header_sized_by_key = false;  // a raw key's size shapes the header (GCM's stream salt)
+    bool encrypts_serially = false;    // each block needs the ciphertext of the one before (CBC): one CPU thread
 };
 
 // The rules of `mode`'s format.

@@ -23,7 +23,9 @@ namespace aesgpu {
 }
 
 // Tink's AES-GCM-HKDF streaming keys (AES128_GCM_HKDF_*, AES256_GCM_HKDF_*): 16 or 32 bytes.
-[[nodiscard]] constexpr bool is_gcm_key_size(std::size_t bytes) { return bytes == 16 || bytes == 32; }
+[[nodiscard]] constexpr bool is_gcm_key_size(std::size_t bytes) {
+    return bytes == 16 || bytes == 32;
+}
 
 // The smallest segment: the first holds the stream header and a tag besides at least one byte.
 [[nodiscard]] constexpr std::size_t min_segment_bytes(std::size_t key_bytes) {

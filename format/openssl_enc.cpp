@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace aesgpu {
@@ -33,7 +34,7 @@ Salt read_salt(InputSource &source) {
 }
 
 Framing openssl_enc_framing(Mode mode, bool no_pad) {
-    if (mode != Mode::ecb) return Framing::any_length;
+    if (mode == Mode::ctr) return Framing::any_length;
     return no_pad ? Framing::whole_blocks : Framing::pkcs7;
 }
 
@@ -63,8 +64,10 @@ Framing OpensslEncFile::framing() const {
 
 CipherKey OpensslEncFile::key(const SecretBytes &secret) const {
     if (salt_) return openssl_enc_key(direction_, mode_, secret, *salt_, iterations_, passphrase_key_bytes_);
-    // The counter a raw CTR key starts from is the caller's to give: a default would repeat it.
-    if (mode_ == Mode::ctr && !iv_) throw std::invalid_argument("CTR with a raw key needs an IV");
+    // The IV a raw CTR or CBC key starts from is the caller's to give: a default would repeat it.
+    if (rules(mode_).takes_iv && !iv_) {
+        throw std::invalid_argument(std::string(mode_ == Mode::ctr ? "CTR" : "CBC") + " with a raw key needs an IV");
+    }
     return {SecretBytes(secret.view()), CipherSpec(direction_, mode_, iv_.value_or(CounterBlock{}))};
 }
 

@@ -43,25 +43,30 @@ public:
 // The salt of the Salted__ header at the start of `source`, which it consumes. Throws NoSaltedHeader.
 [[nodiscard]] Salt read_salt(InputSource &source);
 
-// How the data is laid out: ECB pads unless `no_pad`; CTR takes any length.
+// How the data is laid out: ECB and CBC pad unless `no_pad`; CTR takes any length.
 [[nodiscard]] Framing openssl_enc_framing(Mode mode, bool no_pad);
 
-// The key of `key_bytes` (and for CTR the IV) that `openssl enc -pbkdf2 -md sha256 -iter N`
+// The key of `key_bytes` (and for CTR and CBC the IV) that `openssl enc -pbkdf2 -md sha256 -iter N`
 // derives, and the spec it runs with.
 [[nodiscard]] CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
                                         unsigned iterations, std::size_t key_bytes);
 
-// A file as `openssl enc` writes it: the settings' mode (ECB or CTR), with a Salted__ header when a
+// A file as `openssl enc` writes it: the settings' mode (ECB, CTR or CBC), with a Salted__ header when a
 // passphrase keys it.
 class OpensslEncFile final : public FileFormat {
 public:
     // `salt`: a passphrase's (none with a raw key).
     OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt);
 
-    // ECB pads, CTR takes an IV; a passphrase gives key (and IV) by PBKDF2, with nothing recorded
-    // but the salt; AES-128, -192 and -256; nothing is authenticated.
+    // ECB and CBC pad, CTR and CBC take an IV, CBC encrypts one block after another; a passphrase
+    // gives key (and IV) by PBKDF2, with nothing recorded but the salt; AES-128, -192 and -256;
+    // nothing is authenticated.
     [[nodiscard]] static FormatRules rules(Mode mode) {
-        return {.takes_iv = mode == Mode::ctr, .pads = mode == Mode::ecb, .pbkdf2 = true, .takes_192_bit_keys = true};
+        return {.takes_iv = mode != Mode::ecb,
+                .pads = mode != Mode::ctr,
+                .pbkdf2 = true,
+                .takes_192_bit_keys = true,
+                .encrypts_serially = mode == Mode::cbc};
     }
 
     [[nodiscard]] std::span<const std::byte> header() const override { return header_; }

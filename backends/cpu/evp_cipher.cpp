@@ -18,11 +18,14 @@ struct CipherFree {
 } // namespace
 
 const char *evp_cipher_name(Mode mode, std::size_t key_bytes) {
-    const bool ctr = mode == Mode::ctr;
+    static constexpr const char *kNames[3][3] = {{"AES-128-ECB", "AES-128-CTR", "AES-128-CBC"},
+                                                 {"AES-192-ECB", "AES-192-CTR", "AES-192-CBC"},
+                                                 {"AES-256-ECB", "AES-256-CTR", "AES-256-CBC"}};
+    const int column = mode == Mode::ctr ? 1 : mode == Mode::cbc ? 2 : 0;
     switch (key_bytes) {
-    case 16: return ctr ? "AES-128-CTR" : "AES-128-ECB";
-    case 24: return ctr ? "AES-192-CTR" : "AES-192-ECB";
-    case 32: return ctr ? "AES-256-CTR" : "AES-256-ECB";
+    case 16: return kNames[0][column];
+    case 24: return kNames[1][column];
+    case 32: return kNames[2][column];
     default: throw std::invalid_argument("an AES key is 16, 24 or 32 bytes");
     }
 }
@@ -48,16 +51,17 @@ EvpAesCipher::EvpAesCipher(std::span<const std::uint8_t> key, const CipherSpec &
     }
 }
 
-void EvpAesCipher::transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block) {
+void EvpAesCipher::transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block,
+                             const CounterBlock *chain) {
     if (in.size() % kAesBlockBytes != 0 || out.size() < in.size()) {
         throw std::invalid_argument("EvpAesCipher::transform needs whole blocks and room for them");
     }
-    if (mode_ == Mode::ctr) {
-        // Each piece starts its own counter, so pieces of a stream can run on any thread in any order.
-        const CounterBlock counter = advance_counter(iv_, first_block);
-        if (EVP_CipherInit_ex2(ctx_.get(), nullptr, nullptr, counter.data(), -1, nullptr) != 1) {
-            throw std::runtime_error(openssl_error("OpenSSL AES-CTR counter set-up failed"));
-        }
+    // Each piece starts its own counter, or (CBC) from the ciphertext block before it, so pieces of
+    // a stream can run on any thread in any order. CBC without a chain goes on from the last call.
+    const CounterBlock counter = mode_ == Mode::ctr ? advance_counter(iv_, first_block) : CounterBlock{};
+    const CounterBlock *const start = mode_ == Mode::ctr ? &counter : mode_ == Mode::cbc ? chain : nullptr;
+    if (start && EVP_CipherInit_ex2(ctx_.get(), nullptr, nullptr, start->data(), -1, nullptr) != 1) {
+        throw std::runtime_error(openssl_error("OpenSSL AES IV set-up failed"));
     }
     for (std::size_t done = 0; done < in.size();) {
         const std::size_t step = std::min(kMaxBytesPerCall, in.size() - done);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One OpenSSL EVP context doing raw AES-ECB (no padding: io/ pads) or AES-CTR in one direction.
+// One OpenSSL EVP context doing raw AES-ECB, AES-CBC (no padding: the pipeline pads) or AES-CTR in
+// one direction.
 #include "cipher/cipher_backend.hpp"
 
 #include <openssl/evp.h>
@@ -22,10 +23,12 @@ public:
     EvpAesCipher(std::span<const std::uint8_t> key, const CipherSpec &spec);
 
     // Transforms whole blocks; `in` and `out` may be the same buffer. `first_block` is the index
-    // in the stream of the first block of `in` (CTR starts its counter there; ECB ignores it). Any
-    // length (split internally because EVP takes an int length). Throws std::runtime_error with
-    // OpenSSL's reason.
-    void transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block = 0);
+    // in the stream of the first block of `in` (CTR starts its counter there; ECB and CBC ignore
+    // it). CBC starts from `chain` (the ciphertext block before `in`, or the IV), or without one
+    // goes on from where the last call ended (the spec's IV at first). Any length (split
+    // internally because EVP takes an int length). Throws std::runtime_error with OpenSSL's reason.
+    void transform(std::span<const std::byte> in, std::span<std::byte> out, std::uint64_t first_block = 0,
+                   const CounterBlock *chain = nullptr);
 
 private:
     struct CtxFree {

@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -51,6 +52,7 @@ unsigned default_cpu_threads() {
 OpenSslBackend::OpenSslBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, unsigned threads,
                                CpuSubmit submit)
     : spec_(spec), posts_every_piece_(submit == CpuSubmit::post_every_piece),
+      serial_(spec.mode == Mode::cbc && spec.direction == Direction::encrypt),
       ciphers_(make_ciphers<EvpAesCipher>(key, spec, pool_threads(threads, submit), spec.mode != Mode::gcm)),
       gcm_(make_ciphers<EvpGcmSegmentCipher>(key, spec, pool_threads(threads, submit), spec.mode == Mode::gcm)),
       pool_(pool_threads(threads, submit), "the CPU cipher") {}
@@ -132,13 +134,23 @@ std::vector<OpenSslBackend::Piece> OpenSslBackend::cut_into_pieces(const CipherJ
     }
     const std::span<std::byte> input = buffer.subspan(job.input_offset, job.bytes);
     const std::span<std::byte> output = buffer.subspan(job.output_offset, job.bytes);
-    const std::size_t piece = piece_length(job.bytes, threads(), kCipherPieces);
-    pieces.push_back(Piece{input.first(std::min(piece, job.bytes)), output.first(std::min(piece, job.bytes)),
-                           job.first_block, {}});
+    const std::size_t piece =
+        serial_ ? std::max<std::size_t>(job.bytes, 1) : piece_length(job.bytes, threads(), kCipherPieces);
+    pieces.push_back(Piece{input.first(std::min(piece, job.bytes)),
+                           output.first(std::min(piece, job.bytes)),
+                           job.first_block,
+                           {},
+                           chain_block(job, spec_.iv)});
     for (std::size_t offset = piece; offset < job.bytes; offset += piece) {
         const std::size_t length = std::min(piece, job.bytes - offset);
-        pieces.push_back(Piece{input.subspan(offset, length), output.subspan(offset, length),
-                               job.first_block + offset / kAesBlockBytes, {}});
+        // CBC: the block before the piece, taken now, before the piece before it (in place) deciphers it.
+        CounterBlock chain{};
+        std::memcpy(chain.data(), input.data() + offset - kAesBlockBytes, kAesBlockBytes);
+        pieces.push_back(Piece{input.subspan(offset, length),
+                               output.subspan(offset, length),
+                               job.first_block + offset / kAesBlockBytes,
+                               {},
+                               chain});
     }
     return pieces;
 }
@@ -153,7 +165,8 @@ std::exception_ptr OpenSslBackend::run_piece(unsigned thread, const Piece &piece
                                        piece.data.subspan(place.tag, kGcmTagBytes), segment);
             }
         } else {
-            ciphers_[thread].transform(piece.data, piece.output, piece.first_block);
+            const bool chained = spec_.mode == Mode::cbc && !serial_;
+            ciphers_[thread].transform(piece.data, piece.output, piece.first_block, chained ? &piece.chain : nullptr);
         }
         return nullptr;
     } catch (...) {
@@ -175,7 +188,8 @@ void OpenSslBackend::submit(const CipherJob &job) {
     // Posted without the lock: a pool with no workers runs a task at once, here. A piece that
     // cannot be posted (no memory for the queue) fails the job at wait() instead of hanging it:
     // it and the pieces after it are taken off the count, and it finishes with the error.
-    const std::size_t first_posted = posts_every_piece_ ? 0 : 1;
+    const bool here = !posts_every_piece_ || serial_;
+    const std::size_t first_posted = here ? 1 : 0;
     std::exception_ptr not_posted;
     for (std::size_t i = first_posted; i < pieces.size(); ++i) {
         try {
@@ -193,7 +207,7 @@ void OpenSslBackend::submit(const CipherJob &job) {
         }
     }
     // The first piece runs here: no hand-off at all for jobs of one piece.
-    if (!posts_every_piece_) finish_piece(job.slot, 0, not_posted ? not_posted : run_piece(0, pieces.front()));
+    if (here) finish_piece(job.slot, 0, not_posted ? not_posted : run_piece(0, pieces.front()));
 }
 
 void OpenSslBackend::wait(std::size_t slot) {

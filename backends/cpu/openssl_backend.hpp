@@ -77,6 +77,7 @@ private:
         std::span<std::byte> output; // ECB, CTR: where the result goes (data itself when in place)
         std::uint64_t first_block = 0;
         std::vector<PlacedSegment> segments;
+        CounterBlock chain{}; // CBC decrypting: the ciphertext block before `data`, copied as the job was cut
     };
     [[nodiscard]] std::vector<Piece> cut_into_pieces(const CipherJob &job, std::span<std::byte> buffer) const;
     [[nodiscard]] std::exception_ptr run_piece(unsigned thread, const Piece &piece) noexcept;
@@ -91,6 +92,9 @@ private:
     JobEndListener job_end_listener_;
     CipherSpec spec_;
     bool posts_every_piece_;
+    // CBC encrypting: each job goes on from the one before, whole, on the submitting thread, in
+    // the order submitted, through cipher 0's context (which carries the chain).
+    bool serial_;
     // [0] for the submitting thread (unused when every piece is posted), [i] for pool worker i:
     // ECB and CTR use ciphers_, GCM gcm_.
     std::vector<EvpAesCipher> ciphers_;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/cuda/aes_kernel.hpp"
 
-#include "backends/cuda/kernels/aes_block.cuh"
 #include "backends/cuda/aes_tables.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gpu_backend.hpp"
+#include "backends/cuda/kernels/aes_block.cuh"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace aesgpu {
@@ -15,10 +16,14 @@ namespace {
 
 Secret<AesKernelParams> make_params(std::span<const std::uint8_t> key, const CipherSpec &spec) {
     Secret<AesKernelParams> params;
+    if (spec.mode == Mode::cbc && spec.direction == Direction::encrypt) {
+        throw std::invalid_argument("CBC encryption is serial: the GPU does not run it");
+    }
     params->kind = spec.mode == Mode::ctr                 ? KernelKind::ctr
+                   : spec.mode == Mode::cbc               ? KernelKind::cbc_decrypt
                    : spec.direction == Direction::decrypt ? KernelKind::ecb_decrypt
                                                           : KernelKind::ecb_encrypt;
-    const bool decrypt = params->kind == KernelKind::ecb_decrypt;
+    const bool decrypt = spec.direction == Direction::decrypt && spec.mode != Mode::ctr;
     const RoundKeys keys = decrypt ? expand_decryption_key(key) : expand_encryption_key(key);
     std::copy(std::begin(keys->words), std::end(keys->words), params->round_keys);
     params->rounds = keys->rounds;
@@ -50,7 +55,16 @@ AesKernel::AesKernel(std::span<const std::uint8_t> key, const CipherSpec &spec) 
 }
 
 void AesKernel::launch(void *device_data, std::size_t blocks, std::uint64_t first_block, cudaStream_t stream) const {
-    AESGPU_CUDA_TRY(launch_aes(*params_, shape_, device_data, blocks, first_block, stream));
+    if (chained()) throw std::logic_error("CBC decryption goes out of place: launch_chained");
+    const std::uint8_t no_chain[16] = {};
+    AESGPU_CUDA_TRY(launch_aes(*params_, shape_, device_data, device_data, blocks, first_block, no_chain, stream));
+}
+
+void AesKernel::launch_chained(const void *in, void *out, std::size_t blocks, const CounterBlock &chain,
+                               cudaStream_t stream) const {
+    std::uint8_t words[16];
+    std::copy(chain.begin(), chain.end(), words);
+    AESGPU_CUDA_TRY(launch_aes(*params_, shape_, in, out, blocks, 0, words, stream));
 }
 
 } // namespace aesgpu

@@ -47,8 +47,8 @@ void copy_segment_texts(const CipherJob &job, const SegmentGeometry &geometry, s
 } // namespace
 
 CudaBackend::CudaBackend(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options)
-    : device_(options.device), notes_(options.notes), max_device_piece_bytes_(options.max_device_piece_bytes), mode_(spec.mode),
-      direction_(spec.direction), geometry_(spec.gcm.geometry) {
+    : device_(options.device), notes_(options.notes), max_device_piece_bytes_(options.max_device_piece_bytes),
+      mode_(spec.mode), direction_(spec.direction), geometry_(spec.gcm.geometry), iv_(spec.iv) {
     if (options.streams == 0) throw std::invalid_argument("the GPU backend needs at least one stream");
     const DeviceScope scope(device_);
     cudaDeviceProp properties{};
@@ -93,6 +93,9 @@ void CudaBackend::release_slots() noexcept {
     // Device buffers held plaintext or ciphertext of the run: clear them before they are freed.
     for (auto &slot : slots_) {
         if (slot.device.get()) cuda_check_noexcept(cudaMemset(slot.device.get(), 0, slot.device.size()), "cudaMemset");
+        if (slot.device_out.get()) {
+            cuda_check_noexcept(cudaMemset(slot.device_out.get(), 0, slot.device_out.size()), "cudaMemset");
+        }
         // GCM's running tag sums carry each segment's tag mask E(J0).
         if (slot.tag_sums.get()) {
             cuda_check_noexcept(cudaMemset(slot.tag_sums.get(), 0, slot.tag_sums.size()), "cudaMemset");
@@ -177,13 +180,20 @@ void CudaBackend::allocate_device_buffers(std::size_t slot_bytes) {
     }
     std::size_t piece = max_device_piece_bytes_ ? std::min(max_device_piece_bytes_, slot_bytes) : slot_bytes;
     piece = std::max(piece / kAesBlockBytes * kAesBlockBytes, kAesBlockBytes);
+    const bool chained = kernel_ && kernel_->chained();
     for (;;) {
         try {
-            for (auto &slot : slots_) slot.device = DeviceBuffer(std::min(piece, slot.host.size()));
+            for (auto &slot : slots_) {
+                slot.device = DeviceBuffer(std::min(piece, slot.host.size()));
+                if (chained) slot.device_out = DeviceBuffer(std::min(piece, slot.host.size()));
+            }
             device_piece_bytes_ = piece;
             return;
         } catch (const ResourceExhausted &) {
-            for (auto &slot : slots_) slot.device = DeviceBuffer();
+            for (auto &slot : slots_) {
+                slot.device = DeviceBuffer();
+                slot.device_out = DeviceBuffer();
+            }
             if (piece <= kMinDevicePieceBytes) throw;
             piece = std::max(piece / 2 / kAesBlockBytes * kAesBlockBytes, kMinDevicePieceBytes);
         }
@@ -214,15 +224,31 @@ void CudaBackend::submit(const CipherJob &job) {
 }
 
 void CudaBackend::submit_blocks(Slot &target, const CipherJob &job, cudaStream_t stream) {
+    // CBC: each piece's block before it, taken before anything is queued (in place, the copy out
+    // of the piece before it overwrites that block).
+    std::vector<CounterBlock> chains;
+    if (kernel_->chained()) {
+        chains.push_back(chain_block(job, iv_));
+        for (std::size_t offset = device_piece_bytes_; offset < job.bytes; offset += device_piece_bytes_) {
+            std::memcpy(chains.emplace_back().data(), target.host.data() + job.input_offset + offset - kAesBlockBytes,
+                        kAesBlockBytes);
+        }
+    }
     // Usually one piece. Pieces of one job share the slot's device buffer: the stream runs them in
     // order, so each copy in waits for the previous piece's copy out.
-    for (std::size_t offset = 0; offset < job.bytes; offset += device_piece_bytes_) {
+    for (std::size_t offset = 0, index = 0; offset < job.bytes; offset += device_piece_bytes_, ++index) {
         const std::size_t piece = std::min(device_piece_bytes_, job.bytes - offset);
         std::byte *const input = target.host.data() + job.input_offset + offset;
         std::byte *const output = target.host.data() + job.output_offset + offset;
         AESGPU_CUDA_TRY(cudaMemcpyAsync(target.device.get(), input, piece, cudaMemcpyHostToDevice, stream));
-        kernel_->launch(target.device.get(), piece / kAesBlockBytes, job.first_block + offset / kAesBlockBytes, stream);
-        AESGPU_CUDA_TRY(cudaMemcpyAsync(output, target.device.get(), piece, cudaMemcpyDeviceToHost, stream));
+        void *result = target.device.get();
+        if (kernel_->chained()) {
+            result = target.device_out.get();
+            kernel_->launch_chained(target.device.get(), result, piece / kAesBlockBytes, chains[index], stream);
+        } else {
+            kernel_->launch(result, piece / kAesBlockBytes, job.first_block + offset / kAesBlockBytes, stream);
+        }
+        AESGPU_CUDA_TRY(cudaMemcpyAsync(output, result, piece, cudaMemcpyDeviceToHost, stream));
     }
 }
 
@@ -315,8 +341,9 @@ GpuRingPins::~GpuRingPins() = default;
 namespace {
 
 bool same_ring(std::span<const std::span<std::byte>> a, std::span<const std::span<std::byte>> b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](std::span<std::byte> x, std::span<std::byte> y) { return x.data() == y.data() && x.size() == y.size(); });
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](std::span<std::byte> x, std::span<std::byte> y) {
+        return x.data() == y.data() && x.size() == y.size();
+    });
 }
 
 } // namespace

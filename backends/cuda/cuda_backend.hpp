@@ -42,6 +42,7 @@ private:
         HostRegistration registration; // adopted memory, page-locked in place
         std::span<std::byte> host;
         DeviceBuffer device;
+        DeviceBuffer device_out; // cbc decrypting: where the kernel writes, apart from `device`
         CudaEvent done;
         // gcm: the kernels' running tag sums, and the index in the job of the first segment that
         // failed (0xffffffff: none), on the device and copied back behind the data; the job's
@@ -77,7 +78,8 @@ private:
     Mode mode_;
     Direction direction_;
     SegmentGeometry geometry_;        // gcm
-    std::optional<AesKernel> kernel_; // ecb, ctr; made with the device current
+    CounterBlock iv_;                 // cbc: what block 0 is XORed with
+    std::optional<AesKernel> kernel_; // ecb, ctr, cbc decrypting; made with the device current
     std::optional<GcmKernel> gcm_;    // gcm
     std::vector<CudaStream> streams_;
     std::size_t next_stream_ = 0;

@@ -40,7 +40,8 @@ void cuda_check_noexcept(cudaError_t status, const char *call) noexcept {
     (void)cudaGetLastError();
     if (status == cudaErrorCudartUnloading || cleanup_notes == nullptr) return;
     try {
-        cleanup_notes->note(NoteLevel::warning, std::string(call) + " failed during clean-up: " + cudaGetErrorName(status));
+        cleanup_notes->note(NoteLevel::warning,
+                            std::string(call) + " failed during clean-up: " + cudaGetErrorName(status));
     } catch (const std::bad_alloc &) {
         // No memory to word it; a destructor must not throw.
     }

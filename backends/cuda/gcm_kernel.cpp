@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/cuda/gcm_kernel.hpp"
 
-#include "backends/cuda/kernels/aes_block.cuh"
 #include "backends/cuda/aes_tables.hpp"
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/kernels/gcm_block.cuh"
 #include "backends/cuda/gpu_backend.hpp"
+#include "backends/cuda/kernels/aes_block.cuh"
+#include "backends/cuda/kernels/gcm_block.cuh"
 
 #include <algorithm>
 #include <stdexcept>

@@ -72,11 +72,9 @@ private:
 // in pages of its own, owned by the caller and alive while the backend lives), page-locked in
 // place instead of allocated pinned: the GPU can take over a ring another backend filled. With
 // `pins`, the page-locking is the one all GPUs share (several GPUs over one ring).
-[[nodiscard]] std::unique_ptr<CipherBackend> make_gpu_backend_over(std::span<const std::uint8_t> key,
-                                                                   const CipherSpec &spec,
-                                                                   const GpuBackendOptions &options,
-                                                                   std::span<const std::span<std::byte>> host_buffers,
-                                                                   GpuRingPins *pins = nullptr);
+[[nodiscard]] std::unique_ptr<CipherBackend>
+make_gpu_backend_over(std::span<const std::uint8_t> key, const CipherSpec &spec, const GpuBackendOptions &options,
+                      std::span<const std::span<std::byte>> host_buffers, GpuRingPins *pins = nullptr);
 
 // Throws GpuUnavailable unless CUDA device `device` is there ("no CUDA device 2 (found 1)"), or
 // with CUDA's reason why none is.

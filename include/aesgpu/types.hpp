@@ -11,8 +11,10 @@ enum class Direction { encrypt, decrypt };
 
 // ecb: each 16-byte block on its own, PKCS#7 padded (patterns in the data show). ctr: a keystream
 // of encrypted counter blocks XORed into the data, as `openssl enc -aes-N-ctr`. gcm: Tink's
-// AES-GCM-HKDF streaming segments, each authenticated by its tag.
-enum class Mode { ecb, ctr, gcm };
+// AES-GCM-HKDF streaming segments, each authenticated by its tag. cbc: each block XORed with the
+// ciphertext block before it (the IV for the first), PKCS#7 padded, as `openssl enc -aes-N-cbc`:
+// encrypting is serial (one CPU thread), decrypting parallel.
+enum class Mode { ecb, ctr, gcm, cbc };
 
 // Which processors cipher a file.
 enum class BackendChoice {

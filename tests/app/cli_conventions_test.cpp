@@ -254,7 +254,8 @@ TEST_F(Cli, KeepRemoveSuffixAndTest) {
               0);
     Outcome bad = run("$AESGPU decrypt -t bad.enc" + kKey);
     EXPECT_EQ(bad.status, 1);
-    EXPECT_EQ(bad.err, "aesgpu: 'bad.enc': bad decrypt: wrong key or corrupted input; if it is CTR, give --mode ctr\n");
+    EXPECT_EQ(bad.err, "aesgpu: 'bad.enc': bad decrypt: wrong key or corrupted input; if it is CBC or CTR, give --mode "
+                       "cbc or --mode ctr\n");
     EXPECT_EQ(entries(), 3u) << "p.aes, p.enc, bad.enc: -t wrote nothing";
     // Decrypting with the suffix takes it off (--rm with decrypt is gcm's only: DecryptRemovesOnlyWhatGcmProved).
     ASSERT_EQ(run("$AESGPU decrypt -q -S .enc p.enc" + kKey).status, 0);

@@ -81,8 +81,10 @@ TEST_F(Cli, FailuresThatAnotherModeWouldExplainNameIt) {
     const Outcome ctr_raw = run("$AESGPU encrypt -q --mode ctr -K " + kKey128 + " --iv " + kKey128 +
                                 " fixed -o c2 && $AESGPU decrypt -K " + kKey128 + " c2 -o b2");
     EXPECT_EQ(ctr_raw.status, 1);
-    EXPECT_NE(ctr_raw.err.find("'c2': bad decrypt: wrong key or corrupted input; if it is CTR, give --mode ctr"),
-              std::string::npos)
+    EXPECT_NE(
+        ctr_raw.err.find(
+            "'c2': bad decrypt: wrong key or corrupted input; if it is CBC or CTR, give --mode cbc or --mode ctr"),
+        std::string::npos)
         << ctr_raw.err;
     // With --mode given, the mode is taken as it is: no advice about others.
     const Outcome explicit_ecb = run("$AESGPU decrypt --mode ecb -K " + kKey128 + " c2 -o b3");

@@ -130,7 +130,7 @@ TEST_F(Cli, CtrOptionsThatCannotWorkAreUsageErrors) {
         {"encrypt --mode ctr p" + key + " --iv 0123456789abcdef0123456789abcdeg", "exactly 32 hex digits"},
         {"encrypt --mode ctr --no-pad p" + key + iv, "drop --no-pad"},
         {"decrypt --mode ctr -t p" + key + iv, "nothing to check"},
-        {"encrypt --mode cbc p" + key, "--mode must be ecb, ctr or gcm"},
+        {"encrypt --mode xts p" + key, "--mode must be ecb, ctr, cbc or gcm"},
         // One --iv for several files would give them all one keystream.
         {"encrypt --mode ctr p p" + key + iv, "the same keystream"},
         // CTR cannot tell a wrong key, so --rm would lose the only ciphertext.
@@ -145,6 +145,85 @@ TEST_F(Cli, CtrOptionsThatCannotWorkAreUsageErrors) {
         EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
         EXPECT_EQ(entries(), 1u) << "only p";
     }
+}
+
+// Files ours/theirs made by aesgpu and openssl from p with -aes-N-cbc must match, and each must
+// decrypt with the other tool (and from a pipe). `options` go to aesgpu's decryption (backend, chunk
+// size); encryption is the CPU's, one thread.
+std::string cbc_both_ways(const std::string &key, const std::string &iv, const std::string &options,
+                          const std::string &pad) {
+    const std::string cipher = "-aes-" + std::to_string(key.size() / 2 * 8) + "-cbc";
+    const std::string raw = " -K " + key + " --iv " + iv + " " + pad;
+    const std::string openssl = cipher + " -K " + key + " -iv " + iv + (pad.empty() ? "" : " -nopad");
+    return "$AESGPU encrypt --mode cbc -q -f p -o ours" + raw + " && openssl enc " + openssl +
+           " -in p -out theirs && cmp ours theirs && openssl enc -d " + openssl +
+           " -in ours -out back && cmp back p && $AESGPU decrypt --mode cbc -f theirs -o back2" + raw + " " + options +
+           " && cmp back2 p && cat theirs | $AESGPU decrypt --mode cbc" + raw + " " + options + " | cmp - p";
+}
+
+TEST_F(Cli, CbcInteroperatesWithOpensslAtBlockChunkAndLaneBoundaries) {
+    // --chunk-size 64K puts chunk (job) boundaries at 65536-byte multiples; -T 3 cuts each job into
+    // pieces on three threads; auto and all put jobs on every lane there is (GPUs where present).
+    const std::size_t chunk = 65536;
+    std::vector<std::string> backends = {"--backend cpu -T 3 --chunk-size 64K", "--backend auto --chunk-size 64K",
+                                         "--backend all --chunk-size 64K --io-threads 1"};
+    if (gpu_available()) backends.push_back("--backend gpu --chunk-size 64K");
+    for (const std::string &backend : backends) {
+        for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16},
+                                       std::size_t{17}, chunk - 1, chunk, chunk + 1, 5 * chunk + 7, 5 * chunk + 16}) {
+            write_file(file("p"), random_bytes(size));
+            for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+                SCOPED_TRACE(backend + " size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
+                const std::string pad = size % 16 == 0 && size > 0 && key_bytes == 24 ? "--no-pad" : "";
+                const Outcome r = run(cbc_both_ways(to_hex(random_bytes(key_bytes)), to_hex(random_bytes(16)),
+                                                    backend, pad));
+                ASSERT_EQ(r.status, 0) << r.err << r.out;
+            }
+        }
+    }
+}
+
+TEST_F(Cli, CbcPassphrasesAreOpensslsPbkdf2BothWays) {
+    write_file(file("p"), random_bytes(300000));
+    const Outcome r = run("openssl enc -aes-256-cbc -pbkdf2 -pass pass:pw -in p -out theirs && "
+                          "$AESGPU decrypt --mode cbc -p pass:pw theirs -o back && cmp back p && "
+                          "$AESGPU encrypt --mode cbc -q -p pass:pw --key-bits 128 --iter 2000 p -o ours && "
+                          "openssl enc -d -aes-128-cbc -pbkdf2 -iter 2000 -pass pass:pw -in ours | cmp - p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    // -P prints what openssl -P prints: salt, key and IV.
+    const Outcome ours = run("$AESGPU decrypt --mode cbc -P -p pass:pw theirs");
+    const Outcome theirs = run("openssl enc -d -aes-256-cbc -pbkdf2 -pass pass:pw -P -in theirs");
+    EXPECT_EQ(ours.status, 0) << ours.err;
+    EXPECT_NE(ours.out.find("iv ="), std::string::npos) << ours.out;
+    EXPECT_EQ(ours.out, theirs.out);
+    // Without --mode, a CBC file reads as ECB, fails, and says which modes to try.
+    const Outcome unnamed = run("$AESGPU decrypt -p pass:pw theirs -o x");
+    EXPECT_EQ(unnamed.status, 1);
+    EXPECT_NE(unnamed.err.find("give --mode cbc"), std::string::npos) << unnamed.err;
+}
+
+TEST_F(Cli, CbcEncryptsOnOneCpuThreadAndSaysSo) {
+    write_file(file("p"), random_bytes(1000));
+    const std::string key = " -K " + kKey128 + " --iv " + kKey128;
+    for (const std::string backend : {"gpu", "all"}) {
+        const Outcome r = run("$AESGPU encrypt --mode cbc --backend " + backend + " p -o c" + key);
+        EXPECT_EQ(r.status, 2) << backend;
+        EXPECT_NE(r.err.find("--mode cbc encryption is serial"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(entries(), 1u) << "only p";
+    const Outcome automatic = run("$AESGPU encrypt -v --mode cbc p -o c" + key);
+    EXPECT_EQ(automatic.status, 0) << automatic.err;
+    EXPECT_NE(automatic.err.find("1 thread"), std::string::npos) << automatic.err;
+    // Decrypting takes every backend; --rm does not (a wrong key passes the padding check 1 in 256).
+    EXPECT_EQ(run("$AESGPU decrypt --mode cbc --backend all c -o back" + key + " && cmp back p").status, 0);
+    const Outcome rm = run("$AESGPU decrypt --mode cbc --rm c -o back2" + key);
+    EXPECT_EQ(rm.status, 2);
+    EXPECT_NE(rm.err.find("in CBC a wrong key passes the padding check"), std::string::npos) << rm.err;
+    const Outcome no_iv = run("$AESGPU encrypt --mode cbc -K " + kKey128 + " p -o c2");
+    EXPECT_EQ(no_iv.status, 2);
+    EXPECT_NE(no_iv.err.find("--mode cbc with a raw key needs --iv"), std::string::npos) << no_iv.err;
+    const Outcome test_only = run("$AESGPU decrypt --mode cbc -t c" + key);
+    EXPECT_EQ(test_only.status, 0) << "-t checks CBC's padding: " << test_only.err;
 }
 
 } // namespace

@@ -327,7 +327,7 @@ TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
         EXPECT_EQ(r.status, 1);
         EXPECT_EQ(r.err, "aesgpu: 'p.aes': bad decrypt: wrong passphrase, corrupted input, or a file made with "
                          "options aesgpu does not read (openssl enc without -pbkdf2, with -md other than sha256, or "
-                         "with another -iter than --iter); if it is CTR, give --mode ctr\n");
+                         "with another -iter than --iter); if it is CBC or CTR, give --mode cbc or --mode ctr\n");
         EXPECT_FALSE(std::filesystem::exists(file("out")));
         break;
     }

@@ -188,6 +188,25 @@ Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
     return out;
 }
 
+Bytes openssl_cbc(const Bytes &key, const CounterBlock &iv, Direction direction, const Bytes &in) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_cbc()
+                               : key.size() == 24 ? EVP_aes_192_cbc()
+                                                  : EVP_aes_256_cbc();
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+    if (!ctx || EVP_CipherInit_ex(ctx.get(), cipher, nullptr, key.data(), iv.data(),
+                                  direction == Direction::encrypt ? 1 : 0) != 1 ||
+        EVP_CIPHER_CTX_set_padding(ctx.get(), 0) != 1) {
+        throw std::runtime_error("EVP init failed");
+    }
+    Bytes out(in.size());
+    int written = 0;
+    if (EVP_CipherUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1 ||
+        static_cast<std::size_t>(written) != in.size()) {
+        throw std::runtime_error("EVP AES-CBC failed");
+    }
+    return out;
+}
+
 namespace {
 
 // Segments of a job from `first_segment` that `plaintext` fills: full ones, then the rest (at

@@ -66,6 +66,9 @@ bool openssl_ecb(const Bytes &key, Direction direction, bool pkcs7_padding, cons
 // OpenSSL EVP one-shot AES-CTR: the reference for CTR (encrypt and decrypt are the same).
 [[nodiscard]] Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in);
 
+// OpenSSL EVP one-shot AES-CBC of whole blocks, no padding: the reference for CBC.
+[[nodiscard]] Bytes openssl_cbc(const Bytes &key, const CounterBlock &iv, Direction direction, const Bytes &in);
+
 // The segments of a GCM job from segment `first_segment` for `plaintext` (each full but the last,
 // which holds the rest and ends the stream when `holds_last`), made segment by segment with
 // one-shot OpenSSL AES-GCM. `segment_key` is the derived key; nonce = prefix, big-endian segment

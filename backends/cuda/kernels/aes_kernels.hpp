@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The interface between the host code and the AES kernels in aes_kernels.cu (ECB in either
-// direction, CTR): what a launch carries, and the two calls the host makes. Plain C++, so host
+// direction, CTR, CBC decryption): what a launch carries, and the two calls the host makes. Plain C++, so host
 // files need no nvcc.
 #include "backends/cuda/key_schedule.hpp"
 
@@ -15,7 +15,8 @@ namespace aesgpu {
 enum class KernelKind : std::uint8_t {
     ecb_encrypt,
     ecb_decrypt,
-    ctr, // encrypts counter blocks and XORs them into the data: the same in both directions
+    ctr,         // encrypts counter blocks and XORs them into the data: the same in both directions
+    cbc_decrypt, // deciphers each block and XORs in the ciphertext block before it: out of place
 };
 
 // Passed by value as a __grid_constant__ kernel parameter (about 2.3 KiB, under the 4 KiB limit):
@@ -40,9 +41,12 @@ struct AesLaunchShape {
 // Sets the kernel's shared-memory limit and sizes a persistent grid for the current device.
 [[nodiscard]] cudaError_t prepare_aes_launch(const AesKernelParams &params, AesLaunchShape &shape);
 
-// Transforms `blocks` 16-byte blocks of device memory in place (16-byte aligned), on `stream`.
-// `first_block` is the stream index of the first one (CTR's counter offset; ECB ignores it).
-[[nodiscard]] cudaError_t launch_aes(const AesKernelParams &params, const AesLaunchShape &shape, void *data,
-                                     std::size_t blocks, std::uint64_t first_block, cudaStream_t stream);
+// Transforms `blocks` 16-byte blocks of device memory (16-byte aligned) from `in` to `out`, on
+// `stream`: the same place for ECB and CTR, apart for CBC decryption. `first_block` is the stream
+// index of the first one (CTR's counter offset; the others ignore it); `chain` is CBC's ciphertext
+// block before `in` (or the IV).
+[[nodiscard]] cudaError_t launch_aes(const AesKernelParams &params, const AesLaunchShape &shape, const void *in,
+                                     void *out, std::size_t blocks, std::uint64_t first_block,
+                                     const std::uint8_t (&chain)[16], cudaStream_t stream);
 
 } // namespace aesgpu

@@ -127,6 +127,56 @@ TEST(OpenSslBackend, CtrMatchesOpenSslAcrossPiecesCarriesAndStreamOffsets) {
     }
 }
 
+// CBC deciphers in pieces on every thread, each piece XORing its first block with the ciphertext
+// block before it, taken before the piece before it (in place) overwrote it; jobs after the first
+// start from the chain the pipeline kept (CipherJob::chain). Encrypting goes on from job to job
+// on one thread. Both against one-shot OpenSSL, at piece and job borders.
+TEST(OpenSslBackend, CbcMatchesOpenSslAcrossPiecesAndJobs) {
+    const std::size_t sizes[] = {16, (1u << 20) - 16, (1u << 20) + 16, (3u << 20) + 48};
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        CounterBlock iv{};
+        const Bytes iv_bytes = random_bytes(16);
+        std::copy(iv_bytes.begin(), iv_bytes.end(), iv.begin());
+        for (const std::size_t size : sizes) {
+            const Bytes plain = random_bytes(size);
+            const Bytes cipher = openssl_cbc(key, iv, Direction::encrypt, plain);
+            for (const unsigned threads : {1u, 3u}) {
+                SCOPED_TRACE("key " + std::to_string(key_bytes) + " threads " + std::to_string(threads) + " size " +
+                             std::to_string(size));
+                OpenSslBackend decrypt(key, CipherSpec(Direction::decrypt, Mode::cbc, iv), threads);
+                EXPECT_TRUE(run_backend(decrypt, cipher) == plain) << "one job from block 0";
+                // The same ciphertext as two jobs: the second from its chain.
+                const std::size_t half = size / 32 * 16;
+                decrypt.configure_slots(2, size + 16);
+                std::memcpy(decrypt.slot_buffer(0).data(), cipher.data(), half);
+                std::memcpy(decrypt.slot_buffer(1).data(), cipher.data() + half, size - half);
+                CipherJob second{.slot = 1, .bytes = size - half, .first_block = half / 16};
+                if (half > 0) std::memcpy(second.chain.data(), cipher.data() + half - 16, 16);
+                decrypt.submit({.slot = 0, .bytes = half});
+                decrypt.submit(second);
+                decrypt.wait(0);
+                decrypt.wait(1);
+                Bytes joined(size);
+                std::memcpy(joined.data(), decrypt.slot_buffer(0).data(), half);
+                std::memcpy(joined.data() + half, decrypt.slot_buffer(1).data(), size - half);
+                EXPECT_TRUE(joined == plain) << "two jobs";
+            }
+            // Encrypting: job after job, each from the last ciphertext block of the one before.
+            OpenSslBackend encrypt(key, CipherSpec(Direction::encrypt, Mode::cbc, iv), 3);
+            const std::size_t third = size / 48 * 16;
+            Bytes joined;
+            for (const auto &[from, to] : {std::pair{std::size_t{0}, third}, std::pair{third, size}}) {
+                const Bytes part = run_backend(encrypt, Bytes(plain.begin() + static_cast<std::ptrdiff_t>(from),
+                                                               plain.begin() + static_cast<std::ptrdiff_t>(to)),
+                                               from / 16);
+                joined.insert(joined.end(), part.begin(), part.end());
+            }
+            EXPECT_TRUE(joined == cipher) << "size " << size;
+        }
+    }
+}
+
 // Tink's own AES-GCM-HKDF streaming test vector (tink-cc,
 // streamingaead/internal/testing/aes_gcm_hkdf_streaming_test_vectors.cc): AES-128, HKDF-SHA1,
 // 64-byte segments, associated data "aad". The segment key is derived here as that vector says;

@@ -654,5 +654,38 @@ TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
     }
 }
 
+// CBC decryption on the GPU: each piece of a job (device buffers of kMinDevicePieceBytes) and
+// each chunk after the first starts from the ciphertext block before it, which the copy out of
+// the piece before (in place on the host) overwrites: the backend and the pipeline take it first.
+// Against one-shot OpenSSL at piece, chunk and block borders, over 2 streams; with PKCS#7 too.
+TEST_F(Gpu, CbcDecryptionMatchesOpenSslAcrossPiecesChunksAndStreams) {
+    const std::size_t chunk = (3u << 20) + 4096;
+    const std::size_t sizes[] = {16, kMinDevicePieceBytes - 16, kMinDevicePieceBytes + 16, chunk - 16, chunk,
+                                 chunk + 16, 5 * chunk + 48};
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        CounterBlock iv{};
+        const Bytes iv_bytes = random_bytes(16);
+        std::copy(iv_bytes.begin(), iv_bytes.end(), iv.begin());
+        auto backend = make_gpu_backend(key, CipherSpec(Direction::decrypt, Mode::cbc, iv), {0, 2, kMinDevicePieceBytes});
+        for (const std::size_t size : sizes) {
+            SCOPED_TRACE("key bits " + std::to_string(key_bytes * 8) + " size " + std::to_string(size));
+            const Bytes plain = random_bytes(size);
+            const Bytes cipher = openssl_cbc(key, iv, Direction::encrypt, plain);
+            ASSERT_TRUE(run_pipeline_on_files(*backend, cipher, {Direction::decrypt, Framing::whole_blocks, chunk, 3}) ==
+                        plain);
+            // PKCS#7: the last block's padding, checked and taken off after the GPU.
+            Bytes padded = plain;
+            padded.insert(padded.end(), 16, 16);
+            const Bytes padded_cipher = openssl_cbc(key, iv, Direction::encrypt, padded);
+            ASSERT_TRUE(run_pipeline_on_files(*backend, padded_cipher, {Direction::decrypt, Framing::pkcs7, chunk, 3}) ==
+                        plain);
+        }
+    }
+    // Encrypting chains every block to the one before: not the GPU's.
+    EXPECT_THROW((void)make_gpu_backend(random_bytes(16), CipherSpec(Direction::encrypt, Mode::cbc, CounterBlock{})),
+                 std::invalid_argument);
+}
+
 } // namespace
 } // namespace aesgpu::test
