@@ -252,7 +252,8 @@ void add_mode_options(CLI::App &command, CipherOptions &options) {
     command
         .add_option_function<std::string>(
             "--iv", [&options](const std::string &hex) { options.iv = parse_hex_iv(hex, "--iv"); },
-            "ctr with -K/--key-file: the initial counter block, 32 hex digits, as openssl's -iv. It is not "
+            "ctr and cbc with -K/--key-file: the initial counter block (the IV), 32 hex digits, as openssl's -iv. It "
+            "is not "
             "stored in the file: keep it. Never encrypt two inputs with the same key and IV: the XOR of the two "
             "ciphertexts is the XOR of the plaintexts. A passphrase (-p) draws a fresh salt, and so a fresh key "
             "and IV, for every file")

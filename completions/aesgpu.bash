@@ -161,7 +161,7 @@ __aesgpu_value()
             if [[ $command == bench ]]; then
                 __aesgpu_add "$prefix" ecb ctr gcm all
             else
-                __aesgpu_add "$prefix" ecb ctr gcm
+                __aesgpu_add "$prefix" ecb ctr cbc gcm
             fi
             ;;
         --bits) __aesgpu_add "$prefix" 128 192 256 ;;

@@ -79,7 +79,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s p -l pass -x -a '(__ae
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iter -x -d 'PBKDF2 iterations (default 10000)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-bits -x -a '128 192 256' -d 'AES key size, passphrase mode'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s P -l print-key -d 'Print salt=, key= and iv = and stop'
-complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr gcm' -d 'Cipher mode (encrypt: default ecb; decrypt: read from the file)'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr cbc gcm' -d 'Cipher mode (encrypt: default ecb; decrypt: read from the file)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iv -x -d 'CTR initial counter, 32 hex digits'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l segment-size -x -d 'GCM bytes per segment (default 1M)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l aad -x -d 'GCM associated data'
