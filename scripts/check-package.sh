@@ -69,6 +69,20 @@ dpkg-deb -x "$deb" "$out/root"
 version=$("$out/root/usr/bin/aesgpu" --version | head -1) || { echo "FAIL: the packaged aesgpu does not run"; exit 1; }
 [[ $version == "aesgpu $(dpkg-deb -f "$deb" Version)" ]] ||
     { echo "FAIL: the package's version $(dpkg-deb -f "$deb" Version) is not aesgpu's ($version)"; failures=$((failures + 1)); }
+# An optimised build, unless sanitized or AESGPU_HARDENING=OFF, is hardened: relocations read-only
+# and bound at start, a stack protector, fortified libc calls.
+sanitized=$(sed -n 's/^AESGPU_SANITIZE:STRING=//p' "$build/CMakeCache.txt")
+if [ -z "$sanitized" ] && grep -q '^AESGPU_HARDENING:BOOL=ON$' "$build/CMakeCache.txt" &&
+   grep -Eq '^CMAKE_BUILD_TYPE:STRING=(Release|RelWithDebInfo|MinSizeRel)$' "$build/CMakeCache.txt"; then
+    binary=$out/root/usr/bin/aesgpu
+    hardening=""
+    readelf -d "$binary" | grep -q 'BIND_NOW' || hardening+=" -z now"
+    readelf -lW "$binary" | grep -q 'GNU_RELRO' || hardening+=" -z relro"
+    symbols=$(readelf --dyn-syms -W "$binary")
+    grep -q '__stack_chk_fail' <<<"$symbols" || hardening+=" stack-protector"
+    grep -Eq '__[a-z]+_chk\b' <<<"$symbols" || hardening+=" fortify"
+    [ -z "$hardening" ] || { echo "FAIL: the packaged aesgpu lacks hardening:$hardening"; failures=$((failures + 1)); }
+fi
 if [ "${2:-}" = "--install" ]; then
     dpkg -i "$deb" "$dev_deb" >/dev/null || { echo "FAIL: dpkg -i $deb $dev_deb"; exit 1; }
     installed=$(aesgpu --version | head -1)
