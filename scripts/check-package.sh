@@ -44,17 +44,31 @@ if [ -f "$build/docs/aesgpu.1" ] && ! grep -qx ./usr/share/man/man1/aesgpu.1 <<<
     failures=$((failures + 1))
 fi
 name=$(dpkg-deb -f "$deb" Package)
-# A CUDA build is aesgpu-cuda and says which GPU architectures it carries code for.
+dev_name=$(dpkg-deb -f "$dev_deb" Package)
+# A CUDA build is aesgpu-cuda, says which GPU architectures it carries code for and suggests the
+# driver; each flavour conflicts with and replaces the other, so that dpkg -i switches.
 cuda_built=$(grep -c '^AESGPU_CUDA_BUILT:INTERNAL=ON$' "$build/CMakeCache.txt" || true)
 description=$(dpkg-deb -f "$deb" Description)
+tr -d '\n' <<<"$description" | grep -q 'ECB, CTR, CBC and GCM' ||
+    { echo "FAIL: the description does not name the modes: $description"; failures=$((failures + 1)); }
 if [ "$cuda_built" -gt 0 ]; then
+    other=aesgpu
     [ "$name" = aesgpu-cuda ] || { echo "FAIL: a CUDA build's package is named $name"; failures=$((failures + 1)); }
     grep -q 'architectures: [0-9]' <<<"$description" ||
         { echo "FAIL: the CUDA package does not name its architectures: $description"; failures=$((failures + 1)); }
+    grep -q 'linked in; it needs the NVIDIA driver' <<<"$description" ||
+        { echo "FAIL: the CUDA package's description: $description"; failures=$((failures + 1)); }
+    [ "$(dpkg-deb -f "$deb" Suggests)" = nvidia-driver ] ||
+        { echo "FAIL: $name does not suggest nvidia-driver"; failures=$((failures + 1)); }
 else
+    other=aesgpu-cuda
     [ "$name" = aesgpu ] || { echo "FAIL: a CPU-only build's package is named $name"; failures=$((failures + 1)); }
 fi
-dev_name=$(dpkg-deb -f "$dev_deb" Package)
+for field in Conflicts Replaces; do
+    [ "$(dpkg-deb -f "$deb" "$field")" = "$other" ] || { echo "FAIL: $name's $field is not $other"; failures=$((failures + 1)); }
+    [ "$(dpkg-deb -f "$dev_deb" "$field")" = "$other-dev" ] ||
+        { echo "FAIL: $dev_name's $field is not $other-dev"; failures=$((failures + 1)); }
+done
 [ "$dev_name" = "$name-dev" ] ||
     { echo "FAIL: the -dev package of $name is named $dev_name"; failures=$((failures + 1)); }
 dev_contents=$(dpkg-deb -c "$dev_deb" | awk '{ print $6 }')
