@@ -6,7 +6,7 @@
 # include/aesgpu/, the CMake package and aesgpu.pc, depending on the -dev packages of what it links.
 # A CUDA build's are aesgpu-cuda, which names the GPU architectures it carries code for, and
 # aesgpu-cuda-dev; each pair conflicts with and replaces the other, so dpkg -i switches either way.
-install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE README.md CHANGELOG.md docs/FORMAT.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/aesgpu-dev COMPONENT dev)
 
 set(CPACK_GENERATOR DEB)

@@ -39,6 +39,8 @@ for path in ./usr/bin/aesgpu ./usr/share/bash-completion/completions/aesgpu ./us
             ./usr/share/fish/vendor_completions.d/aesgpu.fish; do
     grep -qx -- "$path" <<<"$contents" || { echo "FAIL: $deb lacks $path"; failures=$((failures + 1)); }
 done
+# FORMAT.md, which the man page names, beside README.md.
+grep -qx './usr/share/doc/[^/]*/FORMAT.md' <<<"$contents" || { echo "FAIL: $deb lacks FORMAT.md"; failures=$((failures + 1)); }
 if [ -f "$build/docs/aesgpu.1" ] && ! grep -qx ./usr/share/man/man1/aesgpu.1 <<<"$contents"; then
     echo "FAIL: $deb lacks the man page"
     failures=$((failures + 1))
