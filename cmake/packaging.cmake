@@ -6,6 +6,8 @@
 # include/aesgpu/, the CMake package and aesgpu.pc, depending on the -dev packages of what it links.
 # A CUDA build's are aesgpu-cuda, which names the GPU architectures it carries code for, and
 # aesgpu-cuda-dev; each pair conflicts with and replaces the other, so dpkg -i switches either way.
+# cmake/debian-layout.cmake gives the staged files Debian's layout (copyright, changelog.gz,
+# gzipped man page, stripped binaries, zsh's vendor-completions).
 install(FILES LICENSE README.md CHANGELOG.md docs/FORMAT.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/aesgpu-dev COMPONENT dev)
 
@@ -19,6 +21,9 @@ set(CPACK_COMPONENTS_ALL cli dev)
 set(CPACK_DEBIAN_CLI_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/debian-layout.cmake)
+set(CPACK_AESGPU_COPYRIGHT ${PROJECT_SOURCE_DIR}/packaging/copyright)
+set(CPACK_AESGPU_STRIP ${CMAKE_STRIP})
 set(aesgpu_dev_depends "libssl-dev (>= 3.0)")
 if(AESGPU_HAVE_IO_URING)
   string(APPEND aesgpu_dev_depends ", liburing-dev")
