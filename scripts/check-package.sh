@@ -11,13 +11,17 @@
 # With --install (CI only, as root; lintian is then required) it also installs both with dpkg -i,
 # runs aesgpu --version, man aesgpu and a clean zsh's completion lookup, builds
 # examples/encrypt_file.cpp against the installed library (find_package and pkg-config, no paths
-# given) and checks its output against the installed command's, then removes both.
-# Usage: check-package.sh BUILD_DIR [--install]
+# given) and checks its output against the installed command's, then removes both. --switch also
+# builds the other flavour (CPU-only beside a CUDA build, else CUDA for one architecture where nvcc
+# is found) in BUILD_DIR-switch and switches to its packages and back with dpkg -i.
+# Usage: check-package.sh BUILD_DIR [--install [--switch]]
 set -uo pipefail
-usage="usage: check-package.sh BUILD_DIR [--install]"
+usage="usage: check-package.sh BUILD_DIR [--install [--switch]]"
 build=${1:?$usage}
 install=${2:-}
+switch=${3:-}
 [ -z "$install" ] || [ "$install" = --install ] || { echo "$usage"; exit 2; }
+[ -z "$switch" ] || [ "$switch" = --switch ] || { echo "$usage"; exit 2; }
 for tool in cpack dpkg-deb dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed"; exit 77; }
 done
@@ -177,9 +181,30 @@ if [ -n "$install" ]; then
         cat "$out/examples.log"
         fail "examples/encrypt_file.cpp does not build against the installed $dev_name"
     fi
+    switched=""
+    if [ -n "$switch" ]; then
+        other_build=${build%/}-switch
+        flavour=(-DAESGPU_ENABLE_CUDA=OFF)
+        if ! cuda_built "$build"; then
+            nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+            [ -x "$nvcc" ] && flavour=(-DAESGPU_ENABLE_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90) || flavour=()
+        fi
+        if [ ${#flavour[@]} -eq 0 ]; then
+            echo "note: no nvcc here: the switch to aesgpu-cuda is not tested"
+        elif started=$SECONDS && cmake -S "$source_dir" -B "$other_build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+                "${flavour[@]}" >"$out/switch.log" 2>&1 && cmake --build "$other_build" -j"$(nproc)" >>"$out/switch.log" 2>&1 &&
+             read -r other_deb other_dev_deb <<<"$(make_packages "$other_build" "$out/switch-debs")" && [ -n "$other_deb" ]; then
+            echo "ok: built $(dpkg-deb -f "$other_deb" Package) in $other_build in $((SECONDS - started)) s"
+            install_pair "$other_deb" "$other_dev_deb" && install_pair "$deb" "$dev_deb" &&
+                switched="; dpkg -i switched to $(dpkg-deb -f "$other_deb" Package) and back"
+        else
+            tail -20 "$out/switch.log"
+            fail "building the other flavour in $other_build"
+        fi
+    fi
     dpkg -r "$name" "$dev_name" >/dev/null || fail "dpkg -r $name $dev_name"
     echo "ok: dpkg -i installed $name and $dev_name; aesgpu --version: $installed; man and zsh -f find them; the example" \
-         "built against them (CMake and pkg-config) writes what aesgpu writes; dpkg -r removed them"
+         "built against them (CMake and pkg-config) writes what aesgpu writes$switched; dpkg -r removed them"
 fi
 [ "$failures" -eq 0 ] || exit 1
 echo "ok: $(basename "$deb"): Depends: $depends"
