@@ -609,6 +609,14 @@ public:
 
     // A signal during the commit waits for it; one after the last commit finds every output final.
     void commit(OutputSink &sink, const PipelineStats &stats) override {
+        if (!selected_) { // --range: no backend, no progress, only the commit
+            run_uninterrupted([&] {
+                sink.commit();
+                if (settle_status_) settle_interrupts(*settle_status_);
+            });
+            summary_.backend = "cpu";
+            return;
+        }
         progress_->finish();
         if (const std::optional<std::uint64_t> at = sink.direct_writes_refused_at()) {
             summary_.io = "mixed";
@@ -745,6 +753,10 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
 // --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
 void set_io_path(const CipherOptions &options, InputSource &source, std::optional<OutputSink> &sink,
                  RunSummary &summary) {
+    if (options.range) { // a few segments, read where they lie
+        summary.io = "buffered";
+        return;
+    }
     const IoPath io_path =
         choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
     summary.io = io_path.name();
@@ -847,6 +859,48 @@ CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, K
     return key;
 }
 
+// --range: a GCM file that can seek (its header read already, its mode read or given).
+void check_range_input(const CipherOptions &options, const InputSource &source, const FileFormat &format) {
+    if (!options.range) return;
+    const mode_t type = source.status().st_mode & S_IFMT;
+    if (type != S_IFREG && type != S_IFBLK) {
+        throw UsageError("--range needs a file it can seek in (a regular file or block device); " +
+                         source.display_name() + " is not one");
+    }
+    if (!format.segments()) {
+        throw UsageError("--range reads GCM files only, and " + source.display_name() +
+                         " reads as ECB (give --mode gcm if it is GCM)");
+    }
+}
+
+// What a file's data run takes once its header, key and output are in hand.
+struct DataRun {
+    InputSource &source;
+    OutputSink &sink;
+    const CipherSettings &settings;
+    const FileFormat &format;
+    const CipherKey &key;
+    bool passphrase_mode;
+    bool mode_was_read;
+};
+
+// The whole file through the pipeline, or (--range) the part of it asked for; failures with the
+// command line's advice.
+PipelineStats cipher_data(const CipherOptions &options, const DataRun &run, CommandObserver &observer) {
+    try {
+        if (options.range) return decrypt_range(run.source, run.sink, run.format, run.key, *options.range, observer);
+        return cipher_file_with_key(run.source, run.sink, run.settings, run.format, run.key, observer);
+    } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
+        throw_with_force_flag(e);
+    } catch (const RangePastTheEnd &e) {
+        throw FormatError(run.source.display_name() + ": " + e.what() + "; nothing was written");
+    } catch (const std::exception &) {
+        if (!observer.started() && !options.range) throw;
+        rethrow_with_advice(options, run.source, run.sink, run.format, run.passphrase_mode, observer.memory_limit(),
+                            run.mode_was_read);
+    }
+}
+
 // One input to its output. Throws on failure; the output is committed only on success.
 // `settle_status`: when set, this is the last output, and the command's exit status once it is
 // in place.
@@ -876,6 +930,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
     const std::optional<ModeGuess> guess = mode_of_input(options, source, keys, settings, summary);
     const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
+    check_range_input(options, source, *format);
     const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
     check_input_size(options, settings, *format, source, header_bytes, guess.has_value(), passphrase_mode);
@@ -894,15 +949,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     const CpuTime cpu_at_start = cpu_time_used();
     CommandObserver observer(options, shared, summary, source, *sink, io_threads, settle_status);
     observer.key_derived(key.key.size() * 8);
-    try {
-        summary.stats = cipher_file_with_key(source, *sink, settings, *format, key, observer);
-    } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
-        throw_with_force_flag(e);
-    } catch (const std::exception &) {
-        if (!observer.started()) throw;
-        rethrow_with_advice(options, source, *sink, *format, passphrase_mode, observer.memory_limit(),
-                            guess.has_value());
-    }
+    const DataRun run{source, *sink, settings, *format, key, passphrase_mode, guess.has_value()};
+    summary.stats = cipher_data(options, run, observer);
     log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
     return summary;
 }

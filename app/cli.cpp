@@ -119,6 +119,27 @@ constexpr const char *kKeygenExamples = R"(Examples:
   aesgpu keygen -o my.key                           a new AES-256 key file (32 raw bytes, mode 0600)
   aesgpu keygen --bits 128                          prints 32 hex digits, for -K or a hex key file)";
 
+// --range's OFFSET:LENGTH, each a number with an optional binary suffix (64K, 1M, 4G), as
+// --chunk-size takes it.
+ByteRange parse_range(const std::string &text) {
+    const std::size_t colon = text.find(':');
+    const auto size = [&](std::string part) {
+        std::string refused;
+        try {
+            refused = part.empty() ? "empty" : CLI::AsSizeValue(false)(part);
+        } catch (const std::exception &e) { // CLI11 throws for an unknown unit
+            refused = e.what();
+        }
+        if (!refused.empty() || !std::all_of(part.begin(), part.end(), ::isdigit)) {
+            throw UsageError("--range takes OFFSET:LENGTH, sizes such as 0:4096 or 1G:1M, not '" + printable(text) +
+                             "'");
+        }
+        return std::stoull(part);
+    };
+    if (colon == std::string::npos) size(""); // the message
+    return {size(text.substr(0, colon)), size(text.substr(colon + 1))};
+}
+
 // --devices: "all" (every visible GPU: an empty list) or CUDA device numbers, "0,2".
 std::vector<int> parse_device_list(const std::string &list) {
     if (list == "all") return {};
@@ -727,6 +748,22 @@ void refuse_standard_stream_conflicts(const CipherOptions &options, bool reads_s
     }
 }
 
+// --range: part of one GCM file's plaintext, never under the full file's name, never removing it.
+void refuse_range_mistakes(const Given &given, const CipherOptions &options) {
+    if (!options.range) return;
+    if (options.mode_given && options.mode != Mode::gcm) {
+        throw UsageError(fmt::format("--range reads GCM files only, not --mode {}", mode_name(options.mode)));
+    }
+    if (options.remove_input) throw UsageError("--range decrypts part of the file: --rm would remove the rest");
+    if (options.inputs.size() > 1) throw UsageError("--range takes one input file");
+    if (!options.test_only && options.output.empty() && !options.to_stdout) {
+        throw UsageError("--range writes part of the plaintext, never under the file's own name: give -o FILE or -c");
+    }
+    for (const char *name : {"--no-pad", "--print-key", "--iter"}) {
+        if (given(name)) throw UsageError(fmt::format("--range reads GCM files, which take no {}: drop it", name));
+    }
+}
+
 // Options of outputs where nothing is written, or where standard output is taken.
 void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin,
                                  bool writes_stdout) {
@@ -758,6 +795,7 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     refuse_passphrase_options_for_a_raw_key(given, use);
     refuse_ctr_mistakes(given, options, use);
     refuse_parallel_serial_encryption(options);
+    if (options.direction == Direction::decrypt) refuse_range_mistakes(given, options);
     refuse_unproven_decrypt_rm(options, use);
     refuse_gcm_mistakes(given, options, use);
     refuse_gpu_options_and_contradictions(given, options, use);
@@ -990,6 +1028,13 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,
                       "Decrypt and check the file without writing anything: the padding in ecb, every segment's tag "
                       "in gcm (exit 1 on a bad file); not with ctr, which has nothing to check");
+    decrypt
+        ->add_option_function<std::string>(
+            "--range", [&parsed](const std::string &text) { parsed.decrypt_options.range = parse_range(text); },
+            "gcm: decrypt only the plaintext bytes OFFSET to OFFSET+LENGTH (sizes as 1M, 4G), reading and checking "
+            "only the segments that hold them (and the last one's tag where the range reaches the end). Needs a "
+            "file it can seek in, and -o, -c or -t")
+        ->option_text("OFFSET:LENGTH");
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 

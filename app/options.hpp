@@ -5,6 +5,7 @@
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "engine/backend_selection.hpp"
+#include "engine/gcm_range.hpp"
 #include "engine/pipeline.hpp"
 #include "job/io_choice.hpp"
 #include "keys/passphrase.hpp"
@@ -37,11 +38,12 @@ struct CipherOptions {
     bool to_stdout = false;           // -c
     std::string suffix = ".aes";      // -S: added when encrypting, removed when decrypting
     bool force = false;
-    bool keep_input = false;   // -k: what happens anyway; given, it rules out --rm
-    bool remove_input = false; // --rm: delete each input once its output is committed
-    bool sync = false;         // --sync: each output durable before it counts as done (--rm implies it)
-    bool test_only = false;    // -t (decrypt): check the input, write nothing
-    bool json = false;         // --json: one summary object per input on stdout
+    bool keep_input = false;        // -k: what happens anyway; given, it rules out --rm
+    bool remove_input = false;      // --rm: delete each input once its output is committed
+    bool sync = false;              // --sync: each output durable before it counts as done (--rm implies it)
+    bool test_only = false;         // -t (decrypt): check the input, write nothing
+    std::optional<ByteRange> range; // --range OFFSET:LENGTH (decrypt, gcm): that much of the plaintext only
+    bool json = false;              // --json: one summary object per input on stdout
     // Secrets from the command line (-K, -p) are taken out of the parser's strings (which are then
     // wiped) right after parsing: see seal_secret_arguments().
     SecretBytes key_hex;

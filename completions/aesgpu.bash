@@ -15,6 +15,7 @@ __aesgpu_options()
             [[ $1 == decrypt ]] && flags+=" -t --test"
             valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
                 --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --io --chunk-size"
+            [[ $1 == decrypt ]] && valued+=" --range"
             ;;
         keygen)
             flags="-h --help"

@@ -99,6 +99,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l json -d 'One JSON obje
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s v -l verbose -d 'Log more (-vv: debug)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s q -l quiet -d 'Only errors on stderr'
 complete -c aesgpu -n '__aesgpu_using decrypt' -s t -l test -d 'Decrypt and check, writing nothing'
+complete -c aesgpu -n '__aesgpu_using decrypt' -l range -x -d 'gcm: only plaintext bytes OFFSET:LENGTH'
 
 # keygen
 complete -c aesgpu -n '__aesgpu_using keygen' -s h -l help -d 'Print help and exit'

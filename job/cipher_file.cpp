@@ -6,7 +6,11 @@
 #include "engine/segment_chunks.hpp"
 #include "job/file_job.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -111,6 +115,28 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
         throw;
     }
     tell_notes(notes, observer);
+    return stats;
+}
+
+PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
+                            const ByteRange &range, CipherObserver &observer) {
+    if (!format.segments()) throw std::invalid_argument("a byte range is read from a GCM stream only");
+    const mode_t type = source.status().st_mode & S_IFMT;
+    if (type != S_IFREG && type != S_IFBLK) {
+        throw std::invalid_argument("a byte range is read from a file that can seek (a regular file or block device)");
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t data_start = static_cast<std::uint64_t>(source.start_offset()) + format.header().size();
+    const off_t end = ::lseek(source.fd(), 0, SEEK_END);
+    if (end < 0) throw IoError(errno_message("cannot seek in", source.display_name(), errno));
+    const std::uint64_t data_bytes = static_cast<std::uint64_t>(end) - std::min<std::uint64_t>(end, data_start);
+    PipelineStats stats;
+    stats.bytes_read =
+        format.header().size() + decrypt_gcm_range(source, data_start, data_bytes, key.key, key.spec, range, sink);
+    stats.bytes_ciphered = stats.bytes_read - format.header().size();
+    stats.bytes_written = range.length;
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    observer.commit(sink, stats);
     return stats;
 }
 

@@ -24,6 +24,7 @@
 #include "cipher/secret_bytes.hpp"
 #include "common/note_sink.hpp"
 #include "engine/backend_selection.hpp"
+#include "engine/gcm_range.hpp"
 #include "engine/pipeline.hpp"
 #include "format/detect.hpp"
 #include "format/file_format.hpp"
@@ -104,6 +105,14 @@ public:
 // written already).
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
                                    const FileFormat &format, const CipherKey &key, CipherObserver &observer);
+
+// Decrypting a GCM file, only `range` of its plaintext (engine/gcm_range): the segments that hold
+// it, each checked against its tag, read from a file that can seek (a regular file or block
+// device) whose header `format` read already. Then observer.commit (no other callback: no backend
+// is set up). Throws std::invalid_argument for a format without segments or an input that cannot
+// seek, and as decrypt_gcm_range (RangePastTheEnd with nothing written).
+PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
+                            const ByteRange &range, CipherObserver &observer);
 
 // The whole file job: file_format_for, cipher_key, cipher_file_with_key.
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
