@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -76,6 +77,22 @@ TEST_F(InputTree, EncryptDashRTakesTheRegularFilesInNameOrderAndSkipsSuffixedOne
     const InputList list = expand_inputs(options_for(Direction::encrypt), {path("d")});
     EXPECT_EQ(list.inputs, paths({"d/b", "d/sub/c"})) << "no link followed, no FIFO, each directory sorted";
     EXPECT_EQ(list.skipped, paths({"d/a.aes", "d/sub/deeper/e.aes"}));
+}
+
+TEST(InputList, EachDirectoryIsTakenInNameOrder) {
+    // Made in an order no file system lists them in by chance; a subdirectory is walked in its place.
+    const TempDir dir;
+    std::filesystem::create_directories(dir.file("d/m"));
+    Names names{"m"}; // each directory's entries sorted by name: "m" comes before "m-file"
+    for (const char letter : std::string("qwertyuiopasdfghjklzxcvbnm")) {
+        names.push_back(std::string(1, letter) + "-file");
+        write_file(dir.file("d/" + names.back()), Bytes(1));
+    }
+    write_file(dir.file("d/m/inner"), Bytes(1));
+    std::sort(names.begin(), names.end());
+    Names expected;
+    for (const std::string &name : names) expected.push_back(dir.file("d/" + (name == "m" ? "m/inner" : name)));
+    EXPECT_EQ(expand_inputs(options_for(Direction::encrypt), {dir.file("d")}).inputs, expected);
 }
 
 TEST_F(InputTree, DecryptDashRTakesOnlyNamesWithTheSuffix) {
