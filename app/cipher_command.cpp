@@ -5,6 +5,7 @@
 #include "app/backend_log.hpp"
 #include "app/cli.hpp"
 #include "app/exit_status.hpp"
+#include "app/input_list.hpp"
 #include "app/interrupts.hpp"
 #include "app/io_path.hpp"
 #include "app/json_text.hpp"
@@ -244,7 +245,8 @@ public:
             for (const auto &[what, file] : files_) {
                 if (same_file(status, file)) {
                     throw UsageError("the output " + quoted_name(output) + " is " + what +
-                                     ", which the run reads: name another output (-o)");
+                                     ", which the run reads: name another output (" +
+                                     (options.output_dir.empty() ? "-o" : "another --output-dir") + ")");
                 }
             }
         }
@@ -980,27 +982,41 @@ void run_and_summarise(const CipherOptions &options, const std::string &input, C
     if (options.json) print_json_summary(options, summary, {});
 }
 
-// "aesgpu: encrypted 3 of 4 files, 1 failed" on standard error, unless -q.
-void print_files_summary(const CipherOptions &options, std::size_t files, std::size_t failed, std::size_t not_started) {
+// What the run does to each file: "encrypted", "decrypted" or "tested".
+const char *verb_done(const CipherOptions &options) {
+    return options.test_only ? "tested" : options.direction == Direction::encrypt ? "encrypted" : "decrypted";
+}
+
+// What became of the files a run was given, beyond those done.
+struct FileCounts {
+    std::size_t failed = 0;
+    std::size_t not_started = 0;
+    std::size_t skipped = 0; // encrypting: named with the suffix already
+};
+
+// "aesgpu: encrypted 3 of 5 files, 1 failed, 1 skipped" on standard error, unless -q. `files`:
+// every file named or found, skipped ones included.
+void print_files_summary(const CipherOptions &options, std::size_t files, const FileCounts &counts) {
     if (options.log.quiet) return;
-    const char *done = options.test_only                         ? "tested"
-                       : options.direction == Direction::encrypt ? "encrypted"
-                                                                 : "decrypted";
-    std::cerr << fmt::format("aesgpu: {} {} of {} files{}{}\n", done, files - failed - not_started, files,
-                             failed ? fmt::format(", {} failed", failed) : "",
-                             not_started ? fmt::format(", {} not started", not_started) : "");
+    std::cerr << fmt::format("aesgpu: {} {} of {} files{}{}{}\n", verb_done(options),
+                             files - counts.failed - counts.not_started - counts.skipped, files,
+                             counts.failed ? fmt::format(", {} failed", counts.failed) : "",
+                             counts.not_started ? fmt::format(", {} not started", counts.not_started) : "",
+                             counts.skipped ? fmt::format(", {} skipped", counts.skipped) : "");
 }
 
 // Several files: each on its own; one failure does not stop the others. But --backend gpu on a
 // machine without a usable GPU (no driver, no device, a --devices entry not there) is said
 // once, and the files after it fail with it, untouched. And once a --json summary cannot be
 // written, the files after it are left as they are: a script would not learn what became of them.
+// `skipped`: files set aside before the run, for the summary.
 // Returns the exit status: 2 if any usage error, else 1 if any failure, else 0.
-int run_each(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared) {
+int run_each(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared,
+             std::size_t skipped) {
     bool summaries_unwritable = false;
     int status = 0;
-    std::size_t failed = 0;
-    std::size_t not_started = 0;
+    FileCounts counts{.skipped = skipped};
+    std::size_t &failed = counts.failed;
     std::optional<std::string> no_gpu;
     for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
         const bool last = i + 1 == inputs.size();
@@ -1027,16 +1043,39 @@ int run_each(const CipherOptions &options, const std::vector<std::string> &input
                 no_gpu = printable(e.what());
             }
         }
-        if (summaries_unwritable) not_started = inputs.size() - i - 1;
+        if (summaries_unwritable) counts.not_started = inputs.size() - i - 1;
     }
-    print_files_summary(options, inputs.size(), failed, not_started);
+    print_files_summary(options, inputs.size() + skipped, counts);
     return status;
+}
+
+// Encrypting: each input set aside for its suffix, said once.
+void warn_of_skipped(const CipherOptions &options, const std::vector<std::string> &skipped) {
+    for (const std::string &name : skipped) {
+        spdlog::warn("{} already ends in {}: skipped (to encrypt it anyway, give -o OUT or another -S)",
+                     quoted_name(name), quoted_name(options.suffix));
+    }
+}
+
+// No input left to cipher (-r or --filelist found none, or each was skipped): said; exit status 0.
+int tell_nothing_to_do(const CipherOptions &options, const InputList &list) {
+    warn_of_skipped(options, list.skipped);
+    if (list.skipped.size() > 1) print_files_summary(options, list.skipped.size(), {.skipped = list.skipped.size()});
+    if (list.skipped.empty()) {
+        spdlog::warn("no files to {}{}", options.direction == Direction::encrypt ? "encrypt" : "decrypt",
+                     options.direction == Direction::decrypt && options.recursive
+                         ? " (decrypt -r takes the files whose names end in " + quoted_name(options.suffix) + ")"
+                         : "");
+    }
+    return 0;
 }
 
 } // namespace
 
 int run_cipher_command(const CipherOptions &options) {
-    const std::vector<std::string> inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
+    const InputList list = gather_inputs(options); // -r and --filelist: the whole list, before any work
+    if (list.inputs.empty()) return tell_nothing_to_do(options, list);
+    const std::vector<std::string> &inputs = list.inputs;
     check_inputs(options, inputs);
     check_direct_io_targets(options, inputs);
     struct stat stdin_status {};
@@ -1045,17 +1084,20 @@ int run_cipher_command(const CipherOptions &options) {
     CommandKeys keys(options, data_on_stdin ? &stdin_status : nullptr);
     const FilesNotToCipher not_inputs(options, keys, associated_data);
     not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
+    refuse_directories(options, list);
+    check_output_dir(options, inputs);
+    warn_of_skipped(options, list.skipped);
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;
     const CipherSettings settings = settings_of(options, associated_data.bytes);
     CommandState shared{keys, settings, not_inputs, ecb_warning, selection_log};
-    if (inputs.size() == 1) {
+    if (inputs.size() == 1 && list.skipped.empty()) {
         // Failures reach main() as they are.
         bool summaries_unwritable = false;
         run_and_summarise(options, inputs.front(), shared, 0, summaries_unwritable);
         return 0;
     }
-    return run_each(options, inputs, shared);
+    return run_each(options, inputs, shared, list.skipped.size());
 }
 
 } // namespace aesgpu

@@ -46,6 +46,11 @@ std::string lower_case(std::string text) {
     return text;
 }
 
+template <typename Items, typename Item>
+bool contains(const Items &items, const Item &item) {
+    return std::find(items.begin(), items.end(), item) != items.end();
+}
+
 // 4194304 -> "4M", as --chunk-size and --size take it.
 std::string size_text(std::size_t bytes) {
     for (const auto &[shift, suffix] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}}) {
@@ -72,6 +77,7 @@ constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt --mode gcm --key-file my.key db.dump    authenticated (Tink's streaming AES-GCM)
   aesgpu encrypt --mode gcm -p env:BACKUP_PASS db.dump   the same, keyed by a passphrase (scrypt)
   aesgpu encrypt --mode ctr -p env:BACKUP_PASS db.dump   CTR, as openssl -aes-256-ctr -pbkdf2
+  aesgpu encrypt -r --mode gcm --key-file my.key photos/   every file under photos/, each to its .aes
   iv=$(openssl rand -hex 16)                        CTR with a raw key: a new IV for every file,
   aesgpu encrypt --mode ctr --key-file my.key --iv $iv db.dump      kept: decrypting needs it
 Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
@@ -86,6 +92,7 @@ constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
   aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    also reads openssl -aes-256-ctr -pbkdf2
   aesgpu decrypt --key-file my.key db.dump.aes      a gcm file needs no --mode: its header says so
+  aesgpu decrypt -r --key-file my.key --output-dir back photos/   each .aes under photos/ into back/
   aesgpu info db.dump.aes                           what a file says of itself, without the key
 Without --mode, decrypt reads the mode from each file: aesgpu's gcm passphrase header, or a first
 byte that is Tink's header length for the raw key's size (segment 0's tag then decides; it fails
@@ -166,7 +173,9 @@ std::vector<int> parse_device_list(const std::string &list) {
 
 // The inputs and outputs, and what becomes of them.
 void add_file_options(CLI::App &command, CipherOptions &options) {
-    command.add_option("FILE", options.inputs, "Input files, each to its own output; '-' or none: standard input")
+    command
+        .add_option("FILE", options.inputs,
+                    "Input files (with -r, directories), each to its own output; '-' or none: standard input")
         ->type_name("");
     auto *output = command
                        .add_option("-o,--output", options.output,
@@ -203,6 +212,28 @@ void add_file_options(CLI::App &command, CipherOptions &options) {
                      "Make each output durable before going on (as gzip --synchronous): the file is flushed "
                      "to the disk before its name appears, then its directory; an output on standard "
                      "output is flushed where it is a file or device. --rm always does this");
+}
+
+// Many files at once, as zstd takes them: -r, --filelist, --output-dir.
+void add_input_list_options(CLI::App &command, CipherOptions &options) {
+    command.add_flag("-r,--recursive", options.recursive,
+                     "Take the regular files under each directory given, and under its subdirectories, in name "
+                     "order (as zstd -r); symbolic links met on the way are not followed (one given is). Decrypt "
+                     "takes only the names that end in the suffix");
+    command
+        .add_option("--filelist", options.file_list,
+                    "Read more input names from FILE, one a line ('-': standard input), after any FILE arguments; "
+                    "with -r a directory among them is walked")
+        ->option_text("FILE");
+    command.add_flag("--null", options.null_separated,
+                     "--filelist's names end with a NUL byte, not a newline (as find -print0 writes them)");
+    command
+        .add_option("--output-dir", options.output_dir,
+                    "Write every output into DIR (it must exist) under its input's file name, the suffix added or "
+                    "taken off (as zstd --output-dir-flat); two inputs that would get one name refuse the run")
+        ->option_text("DIR")
+        ->excludes(command.get_option("--output"))
+        ->excludes(command.get_option("--stdout"));
 }
 
 // The key, key file or passphrase, and what is derived from a passphrase.
@@ -416,6 +447,7 @@ void add_report_options(CLI::App &command, CipherOptions &options) {
 void add_cipher_options(CLI::App &command, CipherOptions &options, SecretArguments &secrets) {
     // In this order in --help.
     add_file_options(command, options);
+    add_input_list_options(command, options);
     add_key_options(command, options, secrets);
     add_mode_options(command, options);
     add_backend_options(command, options);
@@ -755,7 +787,9 @@ void refuse_range_mistakes(const Given &given, const CipherOptions &options) {
         throw UsageError(fmt::format("--range reads GCM files only, not --mode {}", mode_name(options.mode)));
     }
     if (options.remove_input) throw UsageError("--range decrypts part of the file: --rm would remove the rest");
-    if (options.inputs.size() > 1) throw UsageError("--range takes one input file");
+    if (options.inputs.size() > 1 || options.recursive || !options.file_list.empty()) {
+        throw UsageError("--range takes one input file (not several, -r or --filelist)");
+    }
     if (!options.test_only && options.output.empty() && !options.to_stdout) {
         throw UsageError("--range writes part of the plaintext, never under the file's own name: give -o FILE or -c");
     }
@@ -768,13 +802,14 @@ void refuse_range_mistakes(const Given &given, const CipherOptions &options) {
 void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin,
                                  bool writes_stdout) {
     if (options.test_only) {
-        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--print-key"}) {
+        for (const char *name : {"--output", "--stdout", "--output-dir", "--force", "--suffix", "--print-key"}) {
             if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));
         }
     }
     if (options.print_key) {
-        for (const char *name : {"--output", "--stdout", "--force", "--suffix", "--no-pad", "--backend", "--devices",
-                                 "--streams", "--wait-for-gpu", "--threads", "--io-threads", "--chunk-size"}) {
+        for (const char *name :
+             {"--output", "--stdout", "--output-dir", "--force", "--suffix", "--no-pad", "--backend", "--devices",
+              "--streams", "--wait-for-gpu", "--threads", "--io-threads", "--chunk-size"}) {
             if (given(name))
                 throw UsageError(fmt::format("-P/--print-key prints the key and writes no data: drop {}", name));
         }
@@ -789,6 +824,55 @@ void refuse_options_of_no_output(const Given &given, const CipherOptions &option
     if (options.json && options.print_key) throw UsageError("--json and -P/--print-key both print to standard output");
 }
 
+// --filelist - reads the names from standard input: nothing else may read it.
+void refuse_second_reader_of_stdin(const CipherOptions &options) {
+    const std::string_view pass = options.pass_spec.text();
+    const char *other = options.key_file == "-"                      ? "--key-file -"
+                        : pass == "stdin" || pass == "fd:0"          ? "-p stdin"
+                        : options.associated_data_file == "-"        ? "--aad-file -"
+                        : contains(options.inputs, std::string("-")) ? "the data ('-')"
+                                                                     : nullptr;
+    if (other) {
+        throw UsageError(fmt::format("--filelist - reads the names from standard input, and so would {}: give one "
+                                     "of them a file",
+                                     other));
+    }
+}
+
+// -r and --filelist with standard input: it is neither a directory nor a name in a list, and it
+// is read once.
+void refuse_standard_input_in_lists(const CipherOptions &options, const char *which) {
+    if (options.file_list == "-") refuse_second_reader_of_stdin(options);
+    if (options.recursive && options.inputs.empty() && options.file_list.empty()) {
+        throw UsageError("-r walks the directories given: name one (standard input is none)");
+    }
+    if (contains(options.inputs, std::string("-"))) {
+        throw UsageError(fmt::format("'-' (standard input) cannot be an input with {}: name files", which));
+    }
+}
+
+// -r and --filelist: files found as the run starts, each to its own output.
+void refuse_input_list_mistakes(const CipherOptions &options, const SettingUse &use, bool writes_stdout) {
+    if (options.null_separated && options.file_list.empty()) {
+        throw UsageError("--null says how --filelist's names end: give --filelist FILE");
+    }
+    if (!options.recursive && options.file_list.empty()) return;
+    const char *which = options.recursive ? "-r" : "--filelist";
+    refuse_standard_input_in_lists(options, which);
+    if (writes_stdout || !options.output.empty()) {
+        throw UsageError(fmt::format("{} gives each file its own output: drop -o/-c (--output-dir DIR puts them all "
+                                     "in one directory)",
+                                     which));
+    }
+    if (options.print_key) throw UsageError(fmt::format("-P/--print-key takes one input: drop {}", which));
+    if (iv_required(use) && options.direction == Direction::encrypt) {
+        throw UsageError(fmt::format("--mode {} with a raw key and one --iv would encrypt every file {} finds {}: "
+                                     "one file per --iv, or use -p",
+                                     mode_name(options.mode), which,
+                                     options.mode == Mode::ctr ? "with the same keystream" : "from the same IV"));
+    }
+}
+
 void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
     const Given given{command};
     const SettingUse use = use_of(options, given("--key") || given("--key-file"));
@@ -799,9 +883,13 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
     refuse_unproven_decrypt_rm(options, use);
     refuse_gcm_mistakes(given, options, use);
     refuse_gpu_options_and_contradictions(given, options, use);
-    const bool reads_stdin =
-        options.inputs.empty() || std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end();
+    const bool reads_stdin = (options.inputs.empty() && options.file_list.empty() && !options.recursive) ||
+                             contains(options.inputs, std::string("-"));
     const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
+    refuse_input_list_mistakes(options, use, options.to_stdout || options.output == "-");
+    if (given("--output-dir") && reads_stdin) {
+        throw UsageError("--output-dir names output files; standard input has none");
+    }
     refuse_standard_stream_conflicts(options, reads_stdin);
     refuse_options_of_no_output(given, options, reads_stdin, writes_stdout);
 }

@@ -33,7 +33,11 @@ struct CipherOptions {
     std::size_t segment_bytes = 0;    // --segment-size (gcm); 0: the default, or the file's
     std::string associated_data;      // --aad (gcm)
     std::string associated_data_file; // --aad-file (gcm): the associated data, read whole
-    std::vector<std::string> inputs;  // empty: standard input
+    std::vector<std::string> inputs;  // empty (and no --filelist): standard input
+    bool recursive = false;           // -r: the regular files under each directory given
+    std::string file_list;            // --filelist: more input names, one a line ("-": standard input)
+    bool null_separated = false;      // --null: the file list's names end in NUL bytes
+    std::string output_dir;           // --output-dir: every output in this directory, by file name
     std::string output;               // empty: derive from the input name
     bool to_stdout = false;           // -c
     std::string suffix = ".aes";      // -S: added when encrypting, removed when decrypting

@@ -3,21 +3,36 @@
 
 #include "common/errors.hpp"
 
+#include <filesystem>
+
 namespace aesgpu {
+
+bool ends_in_suffix(const std::string &name, const std::string &suffix) {
+    // "dir/.aes" would decrypt to "dir/": the name must keep something before the suffix.
+    const std::size_t base = name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1;
+    return name.size() > base + suffix.size() && name.ends_with(suffix);
+}
+
+namespace {
+
+// The input's name with the suffix added (encrypt) or taken off (decrypt).
+std::string suffixed_name(const CipherOptions &options, const std::string &input) {
+    const std::string &suffix = options.suffix;
+    if (options.direction == Direction::encrypt) return input + suffix;
+    if (ends_in_suffix(input, suffix)) return input.substr(0, input.size() - suffix.size());
+    throw UsageError("cannot name the output for " + quoted_name(input) + " (it does not end in " +
+                     quoted_name(suffix) + "); give one with -o OUT, -S SUFFIX, or -c for standard output");
+}
+
+} // namespace
 
 std::string resolve_output_path(const CipherOptions &options, const std::string &input) {
     if (options.to_stdout || options.output == "-") return {};
     if (!options.output.empty()) return options.output;
     if (input == "-") return {};
-    const std::string &suffix = options.suffix;
-    if (options.direction == Direction::encrypt) return input + suffix;
-    // "dir/.aes" would decrypt to "dir/": the name must keep something before the suffix.
-    const std::size_t base = input.rfind('/') == std::string::npos ? 0 : input.rfind('/') + 1;
-    if (input.size() > base + suffix.size() && input.ends_with(suffix)) {
-        return input.substr(0, input.size() - suffix.size());
-    }
-    throw UsageError("cannot name the output for " + quoted_name(input) + " (it does not end in " +
-                     quoted_name(suffix) + "); give one with -o OUT, -S SUFFIX, or -c for standard output");
+    const std::string named = suffixed_name(options, input);
+    if (options.output_dir.empty()) return named;
+    return (std::filesystem::path(options.output_dir) / std::filesystem::path(named).filename()).string();
 }
 
 } // namespace aesgpu

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where each input's output goes: -o, -c, or the input's name with the suffix (-S, default .aes)
-// added (encrypt) or taken off (decrypt), as gzip and zstd name theirs.
+// added (encrypt) or taken off (decrypt), as gzip and zstd name theirs; --output-dir puts that
+// name's last part in its directory (zstd's --output-dir-flat).
 #include "app/options.hpp"
 
 #include <string>
 
 namespace aesgpu {
+
+// Whether `name` ends in `suffix` with something before it in its last part ("x.aes", not ".aes"):
+// a name decrypt can take the suffix off.
+[[nodiscard]] bool ends_in_suffix(const std::string &name, const std::string &suffix);
 
 // The output path for `input` ("-" is standard input); empty for standard output. Throws
 // UsageError when decrypting a name without the suffix and no -o or -c says where to write.

@@ -10,10 +10,10 @@ __aesgpu_options()
 {
     case $1 in
         encrypt | decrypt)
-            flags="-h --help -c --stdout -f --force -k --keep --rm --sync -P --print-key --no-pad
-                --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
+            flags="-h --help -c --stdout -f --force -k --keep --rm --sync -r --recursive --null -P --print-key
+                --no-pad --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test"
-            valued="-o --output -S --suffix -K --key --key-file -p --pass --iter --key-bits --mode --iv
+            valued="-o --output -S --suffix --filelist --output-dir -K --key --key-file -p --pass --iter --key-bits --mode --iv
                 --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --io --chunk-size"
             [[ $1 == decrypt ]] && valued+=" --range"
             ;;
@@ -99,6 +99,19 @@ __aesgpu_files()
     done
 }
 
+# __aesgpu_dirs PREFIX: directory names, for a value that follows PREFIX in the current word.
+__aesgpu_dirs()
+{
+    local prefix=$1 typed=$keep$rep name full
+    local -a names
+    mapfile -t names < <(compgen -d -- "${typed#"$prefix"}")
+    compopt -o filenames 2>/dev/null
+    for name in "${names[@]}"; do
+        full=$prefix$name
+        COMPREPLY+=("${full#"$keep"}")
+    done
+}
+
 # __aesgpu_pass PREFIX: a passphrase source as openssl's -pass takes it.
 __aesgpu_pass()
 {
@@ -168,7 +181,8 @@ __aesgpu_value()
         --bits) __aesgpu_add "$prefix" 128 192 256 ;;
         --direction) __aesgpu_add "$prefix" encrypt decrypt both ;;
         -p | --pass) __aesgpu_pass "$prefix" ;;
-        -o | --output | --key-file | --file) __aesgpu_files "$prefix" ;;
+        -o | --output | --key-file | --file | --filelist) __aesgpu_files "$prefix" ;;
+        --output-dir) __aesgpu_dirs "$prefix" ;;
         *) ;; # a number, a size, a hex key or IV, or a suffix: nothing to offer
     esac
 }

@@ -57,5 +57,25 @@ TEST(OutputNaming, OutputAndStdoutOptionsWinAndStandardInputGoesToStandardOutput
     }
 }
 
+TEST(OutputNaming, OutputDirKeepsTheFileNameOnly) {
+    CipherOptions encrypt = options_for(Direction::encrypt);
+    encrypt.output_dir = "out";
+    EXPECT_EQ(resolve_output_path(encrypt, "a/b/report.pdf"), "out/report.pdf.aes");
+    EXPECT_EQ(resolve_output_path(encrypt, "report.pdf"), "out/report.pdf.aes");
+    CipherOptions decrypt = options_for(Direction::decrypt);
+    decrypt.output_dir = "/tmp/out/";
+    EXPECT_EQ(resolve_output_path(decrypt, "a/report.pdf.aes"), "/tmp/out/report.pdf");
+    EXPECT_THROW((void)resolve_output_path(decrypt, "a/report.pdf"), UsageError);
+    EXPECT_EQ(resolve_output_path(decrypt, "-"), "") << "standard input still goes to standard output";
+}
+
+TEST(OutputNaming, ANameEndsInTheSuffixWithSomethingBeforeIt) {
+    EXPECT_TRUE(ends_in_suffix("x.aes", ".aes"));
+    EXPECT_TRUE(ends_in_suffix("d/x.aes", ".aes"));
+    EXPECT_FALSE(ends_in_suffix(".aes", ".aes"));
+    EXPECT_FALSE(ends_in_suffix("d/.aes", ".aes"));
+    EXPECT_FALSE(ends_in_suffix("x.aes.gz", ".aes"));
+}
+
 } // namespace
 } // namespace aesgpu::test

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/input_list.hpp"
+
+#include "app/output_naming.hpp"
+#include "common/errors.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+namespace aesgpu {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Encrypting to a name made from the input's (no -o, no -c): an input that ends in the suffix
+// already is set aside, as zstd does.
+bool skipped_for_suffix(const CipherOptions &options, const std::string &name) {
+    return options.direction == Direction::encrypt && options.output.empty() && !options.to_stdout &&
+           !options.print_key && name != "-" && ends_in_suffix(name, options.suffix);
+}
+
+void add_input(const CipherOptions &options, const std::string &name, InputList &list) {
+    (skipped_for_suffix(options, name) ? list.skipped : list.inputs).push_back(name);
+}
+
+// Where a standard stream was closed, main() holds "/" there (O_PATH): /dev/stdin then leads to
+// it, a directory no one named, which fails as a closed stream when opened.
+bool held_for_a_closed_stream(const struct stat &status) {
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+        struct stat held {};
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags >= 0 && (flags & O_PATH) != 0 && ::fstat(fd, &held) == 0 && held.st_dev == status.st_dev &&
+            held.st_ino == status.st_ino) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A name given (a FILE argument or in the file list) that is a directory to walk or refuse.
+bool is_a_directory(const std::string &name) {
+    struct stat status {};
+    // What cannot be looked at here fails when it is opened, on its own.
+    return name != "-" && ::stat(name.c_str(), &status) == 0 && S_ISDIR(status.st_mode) &&
+           !held_for_a_closed_stream(status);
+}
+
+// The entries of `directory`, sorted by name, so that runs go in the same order.
+std::vector<fs::directory_entry> sorted_entries(const fs::path &directory) {
+    std::vector<fs::directory_entry> entries;
+    std::error_code error;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+        entries.push_back(*it);
+    }
+    if (error) throw IoError(errno_message("-r cannot read directory", quoted_name(directory.string()), error.value()));
+    std::sort(entries.begin(), entries.end(), [](const fs::directory_entry &a, const fs::directory_entry &b) {
+        return a.path().filename().native() < b.path().filename().native();
+    });
+    return entries;
+}
+
+// -r: the regular files under `directory`, into `list`. Symbolic links met here are not followed,
+// nor taken (a link given as a FILE argument is); decrypt takes only names that end in the suffix.
+void walk(const CipherOptions &options, const fs::path &directory, InputList &list) {
+    for (const fs::directory_entry &entry : sorted_entries(directory)) {
+        std::error_code error;
+        const fs::file_status status = entry.symlink_status(error);
+        const std::string name = entry.path().string();
+        if (error) continue; // gone meanwhile
+        if (fs::is_symlink(status)) {
+            spdlog::info("-r: {} is a symbolic link: not followed (name it to take it)", quoted_name(name));
+        } else if (fs::is_directory(status)) {
+            walk(options, entry.path(), list);
+        } else if (!fs::is_regular_file(status)) {
+            spdlog::info("-r: {} is not a regular file: left out", quoted_name(name));
+        } else if (options.direction == Direction::encrypt || ends_in_suffix(name, options.suffix)) {
+            add_input(options, name, list);
+        }
+    }
+}
+
+// Everything a descriptor holds, to its end.
+std::string read_all(int fd, const std::string &what) {
+    std::string text;
+    std::array<char, 65536> buffer{};
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+        if (got == 0) return text;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw UsageError(errno_message("cannot read the file list", what, errno));
+        text.append(buffer.data(), static_cast<std::size_t>(got));
+    }
+}
+
+// --filelist's names ("-": standard input).
+std::vector<std::string> read_file_list(const CipherOptions &options) {
+    const std::string &path = options.file_list;
+    const std::string what = path == "-" ? std::string("standard input") : quoted_name(path);
+    std::string text;
+    if (path == "-") {
+        text = read_all(STDIN_FILENO, what);
+    } else {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw UsageError(errno_message("cannot open the file list", what, errno));
+        try {
+            text = read_all(fd, what);
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        ::close(fd);
+    }
+    std::vector<std::string> names = parse_file_list(text, options.null_separated);
+    if (std::find(names.begin(), names.end(), "-") != names.end()) {
+        throw UsageError("the file list " + what + " names '-': a file list names files, and standard input is none");
+    }
+    return names;
+}
+
+} // namespace
+
+std::vector<std::string> parse_file_list(std::string_view text, bool nul_separated) {
+    const char separator = nul_separated ? '\0' : '\n';
+    std::vector<std::string> names;
+    while (!text.empty()) {
+        const std::size_t end = std::min(text.find(separator), text.size());
+        if (end > 0) names.emplace_back(text.substr(0, end));
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return names;
+}
+
+InputList expand_inputs(const CipherOptions &options, const std::vector<std::string> &names) {
+    InputList list;
+    for (const std::string &name : names) {
+        if (!is_a_directory(name)) {
+            add_input(options, name, list);
+        } else if (options.recursive) {
+            walk(options, name, list);
+        } else {
+            list.inputs.push_back(name);
+            list.directories.push_back(name);
+        }
+    }
+    return list;
+}
+
+void refuse_directories(const CipherOptions &options, const InputList &list) {
+    if (list.directories.empty()) return;
+    const std::string name = quoted_name(list.directories.front());
+    if (options.direction == Direction::encrypt) {
+        throw UsageError(name + " is a directory (use -r, or tar it: tar c " + name + " | aesgpu encrypt ...)");
+    }
+    throw UsageError(name + " is a directory (use -r to decrypt the files under it that end in " +
+                     quoted_name(options.suffix) + ")");
+}
+
+InputList gather_inputs(const CipherOptions &options) {
+    std::vector<std::string> names = options.inputs;
+    if (!options.file_list.empty()) {
+        const std::vector<std::string> listed = read_file_list(options);
+        names.insert(names.end(), listed.begin(), listed.end());
+    } else if (names.empty()) {
+        names.emplace_back("-");
+    }
+    return expand_inputs(options, names);
+}
+
+void check_output_dir(const CipherOptions &options, const std::vector<std::string> &inputs) {
+    if (options.output_dir.empty() || options.test_only || options.print_key) return;
+    struct stat status {};
+    if (::stat(options.output_dir.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+        throw UsageError("--output-dir " + quoted_name(options.output_dir) +
+                         " is not a directory: make it first (mkdir -p " + quoted_name(options.output_dir) + ")");
+    }
+    std::map<std::string, std::string> input_of; // output -> the first input written there
+    for (const std::string &input : inputs) {
+        std::string output;
+        try {
+            output = resolve_output_path(options, input);
+        } catch (const UsageError &) {
+            continue; // fails on its own, unnamed
+        }
+        const auto [first, added] = input_of.emplace(output, input);
+        if (!added) {
+            throw UsageError(quoted_name(first->second) + " and " + quoted_name(input) + " would both be written to " +
+                             quoted_name(output) +
+                             " (--output-dir keeps file names only): rename one, or run them apart");
+        }
+    }
+}
+
+} // namespace aesgpu
