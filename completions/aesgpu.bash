@@ -86,12 +86,13 @@ __aesgpu_add()
     done
 }
 
-# __aesgpu_files PREFIX: file names, for a value that follows PREFIX in the current word.
-__aesgpu_files()
+# __aesgpu_paths -f|-d PREFIX: file (-f) or directory (-d) names, for a value that follows PREFIX
+# in the current word.
+__aesgpu_paths()
 {
-    local prefix=$1 typed=$keep$rep name full
+    local kind=$1 prefix=$2 typed=$keep$rep name full
     local -a names
-    mapfile -t names < <(compgen -f -- "${typed#"$prefix"}")
+    mapfile -t names < <(compgen "$kind" -- "${typed#"$prefix"}")
     compopt -o filenames 2>/dev/null
     for name in "${names[@]}"; do
         full=$prefix$name
@@ -99,18 +100,8 @@ __aesgpu_files()
     done
 }
 
-# __aesgpu_dirs PREFIX: directory names, for a value that follows PREFIX in the current word.
-__aesgpu_dirs()
-{
-    local prefix=$1 typed=$keep$rep name full
-    local -a names
-    mapfile -t names < <(compgen -d -- "${typed#"$prefix"}")
-    compopt -o filenames 2>/dev/null
-    for name in "${names[@]}"; do
-        full=$prefix$name
-        COMPREPLY+=("${full#"$keep"}")
-    done
-}
+__aesgpu_files() { __aesgpu_paths -f "$1"; }
+__aesgpu_dirs() { __aesgpu_paths -d "$1"; }
 
 # __aesgpu_pass PREFIX: a passphrase source as openssl's -pass takes it.
 __aesgpu_pass()

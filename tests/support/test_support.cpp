@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include <openssl/evp.h>
-#include <openssl/kdf.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -171,30 +171,14 @@ std::vector<CounterBlock> carrying_ivs() {
             iv_from("fffffffffffffffffffffffffffffffd"), random_iv};
 }
 
-Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
-    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_ctr()
-                               : key.size() == 24 ? EVP_aes_192_ctr()
-                                                  : EVP_aes_256_ctr();
-    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
-    if (!ctx || EVP_EncryptInit_ex(ctx.get(), cipher, nullptr, key.data(), iv.data()) != 1) {
-        throw std::runtime_error("EVP init failed");
-    }
-    Bytes out(in.size());
-    int written = 0;
-    if (EVP_EncryptUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1 ||
-        static_cast<std::size_t>(written) != in.size()) {
-        throw std::runtime_error("EVP AES-CTR failed");
-    }
-    return out;
-}
+namespace {
 
-Bytes openssl_cbc(const Bytes &key, const CounterBlock &iv, Direction direction, const Bytes &in) {
-    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_cbc()
-                               : key.size() == 24 ? EVP_aes_192_cbc()
-                                                  : EVP_aes_256_cbc();
+// One-shot EVP over whole blocks (no padding) with `cipher`: CTR's and CBC's references.
+Bytes openssl_one_shot(const EVP_CIPHER *cipher, const Bytes &key, const CounterBlock &iv, Direction direction,
+                       const Bytes &in) {
     std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
-    if (!ctx || EVP_CipherInit_ex(ctx.get(), cipher, nullptr, key.data(), iv.data(),
-                                  direction == Direction::encrypt ? 1 : 0) != 1 ||
+    if (!ctx ||
+        EVP_CipherInit_ex(ctx.get(), cipher, nullptr, key.data(), iv.data(), direction == Direction::encrypt) != 1 ||
         EVP_CIPHER_CTX_set_padding(ctx.get(), 0) != 1) {
         throw std::runtime_error("EVP init failed");
     }
@@ -202,9 +186,25 @@ Bytes openssl_cbc(const Bytes &key, const CounterBlock &iv, Direction direction,
     int written = 0;
     if (EVP_CipherUpdate(ctx.get(), out.data(), &written, in.data(), static_cast<int>(in.size())) != 1 ||
         static_cast<std::size_t>(written) != in.size()) {
-        throw std::runtime_error("EVP AES-CBC failed");
+        throw std::runtime_error("EVP AES failed");
     }
     return out;
+}
+
+} // namespace
+
+Bytes openssl_ctr(const Bytes &key, const CounterBlock &iv, const Bytes &in) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_ctr()
+                               : key.size() == 24 ? EVP_aes_192_ctr()
+                                                  : EVP_aes_256_ctr();
+    return openssl_one_shot(cipher, key, iv, Direction::encrypt, in);
+}
+
+Bytes openssl_cbc(const Bytes &key, const CounterBlock &iv, Direction direction, const Bytes &in) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_cbc()
+                               : key.size() == 24 ? EVP_aes_192_cbc()
+                                                  : EVP_aes_256_cbc();
+    return openssl_one_shot(cipher, key, iv, direction, in);
 }
 
 namespace {
@@ -322,9 +322,8 @@ long long cached_bytes(const std::string &path) {
         const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
         std::vector<unsigned char> resident((length + page - 1) / page);
         if (map != MAP_FAILED && ::mincore(map, length, resident.data()) == 0) {
-            cached = static_cast<long long>(std::count_if(resident.begin(), resident.end(),
-                                                          [](unsigned char r) { return (r & 1) != 0; }) *
-                                            page);
+            cached = static_cast<long long>(
+                std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return (r & 1) != 0; }) * page);
         }
         if (map != MAP_FAILED) ::munmap(map, length);
     }
@@ -352,7 +351,6 @@ Bytes read_file(const std::string &path) {
 std::size_t count_entries(const std::filesystem::path &directory) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(directory), {}));
 }
-
 
 void expect_gcm_jobs_near_the_segment_limit(
     const std::function<std::unique_ptr<CipherBackend>(const Bytes &key, const CipherSpec &spec)> &make) {
