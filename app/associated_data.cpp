@@ -12,8 +12,8 @@ namespace aesgpu {
 AssociatedData read_associated_data(const CipherOptions &options, const struct stat *data_on_stdin) {
     if (options.associated_data_file.empty()) return {options.associated_data, std::nullopt};
     const std::string &path = options.associated_data_file;
-    const std::string what =
-        path == "-" ? std::string("the associated data (--aad-file -)") : "the associated-data file " + quoted_name(path);
+    const std::string what = path == "-" ? std::string("the associated data (--aad-file -)")
+                                         : "the associated-data file " + quoted_name(path);
     if (path == "-" && data_on_stdin) {
         throw UsageError("--aad-file - and the data cannot both come from standard input: give the associated data "
                          "a file of its own");

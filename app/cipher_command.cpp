@@ -260,6 +260,33 @@ private:
     std::vector<File> files_;
 };
 
+// An output that is another input of the run (decrypt -f a.aes.aes a.aes: the first's output is
+// the second): it would be replaced before it is read. Refused before any work, -f or not.
+void refuse_outputs_over_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
+    if (inputs.size() < 2 || options.test_only || options.print_key) return;
+    std::vector<std::optional<struct stat>> read(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        struct stat status {};
+        if (inputs[i] != "-" && ::stat(inputs[i].c_str(), &status) == 0) read[i] = status;
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        std::string output;
+        try {
+            output = resolve_output_path(options, inputs[i]);
+        } catch (const UsageError &) {
+            continue; // said when its turn comes
+        }
+        struct stat status {};
+        if (output.empty() || output == "-" || ::stat(output.c_str(), &status) != 0) continue;
+        for (std::size_t j = 0; j < inputs.size(); ++j) {
+            if (j == i || !read[j] || !same_file(status, *read[j])) continue;
+            throw UsageError("the output of " + quoted_name(inputs[i]) + " would be " + quoted_name(output) +
+                             ", another input of this run, replaced before it is read: run them apart or name "
+                             "other outputs");
+        }
+    }
+}
+
 // What the command says where the input of a passphrase run has no Salted__ header: what its
 // start is instead.
 [[noreturn]] void refuse_unsalted(const InputSource &source, CiphertextStart start) {
@@ -312,7 +339,8 @@ std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const Ciphe
                        ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
         if (settings.mode != Mode::gcm) throw;
-        throw FormatError(source.display_name() + ": " + e.what());
+        throw FormatError(source.display_name() + ": " + e.what() +
+                          (reads_mode_from_files(options) ? "; if it is not GCM, give --mode ecb (or ctr, cbc)" : ""));
     }
 }
 
@@ -382,8 +410,10 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
 
 // Where decrypting read the file as ECB for want of anything that says otherwise (no --mode), a
 // failure that another mode would explain names the modes to try: nothing in CTR says it is CTR.
-std::string other_modes_hint(bool mode_was_read) {
-    return mode_was_read ? "; if it is CBC or CTR, give --mode cbc or --mode ctr" : "";
+std::string other_modes_hint(const ModeGuess *mode_was_read) {
+    if (!mode_was_read) return "";
+    return std::string("; if it is CBC or CTR, give --mode cbc or --mode ctr") +
+           (mode_was_read->starts_like_gcm ? "; or it is a GCM stream cut short (--mode gcm says where)" : "");
 }
 
 // The length check the pipeline makes at the end of a stream, made up front for a regular file,
@@ -391,7 +421,7 @@ std::string other_modes_hint(bool mode_was_read) {
 // `header_bytes`: already read (a Salted__ header).
 // `mode_was_read`: as for other_modes_hint.
 void check_input_length(const CipherSettings &settings, const FileFormat &format, const InputSource &source,
-                        std::uint64_t header_bytes, bool mode_was_read) {
+                        std::uint64_t header_bytes, const ModeGuess *mode_was_read) {
     if (!source.size()) return;
     try {
         check_stream_length(settings.direction, format.framing(),
@@ -715,7 +745,7 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
 // `mode_was_read`: the mode came from the file (no --mode); `source`: the data.
 [[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
                                       const FileFormat &format, bool passphrase_mode, std::uint64_t memory_limit,
-                                      bool mode_was_read) {
+                                      const ModeGuess *mode_was_read) {
     const bool encrypting = options.direction == Direction::encrypt;
     const std::optional<SegmentGeometry> segments = format.segments();
     const std::string &name = source.display_name();
@@ -826,6 +856,10 @@ void authenticate_first_segment_of(InputSource &source, const CipherKey &key) {
             "--segment-size), or not GCM at all: its first byte is what a GCM file's would be; if it is ECB, give "
             "--mode ecb (CTR: --mode ctr)",
             source.display_name(), e.what()));
+    } catch (const StreamCutShort &e) {
+        throw StreamCutShort(fmt::format("{}: {}; its first byte is what a GCM file's would be: if it is ECB, give "
+                                         "--mode ecb",
+                                         source.display_name(), e.what()));
     }
 }
 
@@ -843,7 +877,8 @@ std::optional<ModeGuess> mode_of_input(const CipherOptions &options, InputSource
 // may have. `header_bytes`: read already; `mode_was_read`: as for other_modes_hint;
 // `passphrase_mode`: a GCM file's header gives its segment size.
 void check_input_size(const CipherOptions &options, const CipherSettings &settings, const FileFormat &format,
-                      const InputSource &source, std::uint64_t header_bytes, bool mode_was_read, bool passphrase_mode) {
+                      const InputSource &source, std::uint64_t header_bytes, const ModeGuess *mode_was_read,
+                      bool passphrase_mode) {
     check_input_length(settings, format, source, header_bytes, mode_was_read);
     if (const std::optional<SegmentGeometry> segments = format.segments()) {
         check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
@@ -859,6 +894,14 @@ CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, K
     if (keys.passphrase_mode()) log_key_derivation(options, format, seconds_since(start));
     if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
     return key;
+}
+
+// --range of a FIFO named: refused before its open waits for a writer.
+void refuse_range_of_a_fifo(const CipherOptions &options, const std::string &input) {
+    struct stat named {};
+    if (!options.range || input == "-" || ::stat(input.c_str(), &named) != 0 || !S_ISFIFO(named.st_mode)) return;
+    throw UsageError("--range needs a file it can seek in (a regular file or block device); " + quoted_name(input) +
+                     " is a FIFO");
 }
 
 // --range: a GCM file that can seek (its header read already, its mode read or given).
@@ -883,7 +926,7 @@ struct DataRun {
     const FileFormat &format;
     const CipherKey &key;
     bool passphrase_mode;
-    bool mode_was_read;
+    const ModeGuess *mode_was_read; // none: --mode given
 };
 
 // The whole file through the pipeline, or (--range) the part of it asked for; failures with the
@@ -926,6 +969,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
 
     // Everything that can fail without the key comes first: the input, its header, the output.
     auto step = std::chrono::steady_clock::now();
+    refuse_range_of_a_fifo(options, input);
     InputSource source = InputSource::open(input, io_threads);
     shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
@@ -935,7 +979,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     check_range_input(options, source, *format);
     const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
     std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
-    check_input_size(options, settings, *format, source, header_bytes, guess.has_value(), passphrase_mode);
+    check_input_size(options, settings, *format, source, header_bytes, guess ? &*guess : nullptr, passphrase_mode);
     set_io_path(options, source, sink, summary);
     if (keys.will_prompt()) check_required_backend(options.backend);
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
@@ -951,7 +995,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     const CpuTime cpu_at_start = cpu_time_used();
     CommandObserver observer(options, shared, summary, source, *sink, io_threads, settle_status);
     observer.key_derived(key.key.size() * 8);
-    const DataRun run{source, *sink, settings, *format, key, passphrase_mode, guess.has_value()};
+    const DataRun run{source, *sink, settings, *format, key, passphrase_mode, guess ? &*guess : nullptr};
     summary.stats = cipher_data(options, run, observer);
     log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
     return summary;
@@ -1086,6 +1130,7 @@ int run_cipher_command(const CipherOptions &options) {
     not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
     refuse_directories(options, list);
     check_output_dir(options, inputs);
+    refuse_outputs_over_inputs(options, inputs);
     warn_of_skipped(options, list.skipped);
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;

@@ -137,11 +137,13 @@ ByteRange parse_range(const std::string &text) {
         } catch (const std::exception &e) { // CLI11 throws for an unknown unit
             refused = e.what();
         }
-        if (!refused.empty() || !std::all_of(part.begin(), part.end(), ::isdigit)) {
-            throw UsageError("--range takes OFFSET:LENGTH, sizes such as 0:4096 or 1G:1M, not '" + printable(text) +
-                             "'");
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+        if (!refused.empty() || part.empty() || error != std::errc() || end != part.data() + part.size()) {
+            throw UsageError("--range takes OFFSET:LENGTH, sizes such as 0:4096 or 1G:1M below 2^64, not '" +
+                             printable(text) + "'");
         }
-        return std::stoull(part);
+        return value;
     };
     if (colon == std::string::npos) size(""); // the message
     return {size(text.substr(0, colon)), size(text.substr(colon + 1))};
@@ -671,6 +673,9 @@ void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const
                          "passphrase, which derives the IV with it, as openssl enc -pbkdf2 does");
     }
     if (given("--iv") && fit_of(Setting::iv, use) == SettingFit::other_mode) {
+        if (options.direction == Direction::decrypt && !options.mode_given) {
+            throw UsageError("--iv goes with --mode ctr or cbc, which nothing in a file says: give the mode too");
+        }
         throw UsageError(fmt::format("--iv applies to --mode ctr and cbc; {} has no IV", mode_name(options.mode)));
     }
     if (iv_required(use) && options.direction == Direction::encrypt && options.inputs.size() > 1) {
@@ -938,6 +943,23 @@ void check_command_line(const CLI::App &app, const CommandLine &parsed) {
     }
 }
 
+namespace {
+
+// Decrypting without --mode: options only GCM takes (associated data, a segment size) say the file
+// is GCM, as --mode gcm would.
+void take_gcm_options_as_the_mode(const CLI::App &command, CipherOptions &options) {
+    if (options.mode_given) return;
+    for (const char *name : {"--aad", "--aad-file", "--segment-size"}) {
+        if (command.get_option(name)->count() > 0) {
+            options.mode = Mode::gcm;
+            options.mode_given = true;
+            return;
+        }
+    }
+}
+
+} // namespace
+
 void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **argv) {
     // Words after the first `--` are files, whatever they look like.
     int options_end = argc;
@@ -949,6 +971,8 @@ void parse_command_line(CLI::App &app, CommandLine &parsed, int argc, char **arg
     }
     refuse_unknown_command(options_end, argv);
     app.parse(options_end, argv);
+    if (parsed.command == Command::decrypt)
+        take_gcm_options_as_the_mode(*app.get_subcommand("decrypt"), parsed.cipher());
     if (parsed.command == Command::encrypt || parsed.command == Command::decrypt) {
         for (int i = 2; i + 1 < options_end; ++i) {
             if (std::strcmp(argv[i], "-k") == 0 && argv[i + 1][0] != '-') parsed.cipher().keep_before_a_file = true;

@@ -11,6 +11,8 @@
 #include "format/detect.hpp"
 #include "io/input_source.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -102,6 +104,11 @@ struct FileFacts {
 };
 
 FileFacts read_file_facts(const std::string &name) {
+    struct stat named {};
+    if (name != "-" && ::stat(name.c_str(), &named) == 0 && S_ISFIFO(named.st_mode)) {
+        // Opening it would wait for a writer, and reading would take that writer's data.
+        throw IoError(quoted_name(name) + " is a FIFO: info reads the start of files, which a FIFO would give up");
+    }
     InputSource source = InputSource::open(name);
     std::array<std::byte, kCiphertextStartBytes> start{};
     const std::size_t length = source.peek(start);
@@ -177,7 +184,9 @@ int print_file_info(std::ostream &out, const std::vector<std::string> &files, bo
             if (json) {
                 out << json_text(facts_json(name, file)) << "\n";
             } else {
-                out << shown << ": " << (file.bytes ? std::to_string(*file.bytes) + " bytes, " : std::string())
+                out << shown << ": "
+                    << (file.bytes ? std::to_string(*file.bytes) + (*file.bytes == 1 ? " byte, " : " bytes, ")
+                                   : std::string())
                     << describe(file.facts) << "\n";
             }
         } catch (const std::exception &e) {

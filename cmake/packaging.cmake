@@ -49,13 +49,14 @@ if(AESGPU_HAVE_CUDA)
   set(CPACK_DEBIAN_DEV_PACKAGE_PROVIDES aesgpu-dev)
   set(CPACK_DEBIAN_DEV_PACKAGE_CONFLICTS aesgpu-dev)
   set(CPACK_DEBIAN_DEV_PACKAGE_REPLACES aesgpu-dev)
-  list(JOIN CMAKE_CUDA_ARCHITECTURES ", " aesgpu_architectures)
+  list(JOIN CMAKE_CUDA_ARCHITECTURES " " aesgpu_architectures)
   string(CONCAT CPACK_DEBIAN_CLI_DESCRIPTION
          "AES file encryption on NVIDIA GPUs and the CPU, compatible with openssl enc\n"
          "${aesgpu_modes}"
          "It runs on NVIDIA GPUs with CUDA ${CMAKE_CUDA_COMPILER_VERSION} (the CUDA runtime is\n"
          "linked in; it needs the NVIDIA driver) and on the CPU with OpenSSL (AES-NI).\n"
-         "GPU code for CUDA architectures: ${aesgpu_architectures}.")
+         "GPU code for the CUDA architectures\n"
+         "${aesgpu_architectures}.")
   set(aesgpu_dev_summary "aesgpu's library, AES file encryption on NVIDIA GPUs and the CPU")
 else()
   set(CPACK_DEBIAN_CLI_PACKAGE_NAME aesgpu)

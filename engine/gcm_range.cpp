@@ -44,8 +44,7 @@ void read_at(InputSource &source, std::uint64_t offset, std::span<std::byte> buf
 
 RangePastTheEnd::RangePastTheEnd(const ByteRange &range, std::uint64_t plaintext)
     : std::runtime_error("the range " + std::to_string(range.offset) + ":" + std::to_string(range.length) +
-                         " ends at byte " + std::to_string(range.offset + range.length) +
-                         ", past the plaintext's end (" + std::to_string(plaintext) + " bytes)"),
+                         " goes past the plaintext's end (" + std::to_string(plaintext) + " bytes)"),
       plaintext_bytes(plaintext) {}
 
 std::uint64_t stream_plaintext_bytes(const SegmentGeometry &geometry, std::uint64_t data_bytes) {

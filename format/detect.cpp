@@ -60,11 +60,16 @@ ModeGuess guess_mode(std::span<const std::byte> start, std::optional<std::uint64
     }
     const std::size_t header = stream_header_bytes(key.raw_key_bytes);
     const SegmentGeometry geometry{segment_bytes ? segment_bytes : kDefaultSegmentBytes, header};
-    if (is_gcm_key_size(key.raw_key_bytes) && !start.empty() && std::to_integer<std::size_t>(start[0]) == header &&
-        (!length || fits_segments(*length, geometry))) {
-        return {Mode::gcm, true,
-                "its first byte is the length of Tink's stream header for a " + std::to_string(key.raw_key_bytes) +
-                    "-byte key (" + std::to_string(header) + "); segment 0's tag decides"};
+    if (is_gcm_key_size(key.raw_key_bytes) && !start.empty() && std::to_integer<std::size_t>(start[0]) == header) {
+        if (!length || fits_segments(*length, geometry)) {
+            return {Mode::gcm, true,
+                    "its first byte is the length of Tink's stream header for a " + std::to_string(key.raw_key_bytes) +
+                        "-byte key (" + std::to_string(header) + "); segment 0's tag decides"};
+        }
+        return {Mode::ecb, false,
+                "its first byte is Tink's header length, but no GCM stream of 1 MiB segments is that long: read as "
+                "ECB",
+                true};
     }
     return {Mode::ecb, false, "no GCM header: read as ECB (nothing in CTR says it is CTR)"};
 }

@@ -37,6 +37,9 @@ struct ModeGuess {
     // 0's tag decides, before anything is written.
     bool first_segment_decides = false;
     std::string why; // what decided, in words
+    // ECB, though its first byte is Tink's header length for the key: a GCM stream cut short (or
+    // changed) reads so too, and a failure should say it.
+    bool starts_like_gcm = false;
 };
 
 // aesgpu's GCM passphrase header is GCM. Given a raw key of 16 or 32 bytes, a first byte that is

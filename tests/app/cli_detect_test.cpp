@@ -66,6 +66,37 @@ TEST_F(Cli, AnEcbFileThatStartsAsGcmWouldFailsItsFirstTagAndNeverDecryptsAsEcbSi
     }
     const Outcome ecb = run("$AESGPU decrypt --mode ecb -K " + kKey128 + " e -o back && cmp back p");
     EXPECT_EQ(ecb.status, 0) << ecb.err;
+    // Shorter than a GCM header and a tag, from a pipe (whose length nothing tells): the same advice.
+    const Outcome short_pipe = run("head -c 16 p > p16 && $AESGPU encrypt -q -K " + kKey128 +
+                                   " p16 -o e16 && cat e16 | $AESGPU decrypt -K " + kKey128 + " > /dev/null");
+    EXPECT_EQ(short_pipe.status, 1);
+    EXPECT_NE(short_pipe.err.find("standard input"), std::string::npos) << short_pipe.err;
+    EXPECT_NE(short_pipe.err.find("give --mode ecb"), std::string::npos) << short_pipe.err;
+}
+
+TEST_F(Cli, AGcmFileCutInsideItsLastTagSaysSoThoughItReadsAsEcb) {
+    write_file(file("p"), random_bytes((1u << 20) + 100));
+    write_file(file("k"), random_bytes(16));
+    // 1 MiB of the stream (header and segment 0 whole) and 5 bytes of segment 1: no stream ends so.
+    const Outcome r = run("$AESGPU encrypt -q --mode gcm --key-file k p -o g && head -c 1048581 g > cut && "
+                          "$AESGPU decrypt --key-file k cut -o out");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("or it is a GCM stream cut short"), std::string::npos) << r.err;
+    const Outcome told = run("$AESGPU decrypt --mode gcm --key-file k cut -o out");
+    EXPECT_EQ(told.status, 1);
+    EXPECT_NE(told.err.find("cut short"), std::string::npos) << told.err;
+}
+
+TEST_F(Cli, OptionsOnlyGcmTakesSayTheFileIsGcm) {
+    write_file(file("p"), random_bytes(300000));
+    write_file(file("k"), random_bytes(32));
+    const Outcome r = run("$AESGPU encrypt -q --mode gcm --aad label --segment-size 64K --key-file k p -o g && "
+                          "$AESGPU decrypt --aad label --segment-size 64K --key-file k g -o back && cmp back p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    const Outcome iv = run("$AESGPU decrypt --iv " + kKey128 + " -K " + kKey128 + " g -o back2");
+    EXPECT_EQ(iv.status, 2);
+    EXPECT_NE(iv.err.find("--iv goes with --mode ctr or cbc, which nothing in a file says"), std::string::npos)
+        << iv.err;
 }
 
 TEST_F(Cli, FailuresThatAnotherModeWouldExplainNameIt) {
@@ -166,6 +197,10 @@ TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {
                   kKey128 + " -in p -out raw && openssl enc -a -aes-128-ecb -K " + kKey128 + " -in p -out b64")
                   .status,
               0);
+    const Outcome fifo = run("mkfifo ff && timeout 20 $AESGPU info ff g16");
+    EXPECT_EQ(fifo.status, 1) << "never waits on a FIFO's writer";
+    EXPECT_NE(fifo.err.find("'ff' is a FIFO"), std::string::npos) << fifo.err;
+    EXPECT_NE(fifo.out.find("g16: "), std::string::npos) << fifo.out;
     const Outcome text = run("$AESGPU info gp g16 salted missing b64");
     EXPECT_EQ(text.status, 1) << "a file that cannot be read fails the run; the others are still told";
     EXPECT_NE(text.out.find("gp: 5072 bytes, GCM with a passphrase (aesgpu's header): scrypt N = 2^16, r = 8, p = 1; "

@@ -104,6 +104,19 @@ TEST_F(Cli, EveryProblemWithTheKeySourceExitsTwo) {
     EXPECT_NE(missing_input.err.find("cannot open 'missing.aes'"), std::string::npos) << missing_input.err;
 }
 
+TEST_F(Cli, AnOutputThatIsAnotherInputOfTheRunIsRefusedBeforeAnyWork) {
+    write_file(file("k"), random_bytes(16));
+    // b.aes.aes decrypts to b.aes, the run's other input: with -f it would be replaced unread.
+    ASSERT_EQ(run("mkdir c && echo ORIG > c/b && $AESGPU encrypt -q --mode gcm --key-file k c/b -o c/b.aes && "
+                  "echo OTHER > c/other && $AESGPU encrypt -q --mode gcm --key-file k c/other -o c/b.aes.aes")
+                  .status,
+              0);
+    const Outcome r = run("$AESGPU decrypt -f --key-file k c/b.aes.aes c/b.aes");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("another input of this run"), std::string::npos) << r.err;
+    EXPECT_EQ(run("$AESGPU decrypt --key-file k -c c/b.aes").out, "ORIG\n") << "b's only ciphertext is intact";
+}
+
 TEST_F(Cli, KeygenIntoAFileOthersCanReadWarns) {
     const Outcome readable = run("umask 022 && $AESGPU keygen > k.hex");
     EXPECT_EQ(readable.status, 0);

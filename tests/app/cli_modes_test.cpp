@@ -175,8 +175,8 @@ TEST_F(Cli, CbcInteroperatesWithOpensslAtBlockChunkAndLaneBoundaries) {
             for (const std::size_t key_bytes : {16u, 24u, 32u}) {
                 SCOPED_TRACE(backend + " size " + std::to_string(size) + " key bits " + std::to_string(key_bytes * 8));
                 const std::string pad = size % 16 == 0 && size > 0 && key_bytes == 24 ? "--no-pad" : "";
-                const Outcome r = run(cbc_both_ways(to_hex(random_bytes(key_bytes)), to_hex(random_bytes(16)),
-                                                    backend, pad));
+                const Outcome r =
+                    run(cbc_both_ways(to_hex(random_bytes(key_bytes)), to_hex(random_bytes(16)), backend, pad));
                 ASSERT_EQ(r.status, 0) << r.err << r.out;
             }
         }
@@ -196,8 +196,15 @@ TEST_F(Cli, CbcPassphrasesAreOpensslsPbkdf2BothWays) {
     EXPECT_EQ(ours.status, 0) << ours.err;
     EXPECT_NE(ours.out.find("iv ="), std::string::npos) << ours.out;
     EXPECT_EQ(ours.out, theirs.out);
-    // Without --mode, a CBC file reads as ECB, fails, and says which modes to try.
-    const Outcome unnamed = run("$AESGPU decrypt -p pass:pw theirs -o x");
+    // Without --mode, a CBC file reads as ECB, fails, and says which modes to try. A fixed salt and
+    // plaintext: a random pair passes ECB's padding check one time in 256 (as a wrong key does).
+    write_file(file("fixed"), Bytes(1000, 0x41));
+    // (openssl enc -S writes no header: the header it would write goes in front.)
+    Outcome unnamed = run("(printf 'Salted__\\001\\002\\003\\004\\005\\006\\007\\010' && openssl enc "
+                          "-aes-256-cbc -pbkdf2 -pass pass:pw -S 0102030405060708 -in fixed) > fixed.cbc && "
+                          "$AESGPU decrypt --mode cbc -p pass:pw fixed.cbc -o y && cmp y fixed && echo made");
+    ASSERT_EQ(unnamed.out, "made\n") << unnamed.err;
+    unnamed = run("$AESGPU decrypt -p pass:pw fixed.cbc -o x");
     EXPECT_EQ(unnamed.status, 1);
     EXPECT_NE(unnamed.err.find("give --mode cbc"), std::string::npos) << unnamed.err;
 }

@@ -118,7 +118,8 @@ TEST_F(Range, OnlyTheSegmentsOfTheRangeAreCheckedAndAStreamCutShortFailsAtItsEnd
 
 TEST_F(Range, WhatARangeCannotTakeIsRefusedBeforeAnyWork) {
     write_file(file("p"), random_bytes(10000));
-    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm --key-file k16 p -o c && $AESGPU encrypt -q -K " + kKey128 + " p -o e")
+    ASSERT_EQ(run("mkfifo fifo && $AESGPU encrypt -q --mode gcm --key-file k16 p -o c && $AESGPU encrypt -q -K " +
+                  kKey128 + " p -o e")
                   .status,
               0);
     const struct {
@@ -135,10 +136,14 @@ TEST_F(Range, WhatARangeCannotTakeIsRefusedBeforeAnyWork) {
         {"--range 0:10 -K " + kKey128 + " e -o part", 2, "'e' reads as ECB"},
         {"--range 10 --key-file k16 c -o part", 2, "--range takes OFFSET:LENGTH"},
         {"--range 1Q:5 --key-file k16 c -o part", 2, "--range takes OFFSET:LENGTH"},
+        {"--range 99999999999999999999999:1 --key-file k16 c -o part", 2, "below 2^64"},
+        {"--range 18446744073709551615:2 --key-file k16 c -o part", 1,
+         "the range 18446744073709551615:2 goes past the plaintext's end (10000 bytes)"},
+        {"--range 0:10 --key-file k16 fifo -o part", 2, "'fifo' is a FIFO"},
     };
     for (const auto &[arguments, status, message] : cases) {
         SCOPED_TRACE(arguments);
-        const Outcome r = run("$AESGPU decrypt " + arguments);
+        const Outcome r = run("timeout 20 $AESGPU decrypt " + arguments); // a FIFO's open would wait
         EXPECT_EQ(r.status, status) << r.err;
         EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(file("part")));
