@@ -262,6 +262,19 @@ private:
 
 // An output that is another input of the run (decrypt -f a.aes.aes a.aes: the first's output is
 // the second): it would be replaced before it is read. Refused before any work, -f or not.
+// The file `input`'s output would replace, where there is one already.
+std::optional<struct stat> existing_output(const CipherOptions &options, const std::string &input) {
+    std::string output;
+    try {
+        output = resolve_output_path(options, input);
+    } catch (const UsageError &) {
+        return std::nullopt; // said when its turn comes
+    }
+    struct stat status {};
+    if (output.empty() || output == "-" || ::stat(output.c_str(), &status) != 0) return std::nullopt;
+    return status;
+}
+
 void refuse_outputs_over_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (inputs.size() < 2 || options.test_only || options.print_key) return;
     std::vector<std::optional<struct stat>> read(inputs.size());
@@ -270,17 +283,11 @@ void refuse_outputs_over_inputs(const CipherOptions &options, const std::vector<
         if (inputs[i] != "-" && ::stat(inputs[i].c_str(), &status) == 0) read[i] = status;
     }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        std::string output;
-        try {
-            output = resolve_output_path(options, inputs[i]);
-        } catch (const UsageError &) {
-            continue; // said when its turn comes
-        }
-        struct stat status {};
-        if (output.empty() || output == "-" || ::stat(output.c_str(), &status) != 0) continue;
+        const std::optional<struct stat> replaced = existing_output(options, inputs[i]);
+        if (!replaced) continue;
         for (std::size_t j = 0; j < inputs.size(); ++j) {
-            if (j == i || !read[j] || !same_file(status, *read[j])) continue;
-            throw UsageError("the output of " + quoted_name(inputs[i]) + " would be " + quoted_name(output) +
+            if (j == i || !read[j] || !same_file(*replaced, *read[j])) continue;
+            throw UsageError("the output of " + quoted_name(inputs[i]) + " would be " + quoted_name(inputs[j]) +
                              ", another input of this run, replaced before it is read: run them apart or name "
                              "other outputs");
         }

@@ -650,8 +650,9 @@ void refuse_passphrase_options_for_a_raw_key(const Given &given, const SettingUs
     }
 }
 
-// CTR: no padding, nothing for -t to check. CTR and CBC: an IV only with a raw key and always
-// there, never one IV for two files.
+void refuse_iv_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use);
+
+// CTR: no padding, nothing for -t to check; and the IV's rules.
 void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use) {
     if (options.mode == Mode::ctr) {
         if (given("--no-pad") && fit_of(Setting::no_pad, use) == SettingFit::other_mode) {
@@ -662,6 +663,11 @@ void refuse_ctr_mistakes(const Given &given, const CipherOptions &options, const
                              "to something)");
         }
     }
+    refuse_iv_mistakes(given, options, use);
+}
+
+// CTR and CBC: an IV only with a raw key and always there, never one IV for two files.
+void refuse_iv_mistakes(const Given &given, const CipherOptions &options, const SettingUse &use) {
     if (iv_required(use) && !options.iv) {
         throw UsageError(fmt::format("--mode {} with a raw key needs --iv HEX (32 hex digits), as openssl's -iv; "
                                      "use a new one for every file encrypted with the key, or use -p, which derives "
