@@ -15,5 +15,5 @@ head -c "$((size_mib << 20))" /dev/urandom > "$work/sample.bin"
 build/aesgpu info
 echo
 build/aesgpu encrypt -v --key-file "$work/demo.key" "$work/sample.bin" 2>&1 | grep -E 'encrypted|using'
-build/aesgpu decrypt -v --key-file "$work/demo.key" "$work/sample.bin.aes" -o "$work/sample.out" 2>&1 | grep decrypted
+build/aesgpu decrypt -v --mode ecb --key-file "$work/demo.key" "$work/sample.bin.aes" -o "$work/sample.out" 2>&1 | grep decrypted
 cmp "$work/sample.bin" "$work/sample.out" && echo "round trip of ${size_mib} MiB: identical"

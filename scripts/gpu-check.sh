@@ -157,7 +157,7 @@ if mkdir "$group" && [ -e "$group/$limit_file" ]; then
       mkdir "$group" && echo $((limit << 20)) > "$group/$limit_file"
       rm -f "$disk/aesgpu-cgroup-out" "$disk/aesgpu-cgroup-back"
       sh -c "echo \$\$ > $group/cgroup.procs && $build/aesgpu encrypt -q --backend $backend -K $key \
-        $disk/aesgpu-cgroup-in -o $disk/aesgpu-cgroup-out && exec $build/aesgpu decrypt -q --backend $backend -K $key \
+        $disk/aesgpu-cgroup-in -o $disk/aesgpu-cgroup-out && exec $build/aesgpu decrypt -q --mode ecb --backend $backend -K $key \
         $disk/aesgpu-cgroup-out -o $disk/aesgpu-cgroup-back" 2>/dev/null
       result=$?
       if [ $result -eq 0 ] && cmp -s "$disk/aesgpu-cgroup-in" "$disk/aesgpu-cgroup-back"; then result=ok
@@ -234,12 +234,12 @@ variants=${VARIANTS:-cp cpu gpu all gpu-wait cpu-x1 gpu-x1}
 binary_for() { case $1 in base-*) echo "$baseline/aesgpu" ;; *) echo "$build/aesgpu" ;; esac; }
 options_for() {
   case ${1#base-} in
-    cpu) echo "--backend cpu" ;; gpu) echo "--backend gpu" ;; gpu-wait) echo "--backend gpu --wait-for-gpu" ;;
-    all) echo "--backend all" ;; all-x1) echo "--backend all --io-threads 1" ;;
-    cpu-x1) echo "--backend cpu --io-threads 1" ;; gpu-x1) echo "--backend gpu --io-threads 1" ;;
+    cpu) echo "--backend cpu --mode ecb" ;; gpu) echo "--backend gpu --mode ecb" ;; gpu-wait) echo "--backend gpu --wait-for-gpu --mode ecb" ;;
+    all) echo "--backend all --mode ecb" ;; all-x1) echo "--backend all --io-threads 1 --mode ecb" ;;
+    cpu-x1) echo "--backend cpu --io-threads 1 --mode ecb" ;; gpu-x1) echo "--backend gpu --io-threads 1 --mode ecb" ;;
     cpu-ctr) echo "--backend cpu --mode ctr --iv $key" ;; gpu-ctr) echo "--backend gpu --mode ctr --iv $key" ;;
     cpu-gcm) echo "--backend cpu --mode gcm" ;; gpu-gcm) echo "--backend gpu --mode gcm" ;;
-    *-io[0-9]*) echo "--backend ${1%%-io*} --io-threads ${1##*-io}" ;; # e.g. gpu-io4
+    *-io[0-9]*) echo "--backend ${1%%-io*} --io-threads ${1##*-io} --mode ecb" ;; # e.g. gpu-io4
   esac
 }
 rm -f "$dir"/aesgpu-check-*

@@ -65,9 +65,10 @@ TEST_F(DirectIoCli, EveryModeAndSizeGivesWhatBufferedAndOpensslGive) {
             EXPECT_EQ(r.status, 0) << mode << ": " << r.out << r.err;
         }
         if (size % 16 == 0) {
-            Outcome r = run("$AESGPU encrypt -q -f --no-pad --chunk-size 1M --io direct" + key + " p -o n.aes && " +
-                            "openssl enc -aes-128-ecb -nopad -K " + kKey128 + " -in p | cmp - n.aes && " +
-                            "$AESGPU decrypt -q -f --no-pad --io direct" + key + " n.aes -o nback && cmp nback p");
+            Outcome r =
+                run("$AESGPU encrypt -q -f --no-pad --chunk-size 1M --io direct" + key + " p -o n.aes && " +
+                    "openssl enc -aes-128-ecb -nopad -K " + kKey128 + " -in p | cmp - n.aes && " +
+                    "$AESGPU decrypt --mode ecb -q -f --no-pad --io direct" + key + " n.aes -o nback && cmp nback p");
             EXPECT_EQ(r.status, 0) << r.out << r.err;
         }
     }
@@ -118,10 +119,10 @@ TEST_F(DirectIoCli, EveryHeaderSegmentAndChunkGivesWhatOpensslAndTinkRead) {
     }
     // A chunk off the page grid: each chunk starts at another place in a page.
     write_file(file("p"), random_bytes(3 * kChunk + 7));
-    Outcome r =
-        run("$AESGPU encrypt -q -f --chunk-size 1048592 --io direct -K " + kKey128 + " p -o d.aes && " +
-            "openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - d.aes && " +
-            "$AESGPU decrypt -q -f --chunk-size 4112 --io direct -K " + kKey128 + " d.aes -o back && cmp back p");
+    Outcome r = run("$AESGPU encrypt -q -f --chunk-size 1048592 --io direct -K " + kKey128 + " p -o d.aes && " +
+                    "openssl enc -aes-128-ecb -K " + kKey128 + " -in p | cmp - d.aes && " +
+                    "$AESGPU decrypt --mode ecb -q -f --chunk-size 4112 --io direct -K " + kKey128 +
+                    " d.aes -o back && cmp back p");
     EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
 
@@ -142,8 +143,8 @@ TEST_F(DirectIoCli, ADirectRunLeavesThePageCacheAsItWas) {
     ASSERT_EQ(r.out, "0 4097\n") << "the page cache kept the file: " << r.err;
     // Encrypt and decrypt directly: neither the inputs nor the outputs enter the cache.
     r = run("$AESGPU encrypt -q --io direct -K " + kKey128 + " p && " + cached_pages("p") + " && " +
-            cached_pages("p.aes") + " && " + evict("p.aes") + " && $AESGPU decrypt -q --io direct -K " + kKey128 +
-            " p.aes -o back && " + cached_pages("p.aes") + " && " + cached_pages("back") + " && cmp p back");
+            cached_pages("p.aes") + " && " + evict("p.aes") + " && $AESGPU decrypt --mode ecb -q --io direct -K " +
+            kKey128 + " p.aes -o back && " + cached_pages("p.aes") + " && " + cached_pages("back") + " && cmp p back");
     EXPECT_EQ(r.status, 0) << r.err;
     // A header check's few pages and the odd tail's page, through the cache: under 1% of each file.
     std::istringstream lines(r.out);
@@ -246,7 +247,7 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
     // A passphrase's or GCM's header, a chunk off the page grid, standard input read partway into a
     // page: chunks cannot start aligned on both sides, and the ring takes them out of place.
     for (const std::string &options :
-         std::vector<std::string>{" -p pass:x", " --mode gcm" + key, " --chunk-size 1048592" + key}) {
+         std::vector<std::string>{" -p pass:x", " --mode gcm" + key, " --mode ecb --chunk-size 1048592" + key}) {
         Outcome shifted =
             run(evict("big") + " && $AESGPU encrypt -v -f" + options + " big -o s.aes && " + cached_pages("big") +
                 " && $AESGPU decrypt -q -f" + options + " s.aes -o back && cmp back big");
@@ -323,8 +324,8 @@ TEST_F(DirectIoCli, ARestrictiveUmaskStillWritesDirectly) {
 
 TEST_F(DirectIoCli, TestingReadsDirectlyAndSaysSo) {
     write_file(file("p"), random_bytes(kChunk + 9));
-    Outcome r = run("$AESGPU encrypt -q --io direct -K " + kKey128 + " p && $AESGPU decrypt -t --json --io direct -K " +
-                    kKey128 + " p.aes");
+    Outcome r = run("$AESGPU encrypt -q --io direct -K " + kKey128 +
+                    " p && $AESGPU decrypt --mode ecb -t --json --io direct -K " + kKey128 + " p.aes");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("\"io\":\"direct\""), std::string::npos) << r.out;
 }
@@ -360,12 +361,12 @@ TEST_F(DirectIoCli, AFullOrFailingDiskMidRunLeavesNoOutputAndTheInputIntact) {
 TEST_F(DirectIoCli, AReservationThatFailsPartwayLeavesNoBytesPastTheEnd) {
     const Bytes plain = random_bytes(kChunk - 6);
     write_file(file("p"), plain);
-    Outcome r =
-        run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out c && " + preload() +
-            "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) + " $AESGPU decrypt -q --io direct -K " +
-            kKey128 + " c -o back && " + preload() + "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) +
-            " $AESGPU encrypt -q --io direct --mode ctr --iv " + kKey128 + " -K " + kKey128 +
-            " p -o ctr && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128 + " -in p | cmp - ctr");
+    Outcome r = run("openssl enc -aes-128-ecb -K " + kKey128 + " -in p -out c && " + preload() +
+                    "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) +
+                    " $AESGPU decrypt --mode ecb -q --io direct -K " + kKey128 + " c -o back && " + preload() +
+                    "AESGPU_TEST_FALLOCATE_STOPS_AT=" + std::to_string(kChunk) +
+                    " $AESGPU encrypt -q --io direct --mode ctr --iv " + kKey128 + " -K " + kKey128 +
+                    " p -o ctr && openssl enc -aes-128-ctr -K " + kKey128 + " -iv " + kKey128 + " -in p | cmp - ctr");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(read_file(file("back")) == plain) << read_file(file("back")).size() << " bytes";
@@ -425,8 +426,8 @@ TEST_F(DirectIoCli, TheWholeOutputIsReservedBeforeTheFirstDirectWrite) {
     // What the output did not take of it is given back: decrypting 1 MiB reserved the 1 MiB and
     // 16 bytes of the input, and kept a block past the end of the file.
     write_file(file("m"), random_bytes(kChunk));
-    r = run("$AESGPU encrypt -q --io buffered -K " + kKey128 + " m && $AESGPU decrypt -q --io direct -K " + kKey128 +
-            " m.aes -o back && cmp back m && stat -c %b back");
+    r = run("$AESGPU encrypt -q --io buffered -K " + kKey128 + " m && $AESGPU decrypt --mode ecb -q --io direct -K " +
+            kKey128 + " m.aes -o back && cmp back m && stat -c %b back");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, std::to_string(kChunk / 512) + "\n");
 }
@@ -438,9 +439,10 @@ TEST_F(DirectIoCli, WhereIoUringIsRefusedThreadsCarryTheSameBytesAndSaySo) {
     write_file(file("p"), random_bytes(5 * kChunk + 4096 + 9));
     const std::string key = " -K " + kKey128;
     const std::string want = "openssl enc -aes-128-ecb" + key + " -in p -out want && ";
-    Outcome r = run(want + std::string(AESGPU_DENY_IO_URING) + " $AESGPU encrypt -v --chunk-size 1M --io direct" + key +
-                    " p -o denied && cmp denied want && " + AESGPU_DENY_IO_URING + " $AESGPU decrypt -q --json " +
-                    "--chunk-size 1M --io direct" + key + " denied -o back && cmp back p");
+    Outcome r =
+        run(want + std::string(AESGPU_DENY_IO_URING) + " $AESGPU encrypt -v --chunk-size 1M --io direct" + key +
+            " p -o denied && cmp denied want && " + AESGPU_DENY_IO_URING + " $AESGPU decrypt --mode ecb -q --json " +
+            "--chunk-size 1M --io direct" + key + " denied -o back && cmp back p");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("I/O: direct (reads past the page cache (4 threads; io_uring: "), std::string::npos) << r.err;
     const std::string why =
@@ -448,8 +450,9 @@ TEST_F(DirectIoCli, WhereIoUringIsRefusedThreadsCarryTheSameBytesAndSaySo) {
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("\"io\":\"direct\",\"io_engine\":\"threads\""), std::string::npos) << r.out;
 
-    r = run("$AESGPU encrypt -v --chunk-size 1M --io direct" + key + " p -o free && cmp free want && $AESGPU decrypt " +
-            "-q --json --chunk-size 1M --io buffered" + key + " free -o back2 && cmp back2 p");
+    r = run("$AESGPU encrypt -v --chunk-size 1M --io direct" + key +
+            " p -o free && cmp free want && $AESGPU decrypt --mode ecb " + "-q --json --chunk-size 1M --io buffered" +
+            key + " free -o back2 && cmp back2 p");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("\"io\":\"buffered\",\"io_engine\":null"), std::string::npos) << r.out;
     if (AESGPU_IO_URING_BUILT && r.err.find("the kernel refused io_uring") == std::string::npos) {

@@ -113,8 +113,9 @@ TEST_F(Cli, NewOutputsKeepTheInputsGroupOrDropTheGroupBits) {
     if (::geteuid() != 0 || !have_command("setpriv")) GTEST_SKIP() << "needs root and setpriv";
     ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
     const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --inh-caps=-all ";
-    const std::string cycle = "$AESGPU encrypt -q -K " + kKey128 + " s && mv s s.orig && $AESGPU decrypt -q -K " +
-                              kKey128 + " s.aes && cmp s s.orig";
+    const std::string cycle = "$AESGPU encrypt -q -K " + kKey128 +
+                              " s && mv s s.orig && $AESGPU decrypt --mode ecb -q -K " + kKey128 +
+                              " s.aes && cmp s s.orig";
     // A member of group 100 by a supplementary group, nogroup (65534) as the primary one.
     write_file(file("s"), random_bytes(3000));
     ASSERT_EQ(::chown(file("s").c_str(), 0, 100), 0);
@@ -161,8 +162,8 @@ TEST_F(Cli, OutputsTakeTheInputsPermissionsAndTimes) {
     make_private(file("s"));
     const auto when = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 400);
     std::filesystem::last_write_time(file("s"), when);
-    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " s && mv s s.orig && $AESGPU decrypt -q -K " + kKey128 +
-                    " s.aes && cmp s s.orig");
+    Outcome r = run("$AESGPU encrypt -q -K " + kKey128 + " s && mv s s.orig && $AESGPU decrypt --mode ecb -q -K " +
+                    kKey128 + " s.aes && cmp s s.orig");
     ASSERT_EQ(r.status, 0) << r.err;
     for (const char *name : {"s.aes", "s"}) {
         EXPECT_EQ(status_of(file(name)).st_mode & 0777, 0600u) << name << " is not private like its input";
@@ -303,10 +304,10 @@ TEST_F(Cli, EverythingThatFailsWithoutTheKeyFailsBeforeThePrompt) {
         {"$AESGPU decrypt p -o q", "no 'Salted__' header"},
         {"$AESGPU decrypt -p pass:x -o q", "refusing to read ciphertext from a terminal"},
         {"$AESGPU encrypt --no-pad p", "not a multiple of 16 bytes, which --no-pad requires"},
-        {"$AESGPU decrypt ragged.aes", "not a multiple of 16 bytes"},
+        {"$AESGPU decrypt --mode ecb ragged.aes", "not a multiple of 16 bytes"},
         {"CUDA_VISIBLE_DEVICES= $AESGPU encrypt --backend gpu p -o g", "no usable CUDA device"},
-        {"$AESGPU decrypt salted", "cannot name the output"},
-        {"$AESGPU decrypt exists.aes", "already exists"},
+        {"$AESGPU decrypt --mode ecb salted", "cannot name the output"},
+        {"$AESGPU decrypt --mode ecb exists.aes", "already exists"},
     };
     for (const auto &[command, expected] : cases) {
         Outcome r = run("timeout 10 script -qec '" + command + "' /dev/null");
@@ -654,8 +655,8 @@ TEST_F(Cli, UnderAControlGroupsMemoryLimitTheRingFitsIt) {
     const std::string at = "cd '" + disk->path().string() + "' && ";
     write_file(disk->file("p"), random_bytes(48u << 20));
     const std::string key = " -K " + kKey128;
-    for (const std::string &mode :
-         {std::string(""), std::string(" --mode gcm"), " --mode ctr --iv " + kKey128, std::string(" --io-threads 4")}) {
+    for (const std::string &mode : {std::string(" --mode ecb"), std::string(" --mode gcm"),
+                                    " --mode ctr --iv " + kKey128, std::string(" --mode ecb --io-threads 4")}) {
         SCOPED_TRACE(mode);
         // A file, and a pipe (where the chunks are the pipe's), each run in a group of its own, as
         // `systemd-run -p MemoryMax=20M aesgpu ...` would run it; the checks outside. Only aesgpu
@@ -978,7 +979,7 @@ TEST_F(Cli, ProcAndSysFilesAreReadToTheirEnd) {
          {"/proc/version", "/proc/self/mounts", "/sys/kernel/mm/transparent_hugepage/enabled"}) {
         if (!std::filesystem::exists(source)) continue;
         SCOPED_TRACE(source);
-        for (const std::string &mode : {std::string(" --mode gcm"), std::string(""),
+        for (const std::string &mode : {std::string(" --mode gcm"), std::string(" --mode ecb"),
                                         std::string(" --mode ctr --iv 000102030405060708090a0b0c0d0e0f")}) {
             SCOPED_TRACE(mode);
             // As a file, through `<`, and split over I/O threads: each decrypts to what cat reads.

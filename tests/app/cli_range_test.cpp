@@ -117,7 +117,7 @@ TEST_F(Range, OnlyTheSegmentsOfTheRangeAreCheckedAndAStreamCutShortFailsAtItsEnd
 }
 
 TEST_F(Range, WhatARangeCannotTakeIsRefusedBeforeAnyWork) {
-    write_file(file("p"), random_bytes(10000));
+    write_file(file("p"), Bytes(10000, 0x41)); // fixed: a random ECB file starts as GCM once in 256
     ASSERT_EQ(run("mkfifo fifo && $AESGPU encrypt -q --mode gcm --key-file k16 p -o c && $AESGPU encrypt -q -K " +
                   kKey128 + " p -o e")
                   .status,

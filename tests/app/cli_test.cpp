@@ -27,7 +27,7 @@ TEST_F(Cli, FileRoundTripForEveryKeySizeNamesOutputsByConvention) {
         EXPECT_TRUE(read_file(file("doc.pdf.aes")) == expected);
 
         std::filesystem::remove(file("doc.pdf"));
-        Outcome dec = run("$AESGPU decrypt doc.pdf.aes -q -K " + key);
+        Outcome dec = run("$AESGPU decrypt --mode ecb doc.pdf.aes -q -K " + key);
         ASSERT_EQ(dec.status, 0) << dec.err;
         EXPECT_TRUE(read_file(file("doc.pdf")) == plain);
         std::filesystem::remove(file("doc.pdf.aes"));
@@ -216,9 +216,11 @@ TEST_F(Cli, BenchFailuresAreClear) {
 
 TEST_F(Cli, PipeRoundTrip) {
     write_file(file("in"), random_bytes(3 << 20));
-    Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt -K " + kKey128 + " | cmp - in");
+    Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt --mode ecb -K " + kKey128 +
+                    " | cmp - in");
     EXPECT_EQ(r.status, 0) << r.err << r.out;
-    r = run("$AESGPU encrypt -q -K " + kKey128 + " < in -o - | $AESGPU decrypt -K " + kKey128 + " -c - | cmp - in");
+    r = run("$AESGPU encrypt -q -K " + kKey128 + " < in -o - | $AESGPU decrypt --mode ecb -K " + kKey128 +
+            " -c - | cmp - in");
     EXPECT_EQ(r.status, 0) << r.err << r.out;
 }
 
@@ -231,8 +233,8 @@ TEST_F(Cli, InteroperatesWithOpensslEncBothWays) {
             write_file(file("p"), random_bytes(size));
             Outcome r = run("$AESGPU encrypt -q p -o ours -K " + key + " && openssl enc " + cipher + " -K " + key +
                             " -in p -out theirs && cmp ours theirs && openssl enc -d " + cipher + " -K " + key +
-                            " -in ours -out back && cmp back p && $AESGPU decrypt theirs -o back2 -K " + key +
-                            " && cmp back2 p && rm -f ours theirs back back2");
+                            " -in ours -out back && cmp back p && $AESGPU decrypt --mode ecb theirs -o back2 -K " +
+                            key + " && cmp back2 p && rm -f ours theirs back back2");
             EXPECT_EQ(r.status, 0) << r.err << r.out;
         }
     }
@@ -240,9 +242,10 @@ TEST_F(Cli, InteroperatesWithOpensslEncBothWays) {
 
 TEST_F(Cli, NoPadInteroperatesWithOpensslNopad) {
     write_file(file("p"), random_bytes(4096 * 5));
-    Outcome r = run("$AESGPU encrypt -q --no-pad p -o ours -K " + kKey128 + " && openssl enc -aes-128-ecb -nopad -K " +
-                    kKey128 + " -in p -out theirs && cmp ours theirs && $AESGPU decrypt --no-pad ours -o back -K " +
-                    kKey128 + " && cmp back p");
+    Outcome r =
+        run("$AESGPU encrypt -q --no-pad p -o ours -K " + kKey128 + " && openssl enc -aes-128-ecb -nopad -K " +
+            kKey128 + " -in p -out theirs && cmp ours theirs && $AESGPU decrypt --mode ecb --no-pad ours -o back -K " +
+            kKey128 + " && cmp back p");
     EXPECT_EQ(r.status, 0) << r.err;
     write_file(file("ragged"), random_bytes(4097));
     r = run("$AESGPU encrypt -q --no-pad ragged -K " + kKey128);
@@ -331,10 +334,10 @@ TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
         EXPECT_FALSE(std::filesystem::exists(file("out")));
         break;
     }
-    Outcome raw = run("$AESGPU decrypt p.aes -o out -K " + kKey128);
+    Outcome raw = run("$AESGPU decrypt --mode ecb p.aes -o out -K " + kKey128);
     EXPECT_EQ(raw.status, 2);
     EXPECT_NE(raw.err.find("encrypted with a passphrase; give it with -p/--pass"), std::string::npos) << raw.err;
-    Outcome none = run("$AESGPU decrypt p.aes -o out");
+    Outcome none = run("$AESGPU decrypt --mode ecb p.aes -o out");
     EXPECT_EQ(none.status, 2);
     EXPECT_NE(none.err.find("-p/--pass"), std::string::npos) << none.err;
     Outcome unsalted =
@@ -369,7 +372,7 @@ TEST_F(Cli, SeveralInputsEachGetTheirOwnOutputAndOneFailureDoesNotStopTheOthers)
         ASSERT_TRUE(openssl_ecb(from_hex(kKey128), Direction::encrypt, true, read_file(file(name)), expected));
         EXPECT_TRUE(read_file(file(std::string(name) + ".aes")) == expected) << name;
     }
-    Outcome back = run("mkdir d && mv a.aes b.aes d/ && $AESGPU decrypt -q d/a.aes d/b.aes -K " + kKey128 +
+    Outcome back = run("mkdir d && mv a.aes b.aes d/ && $AESGPU decrypt --mode ecb -q d/a.aes d/b.aes -K " + kKey128 +
                        " && cmp d/a a && cmp d/b b");
     EXPECT_EQ(back.status, 0) << back.err;
     EXPECT_EQ(run("$AESGPU encrypt -q a b -o out -K " + kKey128).status, 2);
@@ -384,7 +387,7 @@ TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
     for (int attempt = 0; attempt < 20; ++attempt) {
         const std::string wrong = to_hex(random_bytes(16));
         if (run("openssl enc -d -aes-128-ecb -K " + wrong + " -in p.aes -out /dev/null").status == 0) continue;
-        Outcome r = run("$AESGPU decrypt p.aes -K " + wrong);
+        Outcome r = run("$AESGPU decrypt --mode ecb p.aes -K " + wrong);
         EXPECT_EQ(r.status, 1);
         EXPECT_NE(r.err.find("aesgpu: 'p.aes': bad decrypt: wrong key or corrupted input"), std::string::npos) << r.err;
         EXPECT_EQ(entries(), 1u) << "an output or temporary file was left behind";
@@ -396,7 +399,7 @@ TEST_F(Cli, WrongKeyFailsAndLeavesNoOutput) {
 TEST_F(Cli, TruncatedCiphertextFails) {
     write_file(file("p"), random_bytes(1000));
     ASSERT_EQ(run("$AESGPU encrypt -q p -K " + kKey128).status, 0);
-    Outcome r = run("head -c 999 p.aes > t.aes && $AESGPU decrypt t.aes -K " + kKey128);
+    Outcome r = run("head -c 999 p.aes > t.aes && $AESGPU decrypt --mode ecb t.aes -K " + kKey128);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(file("t")));
@@ -503,8 +506,8 @@ TEST_F(Cli, UsageErrorsExitTwo) {
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --backend tpu",   // bad backend
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --chunk-size 17", // ragged chunk
         "$AESGPU encrypt p -K 000102030405060708090a0b0c0d0e0f --chunk-size 99999999999999999999999",
-        "$AESGPU encrypt --key-file - < p",                      // key and data on stdin
-        "$AESGPU decrypt p -K 000102030405060708090a0b0c0d0e0f", // no .aes, no -o
+        "$AESGPU encrypt --key-file - < p",                                 // key and data on stdin
+        "$AESGPU decrypt --mode ecb p -K 000102030405060708090a0b0c0d0e0f", // no .aes, no -o
         "$AESGPU frobnicate",
         "$AESGPU",
     };
@@ -514,7 +517,7 @@ TEST_F(Cli, UsageErrorsExitTwo) {
         EXPECT_FALSE(r.err.empty()) << command;
         EXPECT_FALSE(std::filesystem::exists(file("p.aes"))) << command;
     }
-    Outcome r = run("$AESGPU decrypt p -K " + kKey128);
+    Outcome r = run("$AESGPU decrypt --mode ecb p -K " + kKey128);
     EXPECT_NE(r.err.find("give one with -o OUT"), std::string::npos) << r.err;
 }
 
@@ -558,7 +561,7 @@ TEST_F(Cli, GpuAndCpuBackendsAgreeByteForByte) {
             const std::string gpu = " --backend gpu --wait-for-gpu -K " + key;
             Outcome r =
                 run("$AESGPU encrypt -q p -o c.gpu" + gpu + " && $AESGPU encrypt -q p -o c.cpu --backend cpu -K " +
-                    key + " && cmp c.gpu c.cpu && $AESGPU decrypt c.gpu -o p.gpu" + gpu +
+                    key + " && cmp c.gpu c.cpu && $AESGPU decrypt --mode ecb c.gpu -o p.gpu" + gpu +
                     " && cmp p.gpu p && cat c.cpu | $AESGPU decrypt" + gpu + " | cmp - p && rm -f c.gpu c.cpu p.gpu");
             EXPECT_EQ(r.status, 0) << r.err;
         }
