@@ -77,7 +77,8 @@ tr -d '\n' <<<"$description" | grep -q 'ECB, CTR, CBC and GCM' ||
 if cuda_built "$build"; then
     other=aesgpu
     [ "$name" = aesgpu-cuda ] || fail "a CUDA build's package is named $name"
-    grep -q 'architectures: [0-9]' <<<"$description" || fail "the CUDA package does not name its architectures: $description"
+    tr '\n' ' ' <<<"$description" | grep -Eq 'CUDA architectures +[0-9]' ||
+        fail "the CUDA package does not name its architectures: $description"
     grep -q 'linked in; it needs the NVIDIA driver' <<<"$description" || fail "the CUDA package's description: $description"
     [ "$(dpkg-deb -f "$deb" Suggests)" = nvidia-driver ] || fail "$name does not suggest nvidia-driver"
 else
