@@ -149,7 +149,8 @@ TEST(GuessMode, EverythingElseIsEcb) {
 
 TEST(CiphertextFacts, WhatEachHeaderRecordsAndNoMore) {
     const PassphraseHeader made = new_passphrase_header(16, 65536);
-    std::vector<std::byte> start(made.bytes().begin(), made.bytes().end());
+    const auto header = made.bytes(); // one array: begin() and end() of two temporaries would not meet
+    std::vector<std::byte> start(header.begin(), header.end());
     CiphertextFacts facts = ciphertext_facts(start, 5000);
     EXPECT_EQ(facts.kind, CiphertextKind::gcm_passphrase);
     ASSERT_TRUE(facts.header);
