@@ -136,10 +136,12 @@ SecretBytes parse_key_argument(const SecretBytes &text) {
     try {
         return parse_hex_key(text.text());
     } catch (const KeyError &) {
-        const std::string name(text.text());
+        // The value may be a mistyped key: it stays in wiped memory unless it names a file.
+        SecretBytes path(text.size() + 1);
+        std::copy(text.view().begin(), text.view().end(), path.mutable_view().begin());
         struct stat status {};
-        if (::stat(name.c_str(), &status) == 0) {
-            throw KeyError("--key takes the key as hex digits, and " + quoted_name(name) +
+        if (::stat(reinterpret_cast<const char *>(path.view().data()), &status) == 0) {
+            throw KeyError("--key takes the key as hex digits, and " + quoted_name(std::string(text.text())) +
                            " is a file: did you mean --key-file?");
         }
         throw;
