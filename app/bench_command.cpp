@@ -53,6 +53,10 @@ BenchSettings bench_settings(const BenchOptions &options) {
     if (settings.size_bytes == 0) throw UsageError("--size must be at least 16 bytes");
     settings.reps = std::max(options.reps, 1);
     settings.threads = options.threads;
+    if (options.devices) {
+        if (!settings.gpu) throw UsageError("--devices applies to the GPU; it has no effect with --backend cpu");
+        settings.devices = *options.devices;
+    }
     settings.file = options.file;
     // The bench refuses a file that is not a regular one too, in its own words.
     struct stat status {};

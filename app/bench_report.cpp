@@ -5,6 +5,7 @@
 #include "common/units.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <utility>
@@ -38,6 +39,10 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
     out << fmt::format("aesgpu bench: {} per in-memory measurement, median of {} after a warm-up\n",
                        human_bytes(double(report.size_bytes)), report.reps);
     out << report.machine << "\n";
+    if (!report.devices.empty()) {
+        out << fmt::format("GPU rows: CUDA device{} {}\n", report.devices.size() > 1 ? "s" : "",
+                           fmt::join(report.devices, ", "));
+    }
     if (!report.file.empty()) out << "file: " << report.file << "\n";
     out << fmt::format("\n{:<8} {:<9} {:<32} {:>9}  {}\n", "backend", "stage", "what", "GB/s", "against its ceiling");
     for (const BenchResult &r : report.results) {
@@ -90,6 +95,7 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
         {"machine", report.machine},
         {"size_bytes", report.size_bytes},
         {"reps", report.reps},
+        {"devices", report.devices},
         {"file", report.file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(report.file)},
         {"results", std::move(results)},
         {"unavailable", texts(report.unavailable)},

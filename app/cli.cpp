@@ -115,6 +115,7 @@ Examples:
   aesgpu bench                                   everything, 1 GiB per measurement
   aesgpu bench --backend cpu --key-bits 128 --size 256M
   aesgpu bench --backend gpu --mode ctr --key-bits 256
+  aesgpu bench --backend gpu --devices 0,1 --mode ecb --key-bits 128 --direction encrypt
   aesgpu bench --file /dev/shm/big.bin --key-bits 128 --direction encrypt
   aesgpu bench --json > bench.json && scripts/plot-bench.py bench.json bench.png)";
 
@@ -510,6 +511,12 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
                     "CPU threads for the all-threads rows; 0 (the default): all hardware threads")
         ->check(CLI::Range(0u, 4096u))
         ->option_text("N");
+    command
+        .add_option_function<std::string>(
+            "--devices", [&options](const std::string &list) { options.devices = parse_device_list(list); },
+            "GPUs for the GPU rows: all (the default) or CUDA device numbers, e.g. 0,2; one GPU's rows run on "
+            "the first, the rows of several on all of them (see nvidia-smi topo -m for which share a switch)")
+        ->option_text("all|N,M");
     command.add_flag("--json", options.json, "One JSON document on stdout instead of the table");
 }
 

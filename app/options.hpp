@@ -83,6 +83,8 @@ struct BenchOptions {
     bool json = false;
     int reps = kDefaultBenchReps;
     unsigned threads = 0; // CPU threads for the "all threads" rows; 0: all hardware threads
+    // --devices: the GPUs of the GPU rows (empty: all); unset where not given.
+    std::optional<std::vector<int>> devices;
 };
 
 } // namespace aesgpu

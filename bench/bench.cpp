@@ -305,29 +305,39 @@ public:
         std::unique_ptr<GpuBench> gpu;
         try {
             step("gpu set-up");
-            gpu = GpuBench::create(plan_.size_bytes);
+            devices_ = require_gpu_devices(plan_.devices);
+            gpu = GpuBench::create(plan_.size_bytes, devices_.front());
         } catch (const GpuUnavailable &e) {
+            devices_.clear();
             report_.unavailable.push_back({"gpu", std::string("no usable CUDA device: ") + e.what()});
             return false;
         }
+        report_.devices = devices_;
+        const int gpus = static_cast<int>(devices_.size());
+        // One GPU's rows name it where the host has others; several GPUs' rows name them where
+        // they are not all of the host's.
+        const int on_host = gpu_device_count();
+        const std::string gpu_name = on_host > 1 ? "GPU " + std::to_string(devices_.front()) : "GPU";
+        const std::string one_gpu = on_host > 1 ? ", " + gpu_name : "";
+        const std::string every_gpu =
+            std::to_string(gpus) + " GPUs" + (gpus < on_host ? " (" + device_list() + ")" : "");
         step("gpu copy ceilings");
         const GpuCopyCeilings copies = gpu->time_copies(plan_.reps);
         const double size = double(plan_.size_bytes);
-        add_ceiling("pinned H2D", size, copies.h2d_seconds);
-        add_ceiling("pinned D2H", size, copies.d2h_seconds);
-        add_ceiling("pinned H2D+D2H at once", 2 * size, copies.both_seconds);
-        add_ceiling("device copy (read+write)", 2 * size, copies.device_copy_seconds);
+        add_ceiling("pinned H2D" + one_gpu, size, copies.h2d_seconds);
+        add_ceiling("pinned D2H" + one_gpu, size, copies.d2h_seconds);
+        add_ceiling("pinned H2D+D2H at once" + one_gpu, 2 * size, copies.both_seconds);
+        add_ceiling("device copy (read+write)" + one_gpu, 2 * size, copies.device_copy_seconds);
         const double half_two_way_gbps = size / copies.both_seconds / 1e9;
-        const int gpus = gpu_device_count();
         // Every GPU's copies at once: what the host gives them all (the x2 host: 68.5 GB/s of
         // plaintext for both, not 2 x 49).
         double half_every_two_way_gbps = half_two_way_gbps;
         if (gpus > 1) {
-            step("gpu copy ceilings, every GPU at once");
-            const double seconds = time_every_gpu_two_way(std::move(gpu), gpus);
-            add_ceiling("pinned H2D+D2H at once, " + std::to_string(gpus) + " GPUs", 2 * size * gpus, seconds);
+            step("gpu copy ceilings, " + every_gpu + " at once");
+            const double seconds = time_every_gpu_two_way(std::move(gpu));
+            add_ceiling("pinned H2D+D2H at once, " + every_gpu, 2 * size * gpus, seconds);
             half_every_two_way_gbps = size * gpus / seconds / 1e9;
-            gpu = GpuBench::create(plan_.size_bytes);
+            gpu = GpuBench::create(plan_.size_bytes, devices_.front());
         }
 
         for_each_cipher([&](unsigned bits, std::span<const std::uint8_t> key, const CipherSpec &spec) {
@@ -335,7 +345,7 @@ public:
             step("gpu kernel " + name);
             const Sample sample = sample_for(key, spec, verify_input_);
             require_match(sample, gpu->kernel_output(key, spec, sample.input), "gpu kernel " + name);
-            BenchResult kernel = cipher_result("gpu", "kernel", name, bits, spec);
+            BenchResult kernel = cipher_result("gpu", "kernel", name + one_gpu, bits, spec);
             kernel.bytes = size;
             kernel.seconds = gpu->time_kernel(key, spec, plan_.reps);
             // Both read and write every byte once, so the ratio compares like with like.
@@ -344,17 +354,18 @@ public:
             add(kernel);
 
             step("gpu pipeline " + name);
-            SelectedBackend one{make_gpu_backend(key, spec, {0, kDefaultGpuStreams}),
+            SelectedBackend one{make_gpu_backend(key, spec, {devices_.front(), kDefaultGpuStreams}),
                                 gpu_ring_slots(kDefaultGpuStreams), kGpuFileChunkBytes};
-            BenchResult pipeline = time_ring(std::move(one), key, spec, "gpu", name + ", pinned host to host");
+            BenchResult pipeline =
+                time_ring(std::move(one), key, spec, "gpu", name + ", pinned host to host" + one_gpu);
             pipeline.ratio = pipeline.gbps() / half_two_way_gbps;
             pipeline.ratio_text = fixed(100 * pipeline.ratio, 0) + "% of half the two-way rate";
             add(pipeline);
             double gpus_gbps = pipeline.gbps();
             if (gpus > 1) {
-                step("gpu pipeline, every GPU, " + name);
-                BenchResult every = time_ring(chosen(BackendChoice::gpu, key, spec), key, spec, "gpu",
-                                              name + ", " + std::to_string(gpus) + " GPUs");
+                step("gpu pipeline, " + every_gpu + ", " + name);
+                BenchResult every =
+                    time_ring(chosen(BackendChoice::gpu, key, spec), key, spec, "gpu", name + ", " + every_gpu);
                 every.ratio = every.gbps() / half_every_two_way_gbps;
                 every.ratio_text =
                     fixed(100 * every.ratio, 0) + "% of half the " + std::to_string(gpus) + " GPUs' two-way rate";
@@ -370,7 +381,7 @@ public:
             add(cpu);
             step("all pipeline " + name);
             BenchResult all = time_ring(chosen(BackendChoice::all, key, spec), key, spec, "all",
-                                        name + (gpus > 1 ? ", every GPU and the CPU" : ", GPU and CPU"));
+                                        name + ", " + (gpus > 1 ? every_gpu : gpu_name) + " and the CPU");
             all.threads = plan_.threads;
             all.ratio = all.gbps() / std::max(cpu.gbps(), gpus_gbps);
             all.ratio_text = fixed(all.ratio, 2) + "x the better alone (cpu " + fixed(cpu.gbps(), 1) + ", gpu " +
@@ -460,6 +471,7 @@ private:
                          : run.backend == "all" ? BackendChoice::all
                                                 : BackendChoice::cpu;
         request.cpu_threads = plan_.threads;
+        request.devices = devices_;
         const unsigned io_threads = default_io_threads();
         InputSource source = InputSource::open(from, io_threads);
         OutputSink sink = OutputSink::create(to, OutputPolicy{.overwrite = true,
@@ -677,6 +689,7 @@ private:
         request.choice = choice;
         request.cpu_threads = plan_.threads;
         request.wait_for_gpu = choice == BackendChoice::gpu; // every GPU, no CPU start
+        request.devices = devices_;
         SelectedBackend selected = select_backend(request, spec, key, true, plan_.notes);
         if (plan_.on_backend_selected) plan_.on_backend_selected(request, selected);
         return selected;
@@ -713,12 +726,14 @@ private:
         return r;
     }
 
-    // Seconds for `gpus` GPUs to move --size each way at once, all together (timed from the host):
-    // every GPU's two-way copies queued, then all waited for; median of the runs after a warm-up.
-    double time_every_gpu_two_way(std::unique_ptr<GpuBench> first, int gpus) {
+    // Seconds for the bench's GPUs (`first` on the first of them) to move --size each way at once,
+    // all together (timed from the host): every GPU's two-way copies queued, then all waited for;
+    // median of the runs after a warm-up.
+    double time_every_gpu_two_way(std::unique_ptr<GpuBench> first) {
         std::vector<std::unique_ptr<GpuBench>> all;
         all.push_back(std::move(first));
-        for (int device = 1; device < gpus; ++device) all.push_back(GpuBench::create(plan_.size_bytes, device));
+        for (std::size_t i = 1; i < devices_.size(); ++i)
+            all.push_back(GpuBench::create(plan_.size_bytes, devices_[i]));
         return time_runs(plan_.reps, [&] {
             for (auto &gpu : all) gpu->start_two_way_copies();
             for (auto &gpu : all) gpu->wait_for_copies();
@@ -741,8 +756,19 @@ private:
         report_.results.push_back(std::move(result));
     }
 
+    // "0,2": the bench's GPUs.
+    [[nodiscard]] std::string device_list() const {
+        std::string list;
+        for (const int device : devices_) {
+            if (!list.empty()) list += ',';
+            list += std::to_string(device);
+        }
+        return list;
+    }
+
     const BenchSettings &plan_;
     BenchReport &report_;
+    std::vector<int> devices_;         // the GPUs the GPU and file rows run on, once the GPU stage found them
     double copy_floor_seconds_ = 0;    // the disk's read and write at once (the faster depth), where measured
     std::string direct_io_refusal_;    // why the file system took no O_DIRECT, once it refused
     bool input_stayed_cached_ = false; // a file row's input could not be dropped from the page cache
@@ -756,8 +782,20 @@ std::string machine_line() {
                        (cpu.aes_ni ? "yes" : "no") + ", VAES " + (cpu.vaes ? "yes" : "no") + "; " +
                        openssl_version_text();
     if (gpu.usable()) {
-        line +=
-            "; GPU: " + gpu.devices.front().name + ", " + std::to_string(gpu.devices.front().multiprocessors) + " SMs";
+        const GpuDeviceInfo &first = gpu.devices.front();
+        const bool alike = std::all_of(gpu.devices.begin(), gpu.devices.end(), [&first](const GpuDeviceInfo &device) {
+            return device.name == first.name && device.multiprocessors == first.multiprocessors;
+        });
+        line += gpu.devices.size() == 1 ? "; GPU: " : "; GPUs: ";
+        if (alike) {
+            if (gpu.devices.size() > 1) line += std::to_string(gpu.devices.size()) + " x ";
+            line += first.name + ", " + std::to_string(first.multiprocessors) + " SMs";
+        } else {
+            for (const GpuDeviceInfo &device : gpu.devices) {
+                line += (&device == &first ? "" : "; ") + std::to_string(device.index) + " " + device.name + ", " +
+                        std::to_string(device.multiprocessors) + " SMs";
+            }
+        }
     }
     return line;
 }
@@ -785,6 +823,14 @@ void check_bench_settings(const BenchSettings &settings) {
     }
     if (settings.key_bits.empty() || settings.modes.empty() || settings.directions.empty() || settings.reps < 1) {
         throw std::invalid_argument("the bench needs a key size, a mode, a direction and a run");
+    }
+    if (!settings.devices.empty() && !settings.gpu) {
+        throw std::invalid_argument("GPUs were named for a bench without the GPU");
+    }
+    for (auto device = settings.devices.begin(); device != settings.devices.end(); ++device) {
+        if (*device < 0 || std::find(settings.devices.begin(), device, *device) != device) {
+            throw std::invalid_argument("the bench's GPUs must be CUDA device numbers, each named once");
+        }
     }
     if (!settings.file.empty()) (void)bench_file_status(settings.file);
 }

@@ -44,6 +44,9 @@ struct BenchSettings {
     // Told, from any thread, what went otherwise without failing (fewer threads, a GPU clean-up
     // that failed). Must outlive the bench.
     NoteSink *notes = nullptr;
+    // The GPUs the GPU and file rows run on (CUDA device numbers, no repeats): empty for every GPU
+    // this process sees. One GPU's rows run on the first; the rows of several, on all of them.
+    std::vector<int> devices;
 };
 
 // What the data size asked for (BenchSettings::size_bytes) has to do with a stage note, for the
@@ -93,7 +96,8 @@ struct BenchReport {
     std::string machine;        // one line: CPU threads and AES features, GPU name
     std::size_t size_bytes = 0; // data per in-memory measurement
     int reps = 0;
-    std::string file; // the file timed, empty when not asked
+    std::string file;         // the file timed, empty when not asked
+    std::vector<int> devices; // the GPUs the GPU rows ran on (CUDA device numbers); empty: none ran
     std::vector<BenchResult> results;
     std::vector<StageNote> unavailable; // e.g. gpu: no usable CUDA device: ...
     std::vector<StageNote> failed;      // stages that ran out of memory or threads
@@ -102,8 +106,9 @@ struct BenchReport {
 // Runs the measurements `settings` asks for and returns what was found. A backend that cannot
 // run (no GPU) is listed as unavailable, a stage that runs out of memory or threads as failed; a
 // wrong output throws std::runtime_error. Bad settings (a size that is not whole blocks, a file
-// that is not a regular one) throw std::invalid_argument, and a file that cannot be opened
-// IoError, before any stage runs.
+// that is not a regular one, devices without the GPU, a device named twice or negative) throw
+// std::invalid_argument, and a file that cannot be opened IoError, before any stage runs. A GPU
+// in `devices` that is not there makes the GPU stage unavailable, as no GPU at all does.
 [[nodiscard]] BenchReport run_bench(const BenchSettings &settings);
 
 } // namespace aesgpu

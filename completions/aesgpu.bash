@@ -27,7 +27,7 @@ __aesgpu_options()
             ;;
         bench)
             flags="-h --help --json"
-            valued="--backend --size --key-bits --mode --direction --file --reps -T --threads"
+            valued="--backend --size --key-bits --mode --direction --file --reps -T --threads --devices"
             ;;
         "")
             flags="-h --help -V --version"

@@ -125,4 +125,5 @@ complete -c aesgpu -n '__aesgpu_using bench' -l direction -x -a 'encrypt decrypt
 complete -c aesgpu -n '__aesgpu_using bench' -l file -r -F -d 'Also time file to file on this file'
 complete -c aesgpu -n '__aesgpu_using bench' -l reps -x -d 'Timed runs per measurement (default 5)'
 complete -c aesgpu -n '__aesgpu_using bench' -s T -l threads -x -d 'CPU threads for the all-threads rows'
+complete -c aesgpu -n '__aesgpu_using bench' -l devices -x -a 'all' -d 'GPUs for the GPU rows: all or N,M'
 complete -c aesgpu -n '__aesgpu_using bench' -l json -d 'One JSON document on stdout'

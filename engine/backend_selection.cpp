@@ -62,17 +62,7 @@ auto start_gpu(Start &&start) {
 // --devices, or every GPU this process sees. Throws GpuUnavailable: why there is none, or which
 // device asked for is not there.
 std::vector<int> gpu_devices(const BackendRequest &request) {
-    return start_gpu([&] {
-        if (!request.devices.empty()) {
-            for (const int device : request.devices) require_gpu_device(device);
-            return request.devices;
-        }
-        const int count = gpu_device_count();
-        if (count == 0) require_gpu_device(0); // throws, with CUDA's reason
-        std::vector<int> every(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) every[static_cast<std::size_t>(i)] = i;
-        return every;
-    });
+    return start_gpu([&] { return require_gpu_devices(request.devices); });
 }
 
 SelectedBackend one_gpu(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,

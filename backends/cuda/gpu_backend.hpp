@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <stdexcept>
+#include <vector>
 
 namespace aesgpu {
 
@@ -83,6 +84,18 @@ void require_gpu_device(int device);
 // The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applies), 0 when none or no driver.
 // Cheap once the driver is loaded (gpu_driver_found()): 0.0 ms on the H200 host.
 [[nodiscard]] int gpu_device_count();
+
+// `asked` where each of them is there, or with none asked, every device this process sees (0, 1,
+// ...). Throws GpuUnavailable as require_gpu_device does, or with CUDA's reason where there is none.
+[[nodiscard]] inline std::vector<int> require_gpu_devices(const std::vector<int> &asked) {
+    for (const int device : asked) require_gpu_device(device);
+    if (!asked.empty()) return asked;
+    const int count = gpu_device_count();
+    if (count == 0) require_gpu_device(0); // throws, with the reason
+    std::vector<int> every(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) every[static_cast<std::size_t>(i)] = i;
+    return every;
+}
 
 // False in a build without the CUDA toolkit, where every GPU backend throws GpuUnavailable.
 [[nodiscard]] bool gpu_support_built_in();

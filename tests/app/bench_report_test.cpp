@@ -85,6 +85,23 @@ TEST(BenchReport, JsonUsesNullForWhatDoesNotApply) {
     EXPECT_NE(table.str().find("unavailable: gpu: none\n"), std::string::npos) << table.str();
 }
 
+// Which GPUs the GPU rows ran on (--devices, or every one), in both renderings; none where no
+// GPU ran.
+TEST(BenchReport, NamesTheGpusItsRowsRanOn) {
+    BenchReport report;
+    report.size_bytes = 1024;
+    for (const auto &[devices, line] : std::vector<std::pair<std::vector<int>, std::string>>{
+             {{}, ""}, {{1}, "GPU rows: CUDA device 1\n"}, {{0, 2, 3}, "GPU rows: CUDA devices 0, 2, 3\n"}}) {
+        report.devices = devices;
+        std::ostringstream table;
+        print_bench_table(report, table);
+        EXPECT_EQ(table.str().find(line.empty() ? "GPU rows" : line) == std::string::npos, line.empty()) << table.str();
+        std::ostringstream json;
+        print_bench_json(report, json);
+        EXPECT_EQ(nlohmann::json::parse(json.str())["devices"], nlohmann::json(devices)) << json.str();
+    }
+}
+
 // The bench says what happened; the command adds what to do about --size, in the table, the JSON
 // and the error alike.
 TEST(BenchReport, AdviceAboutTheSizeIsTheCommandsAndNamesItsFlag) {

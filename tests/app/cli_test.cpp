@@ -214,6 +214,66 @@ TEST_F(Cli, BenchFailuresAreClear) {
     }
 }
 
+// The rows' GPUs are the ones --devices names: one GPU's rows on the first, several together; a
+// GPU that is not there makes the GPU rows unavailable (the CPU's still run), as no GPU does.
+TEST_F(Cli, BenchDevicesChoosesTheGpusOfTheGpuRows) {
+    Outcome r = run("$AESGPU bench --backend cpu --devices 0 --size 1M");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "aesgpu: --devices applies to the GPU; it has no effect with --backend cpu\n");
+    r = run("$AESGPU bench --devices 0,0 --size 1M");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "aesgpu: --devices names GPU 0 twice\n");
+    EXPECT_EQ(run("$AESGPU bench --devices -1 --size 1M").status, 2);
+
+    r = run("$AESGPU info --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const int gpus = static_cast<int>(nlohmann::json::parse(r.out)["gpus"].size());
+    const std::string quick = " --size 16M --reps 1 --mode ecb --key-bits 128 --direction encrypt --json";
+    const auto bench = [&](const std::string &options) {
+        Outcome out = run("$AESGPU bench" + options + quick);
+        EXPECT_EQ(out.status, 0) << options << ": " << out.err;
+        return out.status == 0 ? nlohmann::json::parse(out.out) : nlohmann::json::object();
+    };
+    // A GPU past the last one: the CPU's rows, and why there are no GPU rows.
+    nlohmann::json report = bench(" --devices " + std::to_string(gpus));
+    EXPECT_EQ(report["devices"], nlohmann::json::array()) << report;
+    ASSERT_EQ(report["unavailable"].size(), 1u) << report;
+    EXPECT_EQ(report["unavailable"][0].get<std::string>().rfind("gpu: no usable CUDA device: ", 0), 0u) << report;
+    for (const auto &row : report["results"]) EXPECT_EQ(row["backend"], "cpu") << row;
+    r = run("$AESGPU bench --backend gpu --devices " + std::to_string(gpus) + quick);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("no usable CUDA device: "), std::string::npos) << r.err;
+    if (gpus == 0) return;
+
+    // The last GPU alone: its rows name it where the host has others.
+    const int last = gpus - 1;
+    report = bench(" --backend gpu --devices " + std::to_string(last));
+    EXPECT_EQ(report["devices"], nlohmann::json::array({last})) << report;
+    int pipelines = 0;
+    for (const auto &row : report["results"]) {
+        const std::string what = row["what"];
+        EXPECT_EQ(what.find("GPUs"), std::string::npos) << "one GPU asked for: " << what;
+        if (row["backend"] == "cpu") continue;
+        if (gpus > 1) {
+            EXPECT_NE(what.find(", GPU " + std::to_string(last)), std::string::npos) << what;
+        }
+        pipelines += row["stage"] == "pipeline" && row["backend"] == "gpu";
+    }
+    EXPECT_EQ(pipelines, 1) << report;
+    if (gpus < 2) return;
+
+    // Two, named last first: every row of several GPUs runs on both, named as the host's subset.
+    report = bench(" --devices " + std::to_string(last) + ",0");
+    EXPECT_EQ(report["devices"], nlohmann::json::array({last, 0})) << report;
+    const std::string two = gpus == 2 ? "2 GPUs" : "2 GPUs (" + std::to_string(last) + ",0)";
+    std::vector<std::string> rows;
+    for (const auto &row : report["results"]) rows.push_back(row["what"]);
+    for (const std::string &expected : {"pinned H2D+D2H at once, " + two, "AES-128-ECB encrypt, " + two,
+                                        "AES-128-ECB encrypt, " + two + " and the CPU"}) {
+        EXPECT_NE(std::find(rows.begin(), rows.end(), expected), rows.end()) << expected << " in " << report;
+    }
+}
+
 TEST_F(Cli, PipeRoundTrip) {
     write_file(file("in"), random_bytes(3 << 20));
     Outcome r = run("cat in | $AESGPU encrypt -q -K " + kKey128 + " | $AESGPU decrypt --mode ecb -K " + kKey128 +
