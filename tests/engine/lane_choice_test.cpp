@@ -96,8 +96,9 @@ struct SimulatedLane {
 };
 
 struct SimulatedRun {
-    std::vector<std::size_t> jobs;    // per lane
+    std::vector<std::size_t> jobs;      // per lane
     std::vector<std::size_t> most_held; // per lane: the most jobs it held at once
+    Clock::time_point finished;         // when the writer had the last job out
 };
 
 // `jobs` jobs of kJobBytes through `lanes`, over a ring of `slots` slots that the writer frees in
@@ -116,7 +117,7 @@ SimulatedRun simulate(const std::vector<SimulatedLane> &lanes, std::size_t jobs,
     std::vector<Clock::time_point> busy_until(lanes.size(), kStart);
     std::priority_queue<End, std::vector<End>, std::greater<>> ends;
     std::vector<Clock::time_point> written(jobs); // when the writer had job i out and its slot free
-    SimulatedRun run{std::vector<std::size_t>(lanes.size()), std::vector<std::size_t>(lanes.size())};
+    SimulatedRun run{std::vector<std::size_t>(lanes.size()), std::vector<std::size_t>(lanes.size()), kStart};
     Clock::time_point now = kStart;
     const auto end_jobs_until = [&](Clock::time_point until) {
         while (!ends.empty() && ends.top().at <= until) {
@@ -141,6 +142,7 @@ SimulatedRun simulate(const std::vector<SimulatedLane> &lanes, std::size_t jobs,
         run.most_held[*lane] = std::max(run.most_held[*lane], paces[*lane].in_flight());
         written[job] = std::max(busy_until[*lane], job > 0 ? written[job - 1] : kStart);
     }
+    run.finished = jobs > 0 ? written.back() : kStart;
     return run;
 }
 
@@ -166,8 +168,7 @@ TEST(LaneChoice, ALaneSlowForAMomentGetsItsShareBack) {
     // Lane one's first jobs meet a busy moment (twenty times its pace: a descheduled thread on a
     // loaded machine), then it runs at lane two's pace. Measured slow, it would wait behind lane
     // two's full room for the rest of the run: it gets another look once idle.
-    const SimulatedRun run =
-        simulate({{microseconds(300), 2, 3, microseconds(6000)}, {microseconds(300)}}, 400, 7);
+    const SimulatedRun run = simulate({{microseconds(300), 2, 3, microseconds(6000)}, {microseconds(300)}}, 400, 7);
     EXPECT_GE(run.jobs[0], 100u) << run.jobs[0] << " one, " << run.jobs[1] << " two";
 }
 
@@ -176,10 +177,34 @@ TEST(LaneChoice, EqualLanesShareJobsThatComeOneAtATime) {
     // 0.4 ms) finds every lane idle at each job. Lane one's first measured job meets a busy
     // moment: measured slow, and idle, it was never measured again, and lane two took every later
     // job (two H100s: 71% and 9%). Idle for four of its own job times, it gets another look.
-    const SimulatedRun run = simulate({{microseconds(300), 2, 2, microseconds(20000)}, {microseconds(300)}}, 120, 1,
-                                      microseconds(2000));
+    const SimulatedRun run =
+        simulate({{microseconds(300), 2, 2, microseconds(20000)}, {microseconds(300)}}, 120, 1, microseconds(2000));
     EXPECT_GE(run.jobs[0], 30u) << run.jobs[0] << " one, " << run.jobs[1] << " two";
     EXPECT_GE(run.jobs[1], 30u) << run.jobs[0] << " one, " << run.jobs[1] << " two";
+}
+
+TEST(LaneChoice, EightGpusAndTheCpuEachKeepTheirShareAndTheRingFlowing) {
+    // Nine lanes, as dispatched() makes them on an eight-GPU host: eight GPUs of four streams
+    // (each sharing the host's copy bandwidth: 8 MiB in 300 us), the CPU beside them (faster than
+    // one of them, with room for five jobs), over a ring of 3 + 8 x 4 + 5 slots that the writer
+    // frees in order. No lane may go hungry behind the in-order writer, and the run must take
+    // about the time the lanes' summed rates allow.
+    std::vector<SimulatedLane> lanes{{microseconds(150), 5}};
+    for (int gpu = 0; gpu < 8; ++gpu) lanes.push_back({microseconds(300), 4});
+    constexpr std::size_t kJobs = 3000;
+    const SimulatedRun run = simulate(lanes, kJobs, 3 + 8 * 4 + 5);
+    const double jobs_per_us = 1.0 / 150 + 8.0 / 300;
+    const double ideal_us = double(kJobs) / jobs_per_us;
+    const double took_us = std::chrono::duration<double, std::micro>(run.finished - kStart).count();
+    EXPECT_LT(took_us, 1.1 * ideal_us) << took_us << " us against " << ideal_us << " us ideal";
+    const double cpu_share = double(run.jobs[0]) / kJobs;
+    EXPECT_GT(cpu_share, 0.8 * (1.0 / 150) / jobs_per_us) << run.jobs[0] << " jobs on the CPU";
+    for (std::size_t gpu = 1; gpu < lanes.size(); ++gpu) {
+        const double share = double(run.jobs[gpu]) / kJobs;
+        EXPECT_NEAR(share, (1.0 / 300) / jobs_per_us, 0.2 * (1.0 / 300) / jobs_per_us)
+            << "GPU lane " << gpu << ": " << run.jobs[gpu] << " jobs";
+        EXPECT_LE(run.most_held[gpu], 4u);
+    }
 }
 
 } // namespace
