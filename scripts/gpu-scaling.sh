@@ -11,7 +11,7 @@
 #   files     a FILE_GIB GiB file on DISK_DIR (from a cold cache, durable at the end: --sync) and
 #             on /dev/shm, encrypted with --backend gpu and auto: wall, CPU s/GiB (scripts/
 #             measure.py), median of REPS; then once with -v for the bytes each lane took
-# Usage: [STEPS="topology bench subsets files"] [SIZE=4G] [REPS=3] [FILE_GIB=8] [DISK_DIR=/var/tmp]
+# Usage: [STEPS="topology bench subsets files"] [SIZE=4G] [REPS=3] [FILE_REPS=REPS] [FILE_GIB=8] [DISK_DIR=/var/tmp]
 #        scripts/gpu-scaling.sh BUILD_DIR      (BUILD_DIR holds a built aesgpu)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -82,7 +82,7 @@ if wanted files; then
     mkdir -p "$work" && rm -f "$work"/*
     random_file "$work/in" "${gib}G"
     : > "$work/times"
-    for ((rep = 0; rep < reps; rep++)); do
+    for ((rep = 0; rep < ${FILE_REPS:-$reps}; rep++)); do
       for backend in gpu auto; do
         rm -f "$work/out"; sync
         [ "$(id -u)" = 0 ] && echo 3 > /proc/sys/vm/drop_caches

@@ -17,6 +17,8 @@ PATH_RANK = {"X": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
 
 def read_topology(text):
     """{gpu: (numa node, {other gpu: link})} from the matrix's GPU rows."""
+    # nvidia-smi underlines the header even into a pipe (ESC [4m ... ESC [0m).
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     lines = [line for line in text.splitlines() if line.strip()]
     header = next((line for line in lines if re.search(r"\bGPU0\b", line) and not line.startswith("GPU")), None)
     if header is None:

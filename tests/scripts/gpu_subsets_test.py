@@ -52,6 +52,11 @@ pcie = matrix([["X", "NODE", "PIX", "SYS"], ["NODE", "X", "NODE", "SYS"], ["PIX"
 expect("four PCIe GPUs, two under one switch", subsets(pcie, "4"),
        (0, ["1 near 0", "2 near 0,2", "2 spread 0,3", "4 near 0,2,1,3"], ""))
 
+# As the two-GPU H200 host prints it into a pipe: the header underlined.
+underlined = ("\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+              "GPU0\t X \tNV18\t0-31\t0\t\tN/A\nGPU1\tNV18\t X \t0-31\t0\t\tN/A\n\nLegend:\n")
+expect("the header underlined", subsets(underlined, "2"), (0, ["1 near 0", "2 near 0,1"], ""))
+
 # A VM: the NUMA column says N/A; the same node for all.
 two = matrix([["X", "NV18"], ["NV18", "X"]], ["N/A", "N/A"])
 expect("two GPUs, no NUMA affinity", subsets(two, "2"), (0, ["1 near 0", "2 near 0,1"], ""))
