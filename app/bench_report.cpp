@@ -18,6 +18,32 @@ const char *direction_name(Direction direction) {
     return direction == Direction::encrypt ? "encrypt" : "decrypt";
 }
 
+nlohmann::ordered_json lanes_json(const std::vector<BenchLane> &lanes) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const BenchLane &lane : lanes) {
+        list.push_back({{"name", lane.name}, {"bytes", lane.bytes}, {"busy_seconds", lane.busy_seconds}});
+    }
+    return list;
+}
+
+// Rows through several lanes: what each lane took, and its pace while it had work.
+void print_lanes(const BenchReport &report, std::ostream &out) {
+    bool lanes_header = false;
+    for (const BenchResult &r : report.results) {
+        if (r.lanes.empty()) continue;
+        if (!std::exchange(lanes_header, true))
+            out << "\nlanes of the pipeline rows (share of the bytes, pace while busy):\n";
+        out << fmt::format("{:<8} {}:", r.backend, r.what);
+        double total = 0;
+        for (const BenchLane &lane : r.lanes) total += lane.bytes;
+        for (const BenchLane &lane : r.lanes) {
+            out << fmt::format(" {} {:.0f}% at {:.1f} GB/s{}", lane.name, total > 0 ? 100 * lane.bytes / total : 0,
+                               lane.bytes_per_second() / 1e9, &lane == &r.lanes.back() ? "" : ";");
+        }
+        out << "\n";
+    }
+}
+
 } // namespace
 
 std::string stage_reason(const StageNote &note, std::size_t size_bytes) {
@@ -48,6 +74,7 @@ void print_bench_table(const BenchReport &report, std::ostream &out) {
     for (const BenchResult &r : report.results) {
         out << fmt::format("{:<8} {:<9} {:<32} {:>9.2f}  {}\n", r.backend, r.stage, r.what, r.gbps(), r.ratio_text);
     }
+    print_lanes(report, out);
     // Files: what each run cost the CPU, beside cp's cost for the same file.
     bool header = false;
     for (const BenchResult &r : report.results) {
@@ -84,7 +111,8 @@ void print_bench_json(const BenchReport &report, std::ostream &out) {
                            {"system_seconds", r.has_cpu_time() ? nlohmann::ordered_json(r.system_seconds) : nullptr},
                            {"gbps", r.gbps()},
                            {"ratio", std::isfinite(r.ratio) && r.ratio > 0 ? nlohmann::ordered_json(r.ratio) : nullptr},
-                           {"ratio_text", r.ratio_text}});
+                           {"ratio_text", r.ratio_text},
+                           {"lanes", lanes_json(r.lanes)}});
     }
     const auto texts = [&report](const std::vector<StageNote> &notes) {
         nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -722,7 +722,12 @@ private:
             }
             for (std::size_t s = 0; s < std::min(slots, chunks); ++s) wait_timed(backend, s, spec);
         });
-        if (selected.dispatcher) backend.finish(); // a lane that failed to start is this row's failure
+        if (selected.dispatcher) {
+            backend.finish(); // a lane that failed to start is this row's failure
+            for (const LaneReport &lane : selected.dispatcher->report()) {
+                r.lanes.push_back({lane.name, double(lane.bytes), lane.busy_seconds});
+            }
+        }
         return r;
     }
 

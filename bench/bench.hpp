@@ -65,6 +65,17 @@ struct StageNote {
     SizeAdvice size = SizeAdvice::none;
 };
 
+// One lane of a pipeline row that ran through a dispatcher (several GPUs, the CPU beside them):
+// what it took of the row's runs, warm-up included.
+struct BenchLane {
+    std::string name;        // "CPU", "GPU 1"
+    double bytes = 0;        // submitted to it
+    double busy_seconds = 0; // with some job of it in flight
+
+    // Its pace while busy, bytes per second; 0 when it did nothing.
+    [[nodiscard]] double bytes_per_second() const { return busy_seconds > 0 ? bytes / busy_seconds : 0; }
+};
+
 struct BenchResult {
     std::string backend;   // "cpu" or "gpu"
     std::string stage;     // "ceiling", "memory", "kernel", "pipeline" or "file"
@@ -81,7 +92,8 @@ struct BenchResult {
     double system_seconds = -1;
     // The ceiling this result is judged against, as "ratio x ceiling"; 0 when none applies.
     double ratio = 0;
-    std::string ratio_text; // e.g. "101% of half the two-way rate", "0.53x the time of cp"
+    std::string ratio_text;       // e.g. "101% of half the two-way rate", "0.53x the time of cp"
+    std::vector<BenchLane> lanes; // a pipeline row through a dispatcher: its lanes; else empty
 
     [[nodiscard]] double gbps() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
     [[nodiscard]] bool has_cpu_time() const { return user_seconds >= 0 && system_seconds >= 0; }

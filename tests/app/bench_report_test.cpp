@@ -102,6 +102,36 @@ TEST(BenchReport, NamesTheGpusItsRowsRanOn) {
     }
 }
 
+// A row through several lanes says what each took and how fast it went while busy; other rows
+// have no lanes.
+TEST(BenchReport, RowsThroughSeveralLanesShowEachLanesPart) {
+    BenchReport report;
+    report.size_bytes = 1024;
+    BenchResult alone;
+    alone.backend = "gpu";
+    alone.stage = "pipeline";
+    alone.what = "AES-128-ECB encrypt, pinned host to host";
+    BenchResult together = alone;
+    together.backend = "all";
+    together.what = "AES-128-ECB encrypt, 2 GPUs and the CPU";
+    together.lanes = {{"CPU", 2e9, 0.05}, {"GPU 0", 3e9, 0.1}, {"GPU 1", 5e9, 0}};
+    report.results = {alone, together};
+    std::ostringstream table;
+    print_bench_table(report, table);
+    EXPECT_NE(table.str().find("lanes of the pipeline rows (share of the bytes, pace while busy):\n"
+                               "all      AES-128-ECB encrypt, 2 GPUs and the CPU: CPU 20% at 40.0 GB/s; GPU 0 30% at "
+                               "30.0 GB/s; GPU 1 50% at 0.0 GB/s\n"),
+              std::string::npos)
+        << table.str();
+    std::ostringstream json;
+    print_bench_json(report, json);
+    const auto document = nlohmann::json::parse(json.str());
+    EXPECT_EQ(document["results"][0]["lanes"], nlohmann::json::array());
+    ASSERT_EQ(document["results"][1]["lanes"].size(), 3u) << json.str();
+    EXPECT_EQ(document["results"][1]["lanes"][1],
+              nlohmann::json({{"name", "GPU 0"}, {"bytes", 3e9}, {"busy_seconds", 0.1}}));
+}
+
 // The bench says what happened; the command adds what to do about --size, in the table, the JSON
 // and the error alike.
 TEST(BenchReport, AdviceAboutTheSizeIsTheCommandsAndNamesItsFlag) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include <cstdlib>
 #include <fstream>
@@ -271,6 +272,15 @@ TEST_F(Cli, BenchDevicesChoosesTheGpusOfTheGpuRows) {
     for (const std::string &expected : {"pinned H2D+D2H at once, " + two, "AES-128-ECB encrypt, " + two,
                                         "AES-128-ECB encrypt, " + two + " and the CPU"}) {
         EXPECT_NE(std::find(rows.begin(), rows.end(), expected), rows.end()) << expected << " in " << report;
+    }
+    // The rows through the dispatcher name its lanes: the two GPUs, and the CPU beside them.
+    for (const auto &row : report["results"]) {
+        if (row["stage"] != "pipeline" || row["what"].get<std::string>().find(two) == std::string::npos) continue;
+        std::set<std::string> lanes;
+        for (const auto &lane : row["lanes"]) lanes.insert(lane["name"].get<std::string>());
+        std::set<std::string> expected{"GPU 0", "GPU " + std::to_string(last)};
+        if (row["backend"] == "all") expected.insert("CPU");
+        EXPECT_EQ(lanes, expected) << row;
     }
 }
 
