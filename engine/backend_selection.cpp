@@ -73,6 +73,11 @@ SelectedBackend one_gpu(const BackendRequest &request, const CipherSpec &spec, s
     });
 }
 
+// The ring slots a CPU lane that ciphers beside the GPUs all run long adds: room for its jobs.
+std::size_t cpu_lane_slots(const OpenSslBackend &cpu) {
+    return cpu_jobs_at_once(threads_at_work(cpu), kGpuFileChunkBytes);
+}
+
 // Where the CPU stands beside the GPUs: while they start, all run long, only if every one fails,
 // or not at all.
 std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is_withdrawable) {
@@ -105,7 +110,7 @@ SelectedBackend dispatched(const BackendRequest &request, const CipherSpec &spec
         const CpuSubmit submit =
             *share == LaneShare::throughout ? CpuSubmit::post_every_piece : CpuSubmit::caller_runs_first_piece;
         auto cpu = make_cpu_backend(request, spec, key, submit);
-        if (*share == LaneShare::throughout) slots += cpu_jobs_at_once(threads_at_work(*cpu), kGpuFileChunkBytes);
+        if (*share == LaneShare::throughout) slots += cpu_lane_slots(*cpu);
         lanes.push_back({.name = "CPU", .start = {}, .ready = std::move(cpu), .share = *share});
     }
     for (const int device : devices) {
@@ -137,6 +142,13 @@ SelectedBackend cpu_instead(const BackendRequest &request, const CipherSpec &spe
 }
 
 } // namespace
+
+SelectedBackend cpu_lane_alone(const BackendRequest &request, const CipherSpec &spec,
+                               std::span<const std::uint8_t> key) {
+    auto cpu = make_cpu_backend(request, spec, key, CpuSubmit::post_every_piece);
+    const std::size_t slots = kPipelineSlots + cpu_lane_slots(*cpu);
+    return {std::move(cpu), slots, kGpuFileChunkBytes};
+}
 
 std::string gpu_lane_name(int device, std::size_t gpu_count) {
     return gpu_count == 1 ? "GPU" : "GPU " + std::to_string(device);

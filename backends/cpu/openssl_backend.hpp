@@ -57,6 +57,8 @@ public:
 
     // Threads that cipher (the pool's workers, and the caller unless every piece is posted).
     [[nodiscard]] unsigned threads() const { return pool_.threads() - (posts_every_piece_ ? 1 : 0); }
+    // CpuSubmit::post_every_piece: submit() hands every piece to a worker and returns at once.
+    [[nodiscard]] bool posts_every_piece() const { return posts_every_piece_; }
 
 private:
     struct Slot {

@@ -251,8 +251,16 @@ TEST_F(Cli, BenchDevicesChoosesTheGpusOfTheGpuRows) {
     report = bench(" --backend gpu --devices " + std::to_string(last));
     EXPECT_EQ(report["devices"], nlohmann::json::array({last})) << report;
     int pipelines = 0;
+    int cpu_lanes = 0;
     for (const auto &row : report["results"]) {
         const std::string what = row["what"];
+        // Every GPU and the CPU are judged against their lanes alone, the CPU as it runs beside them.
+        cpu_lanes += row["backend"] == "cpu" && what.ends_with(" as a lane beside GPUs");
+        if (row["backend"] == "all") {
+            EXPECT_NE(row["ratio_text"].get<std::string>().find("% of its lanes alone added up (cpu "),
+                      std::string::npos)
+                << row;
+        }
         EXPECT_EQ(what.find("GPUs"), std::string::npos) << "one GPU asked for: " << what;
         if (row["backend"] == "cpu") continue;
         if (gpus > 1) {
@@ -261,6 +269,7 @@ TEST_F(Cli, BenchDevicesChoosesTheGpusOfTheGpuRows) {
         pipelines += row["stage"] == "pipeline" && row["backend"] == "gpu";
     }
     EXPECT_EQ(pipelines, 1) << report;
+    EXPECT_EQ(cpu_lanes, 1) << report;
     if (gpus < 2) return;
 
     // Two, named last first: every row of several GPUs runs on both, named as the host's subset.

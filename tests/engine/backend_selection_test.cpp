@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace aesgpu::test {
 namespace {
 
@@ -66,6 +68,34 @@ TEST(BackendSelection, CpuIsTheCpuAloneWithARingForItsThreads) {
                                                std::size_t(gpu_device_count()) * kDefaultGpuStreams);
         }
     }
+}
+
+// What the bench judges every GPU and the CPU together against: the CPU as it runs beside them,
+// alone, over the room it adds to their ring, and ciphering as OpenSSL does.
+TEST(BackendSelection, TheCpuLaneAloneIsTheCpuAsItRunsBesideTheGpus) {
+    const Bytes key = random_bytes(16);
+    BackendRequest too_many = request(BackendChoice::all);
+    too_many.cpu_threads = 4 * default_cpu_threads();
+    const SelectedBackend lane = cpu_lane_alone(too_many, Direction::encrypt, key);
+    EXPECT_EQ(lane.dispatcher, nullptr);
+    const auto *cpu = dynamic_cast<const OpenSslBackend *>(lane.backend.get());
+    ASSERT_NE(cpu, nullptr) << lane.backend->describe();
+    EXPECT_TRUE(cpu->posts_every_piece()) << "as the dispatcher's CPU lane: submit() returns at once";
+    EXPECT_FALSE(dynamic_cast<const OpenSslBackend &>(
+                     *select_backend(request(BackendChoice::cpu), Direction::encrypt, key, true).backend)
+                     .posts_every_piece())
+        << "--backend cpu: the submitting thread ciphers a piece";
+    EXPECT_EQ(lane.ring_slots, 3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes));
+    EXPECT_EQ(lane.file_chunk_bytes, kGpuFileChunkBytes);
+
+    const Bytes plain = random_bytes(std::size_t{3} << 20);
+    lane.backend->configure_slots(2, plain.size());
+    std::memcpy(lane.backend->slot_buffer(1).data(), plain.data(), plain.size());
+    lane.backend->submit({.slot = 1, .bytes = plain.size()});
+    lane.backend->wait(1);
+    Bytes expected;
+    ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
+    EXPECT_EQ(std::memcmp(lane.backend->slot_buffer(1).data(), expected.data(), plain.size()), 0);
 }
 
 TEST(BackendSelection, GpuStartsOnTheCpuOnlyWhereTheOutputCanBeWithdrawn) {
