@@ -383,7 +383,7 @@ public:
             // The CPU as the dispatcher runs it beside the GPUs: the part the row below adds up.
             step("cpu lane pipeline " + name);
             BenchResult cpu_lane = time_ring(cpu_lane_alone(cpu_request(), spec, key), key, spec, "cpu",
-                                             name + ", " + threads + " as a lane beside GPUs");
+                                             name + ", " + threads + " as a dispatcher lane");
             cpu_lane.threads = plan_.threads;
             add(cpu_lane);
             step("all pipeline " + name);

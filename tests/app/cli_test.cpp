@@ -73,10 +73,11 @@ print(len(rs), len(d["unavailable"]), ", ".join(stages))
 ')");
     ASSERT_EQ(r.status, 0) << r.err;
     if (gpu_available()) {
-        // Per cipher (encrypt, decrypt): the kernel, the GPU's pipeline, and the CPU alone and
-        // beside the GPUs through the same ring; with several GPUs, their ceiling and pipeline too.
+        // Per cipher (encrypt, decrypt): the kernel, the GPU's pipeline, and the CPU alone (as
+        // --backend cpu runs it, and as the dispatcher's lane) and beside the GPUs through the same
+        // ring; with several GPUs, their ceiling and pipeline too.
         const bool several = std::system((binary_under_test() + " info | grep -q '^GPU 1:'").c_str()) == 0;
-        EXPECT_EQ(r.out, std::string(several ? "21" : "18") +
+        EXPECT_EQ(r.out, std::string(several ? "23" : "20") +
                              " 0 all pipeline, cpu ceiling, cpu memory, cpu pipeline, gpu ceiling, gpu kernel, "
                              "gpu pipeline\n");
     } else {
@@ -255,7 +256,7 @@ TEST_F(Cli, BenchDevicesChoosesTheGpusOfTheGpuRows) {
     for (const auto &row : report["results"]) {
         const std::string what = row["what"];
         // Every GPU and the CPU are judged against their lanes alone, the CPU as it runs beside them.
-        cpu_lanes += row["backend"] == "cpu" && what.ends_with(" as a lane beside GPUs");
+        cpu_lanes += row["backend"] == "cpu" && what.ends_with(" as a dispatcher lane");
         if (row["backend"] == "all") {
             EXPECT_NE(row["ratio_text"].get<std::string>().find("% of its lanes alone added up (cpu "),
                       std::string::npos)
