@@ -13,10 +13,19 @@
 #             measure.py), median of REPS; then once with -v for the bytes each lane took
 # Usage: [STEPS="topology bench subsets files"] [SIZE=4G] [REPS=3] [FILE_REPS=REPS] [FILE_GIB=8] [DISK_DIR=/var/tmp]
 #        scripts/gpu-scaling.sh BUILD_DIR      (BUILD_DIR holds a built aesgpu)
+# nvidia-smi numbers the GPUs in PCI bus order, and so does CUDA here (CUDA_DEVICE_ORDER): the
+# subsets' numbers are the ones --devices takes. CUDA_VISIBLE_DEVICES would renumber them, so it
+# must not be set.
 set -uo pipefail
+build=$(realpath "${1:?usage: scripts/gpu-scaling.sh BUILD_DIR}")
+disk_dir=$(realpath "${DISK_DIR:-/var/tmp}")
 cd "$(dirname "$0")/.."
-build=${1:?usage: scripts/gpu-scaling.sh BUILD_DIR}
 aesgpu=$build/aesgpu
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  echo "gpu-scaling: CUDA_VISIBLE_DEVICES renumbers the GPUs that nvidia-smi names: unset it" >&2
+  exit 2
+fi
+export CUDA_DEVICE_ORDER=PCI_BUS_ID
 steps=${STEPS:-topology bench subsets files}
 size=${SIZE:-4G}
 reps=${REPS:-3}
@@ -44,63 +53,75 @@ fi
 if wanted subsets; then
   step "subsets of the GPUs by NUMA node (nvidia-smi topo -m), --size $size, ECB encrypt, AES-128"
   # "count placement list" lines from the NUMA Affinity column.
-  nvidia-smi topo -m | python3 scripts/gpu-subsets.py "$gpus" > /tmp/aesgpu-subsets || status=1
+  subsets=$(mktemp) json=$(mktemp)
+  nvidia-smi topo -m | python3 scripts/gpu-subsets.py "$gpus" > "$subsets" || status=1
   printf "%-5s %-7s %-16s %14s %14s %8s %14s\n" GPUs placing devices "ceiling GB/s" "pipeline GB/s" "of it" "with CPU GB/s"
   while read -r count placing list; do
-    json=/tmp/aesgpu-subset.json
     if ! "$aesgpu" bench --backend gpu --devices "$list" --size "$size" --mode ecb --key-bits 128 \
       --direction encrypt --reps "$reps" --json > "$json"; then
+      printf "%-5s %-7s %-16s failed\n" "$count" "$placing" "$list"
       status=1
       continue
     fi
-    python3 - "$json" "$count" "$placing" "$list" <<'EOF'
+    python3 - "$json" "$count" "$placing" "$list" <<'EOF' || status=1
 import json, sys
 report = json.load(open(sys.argv[1]))
 count = int(sys.argv[2])
 rows = report["results"]
 def pick(stage, backend, test):
     found = [r for r in rows if r["stage"] == stage and r["backend"] == backend and test(r["what"])]
-    return found[0] if found else None
+    if not found:
+        sys.exit(f"gpu-scaling: no {backend} {stage} row for {count} GPUs ({sys.argv[4]})")
+    return found[0]
 several = count > 1
 ceiling = pick("ceiling", "gpu", lambda w: w.startswith("pinned H2D+D2H at once") and ("GPUs" in w) == several)
 pipeline = pick("pipeline", "gpu", lambda w: ("GPUs" in w) == several)
 together = pick("pipeline", "all", lambda w: True)
-half = ceiling["gbps"] / 2 if ceiling else 0  # plaintext each way
-print(f"{count:<5} {sys.argv[3]:<7} {sys.argv[4]:<16} {half:14.2f} {pipeline['gbps'] if pipeline else 0:14.2f} "
-      f"{(100 * pipeline['gbps'] / half) if pipeline and half else 0:7.0f}% {together['gbps'] if together else 0:14.2f}")
+half = ceiling["gbps"] / 2  # plaintext each way
+print(f"{count:<5} {sys.argv[3]:<7} {sys.argv[4]:<16} {half:14.2f} {pipeline['gbps']:14.2f} "
+      f"{100 * pipeline['gbps'] / half:7.0f}% {together['gbps']:14.2f}")
 EOF
-  done < /tmp/aesgpu-subsets
-  rm -f /tmp/aesgpu-subsets /tmp/aesgpu-subset.json
+  done < "$subsets"
+  rm -f "$subsets" "$json"
 fi
 
 if wanted files; then
   gib=${FILE_GIB:-8}
-  median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-  for dir in "${DISK_DIR:-/var/tmp}" /dev/shm; do
-    step "files: $gib GiB on $dir ($(findmnt -no FSTYPE,SOURCE --target "$dir")), ECB encrypt, AES-128, durable (--sync); cold cache where it is a disk"
+  median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  # Dropping the page cache needs root; without it the disk's runs may read from memory.
+  cold="cold cache where it is a disk"
+  [ "$(id -u)" = 0 ] || cold="NOT from a cold cache (not root)"
+  drop_caches() { sync; [ "$(id -u)" != 0 ] || echo 3 > /proc/sys/vm/drop_caches || status=1; }
+  for dir in "$disk_dir" /dev/shm; do
+    step "files: $gib GiB on $dir ($(findmnt -no FSTYPE,SOURCE --target "$dir" | tail -1)), ECB encrypt, AES-128, durable (--sync); $cold"
     work=$dir/aesgpu-scaling
     mkdir -p "$work" && rm -f "$work"/*
     random_file "$work/in" "${gib}G"
     : > "$work/times"
     for ((rep = 0; rep < ${FILE_REPS:-$reps}; rep++)); do
       for backend in gpu auto; do
-        rm -f "$work/out"; sync
-        [ "$(id -u)" = 0 ] && echo 3 > /proc/sys/vm/drop_caches
-        echo "$backend $(python3 scripts/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
-          "$work/in" -o "$work/out" || echo failed)" >> "$work/times"
+        rm -f "$work/out"
+        drop_caches
+        # A failed run's times stay out of the medians.
+        if cost=$(python3 scripts/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
+          "$work/in" -o "$work/out"); then
+          echo "$backend $cost" >> "$work/times"
+        else
+          echo "$backend run failed" && status=1
+        fi
       done
     done
-    grep -q failed "$work/times" && status=1
     for backend in gpu auto; do
       runs=$(grep "^$backend wall=" "$work/times" | tr '=' ' ')
+      [ -n "$runs" ] || { echo "$backend: no run succeeded"; continue; }
       printf "%-5s median wall %6.2f s, %6.2f GB/s, CPU %5.2f s/GiB (walls:%s)\n" "$backend" \
         "$(awk '{ print $3 }' <<< "$runs" | median)" \
         "$(awk -v g="$gib" '{ print g * 1.073741824 / $3 }' <<< "$runs" | median)" \
         "$(awk -v g="$gib" '{ print ($5 + $7) / g }' <<< "$runs" | median)" "$(awk '{ printf " %s", $3 }' <<< "$runs")"
     done
     for backend in gpu auto; do
-      rm -f "$work/out"; sync
-      [ "$(id -u)" = 0 ] && echo 3 > /proc/sys/vm/drop_caches
+      rm -f "$work/out"
+      drop_caches
       echo "-- $backend -v:"
       "$aesgpu" encrypt -v --sync --mode ecb --backend $backend -K $key "$work/in" -o "$work/out" 2>&1 |
         grep -vi warning || status=1

@@ -66,8 +66,10 @@ def subsets(gpus, count=None):
 
 
 def main():
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else None
     try:
+        count = int(sys.argv[1]) if len(sys.argv) > 1 else None
+        if count is not None and count < 1:
+            raise ValueError(f"the GPU count must be 1 or more, not {count}")
         print("\n".join(subsets(read_topology(sys.stdin.read()), count)))
     except ValueError as error:
         sys.exit(f"gpu-subsets: {error}")

@@ -61,7 +61,10 @@ expect("the header underlined", subsets(underlined, "2"), (0, ["1 near 0", "2 ne
 two = matrix([["X", "NV18"], ["NV18", "X"]], ["N/A", "N/A"])
 expect("two GPUs, no NUMA affinity", subsets(two, "2"), (0, ["1 near 0", "2 near 0,1"], ""))
 
-status, out, err = subsets("No devices were found\n", "0")
+status, out, err = subsets("No devices were found\n", "1")
 expect("not a topology", (status != 0, out, err), (True, [], "gpu-subsets: no GPU0 column: not the output of "
                                                             "nvidia-smi topo -m\n"))
+for count in ("0", "-1", "abc"):
+    status, out, err = subsets(nvlink, count)
+    expect(f"a GPU count of {count}", (status != 0, out, err.startswith("gpu-subsets: ")), (True, [], True))
 sys.exit(1 if failures else 0)
