@@ -380,10 +380,11 @@ public:
                                         name + ", " + threads + ", host ring");
             cpu.threads = plan_.threads;
             add(cpu);
-            // The CPU as the dispatcher runs it beside the GPUs: the part the row below adds up.
+            // The CPU as the dispatcher runs it beside the GPUs, over a ring of the same size: the
+            // part the row below adds up.
             step("cpu lane pipeline " + name);
-            BenchResult cpu_lane = time_ring(cpu_lane_alone(cpu_request(), spec, key), key, spec, "cpu",
-                                             name + ", " + threads + " as a dispatcher lane");
+            BenchResult cpu_lane = time_ring(cpu_lane_alone(cpu_request(), spec, key, devices_.size()), key, spec,
+                                             "cpu", name + ", " + threads + " as a dispatcher lane");
             cpu_lane.threads = plan_.threads;
             add(cpu_lane);
             step("all pipeline " + name);

@@ -143,10 +143,10 @@ SelectedBackend cpu_instead(const BackendRequest &request, const CipherSpec &spe
 
 } // namespace
 
-SelectedBackend cpu_lane_alone(const BackendRequest &request, const CipherSpec &spec,
-                               std::span<const std::uint8_t> key) {
+SelectedBackend cpu_lane_alone(const BackendRequest &request, const CipherSpec &spec, std::span<const std::uint8_t> key,
+                               std::size_t gpus) {
     auto cpu = make_cpu_backend(request, spec, key, CpuSubmit::post_every_piece);
-    const std::size_t slots = kPipelineSlots + cpu_lane_slots(*cpu);
+    const std::size_t slots = kPipelineSlots + cpu_lane_slots(*cpu) + gpus * request.gpu_streams;
     return {std::move(cpu), slots, kGpuFileChunkBytes};
 }
 

@@ -91,12 +91,12 @@ struct SelectedBackend {
                                              std::span<const std::uint8_t> key, bool output_is_withdrawable,
                                              NoteSink *notes = nullptr);
 
-// The CPU alone as a dispatcher runs it beside the GPUs (every piece posted to its workers, jobs
-// overlapping, over the ring slots it adds there), not as `cpu` runs it (the submitting thread
-// ciphers a piece of each job): for the bench, to judge every GPU and the CPU together against
-// their lanes alone.
+// The CPU alone as a dispatcher runs it beside `gpus` GPUs (every piece posted to its workers,
+// jobs overlapping), over a ring of as many slots as theirs together (the ring's size decides how
+// much of it the CPU's cache holds); not as `cpu` runs it (the submitting thread ciphers a piece
+// of each job). For the bench, to judge every GPU and the CPU together against their lanes alone.
 [[nodiscard]] SelectedBackend cpu_lane_alone(const BackendRequest &request, const CipherSpec &spec,
-                                             std::span<const std::uint8_t> key);
+                                             std::span<const std::uint8_t> key, std::size_t gpus);
 
 // Fails, as select_backend would for `gpu`, when no GPU is there at all or a --devices entry is
 // not there; nothing for the other choices. Lets a run that prompts for a passphrase fail before

@@ -76,7 +76,7 @@ TEST(BackendSelection, TheCpuLaneAloneIsTheCpuAsItRunsBesideTheGpus) {
     const Bytes key = random_bytes(16);
     BackendRequest too_many = request(BackendChoice::all);
     too_many.cpu_threads = 4 * default_cpu_threads();
-    const SelectedBackend lane = cpu_lane_alone(too_many, Direction::encrypt, key);
+    const SelectedBackend lane = cpu_lane_alone(too_many, Direction::encrypt, key, 2);
     EXPECT_EQ(lane.dispatcher, nullptr);
     const auto *cpu = dynamic_cast<const OpenSslBackend *>(lane.backend.get());
     ASSERT_NE(cpu, nullptr) << lane.backend->describe();
@@ -85,7 +85,11 @@ TEST(BackendSelection, TheCpuLaneAloneIsTheCpuAsItRunsBesideTheGpus) {
                      *select_backend(request(BackendChoice::cpu), Direction::encrypt, key, true).backend)
                      .posts_every_piece())
         << "--backend cpu: the submitting thread ciphers a piece";
-    EXPECT_EQ(lane.ring_slots, 3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes));
+    // The ring of the CPU and two GPUs together, as the row it is the part of.
+    EXPECT_EQ(lane.ring_slots,
+              3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes) + 2 * kDefaultGpuStreams);
+    EXPECT_EQ(cpu_lane_alone(too_many, Direction::encrypt, key, 0).ring_slots,
+              3 + cpu_jobs_at_once(default_cpu_threads(), kGpuFileChunkBytes));
     EXPECT_EQ(lane.file_chunk_bytes, kGpuFileChunkBytes);
 
     const Bytes plain = random_bytes(std::size_t{3} << 20);
