@@ -1110,8 +1110,17 @@ void warn_of_skipped(const CipherOptions &options, const std::vector<std::string
     }
 }
 
-// No input left to cipher (-r or --filelist found none, or each was skipped): said; exit status 0.
+// -r: each directory it could not read, said before any work. Returns the exit status those
+// give the run: 1 if any (the run goes on with the rest).
+int tell_unreadable(const InputList &list) {
+    for (const std::string &why : list.unreadable) spdlog::error("{}", printable(why));
+    return list.unreadable.empty() ? 0 : 1;
+}
+
+// No input left to cipher (-r or --filelist found none, or each was skipped): said; exit status 0
+// (1 where -r could not read a directory).
 int tell_nothing_to_do(const CipherOptions &options, const InputList &list) {
+    const int status = tell_unreadable(list);
     warn_of_skipped(options, list.skipped);
     if (list.skipped.size() > 1) print_files_summary(options, list.skipped.size(), {.skipped = list.skipped.size()});
     if (list.skipped.empty()) {
@@ -1120,7 +1129,7 @@ int tell_nothing_to_do(const CipherOptions &options, const InputList &list) {
                          ? " (decrypt -r takes the files whose names end in " + quoted_name(options.suffix) + ")"
                          : "");
     }
-    return 0;
+    return status;
 }
 
 } // namespace
@@ -1141,17 +1150,18 @@ int run_cipher_command(const CipherOptions &options) {
     check_output_dir(options, inputs);
     refuse_outputs_over_inputs(options, inputs);
     warn_of_skipped(options, list.skipped);
+    const int unreadable_status = tell_unreadable(list);
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;
     const CipherSettings settings = settings_of(options, associated_data.bytes);
     CommandState shared{keys, settings, not_inputs, ecb_warning, selection_log};
-    if (inputs.size() == 1 && list.skipped.empty()) {
+    if (inputs.size() == 1 && list.skipped.empty() && unreadable_status == 0) {
         // Failures reach main() as they are.
         bool summaries_unwritable = false;
         run_and_summarise(options, inputs.front(), shared, 0, summaries_unwritable);
         return 0;
     }
-    return run_each(options, inputs, shared, list.skipped.size());
+    return std::max(unreadable_status, run_each(options, inputs, shared, list.skipped.size()));
 }
 
 } // namespace aesgpu

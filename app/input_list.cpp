@@ -56,14 +56,20 @@ bool is_a_directory(const std::string &name) {
            !held_for_a_closed_stream(status);
 }
 
-// The entries of `directory`, sorted by name, so that runs go in the same order.
-std::vector<fs::directory_entry> sorted_entries(const fs::path &directory) {
+// The entries of `directory`, sorted by name, so that runs go in the same order; none, and why
+// in `list`, where it cannot be read.
+std::vector<fs::directory_entry> sorted_entries(const fs::path &directory, InputList &list) {
     std::vector<fs::directory_entry> entries;
     std::error_code error;
     for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
         entries.push_back(*it);
     }
-    if (error) throw IoError(errno_message("-r cannot read directory", quoted_name(directory.string()), error.value()));
+    if (error) {
+        list.unreadable.push_back(
+            errno_message("-r cannot read directory", quoted_name(directory.string()), error.value()) +
+            ": its files were left as they are");
+        return {};
+    }
     std::sort(entries.begin(), entries.end(), [](const fs::directory_entry &a, const fs::directory_entry &b) {
         return a.path().filename().native() < b.path().filename().native();
     });
@@ -73,7 +79,7 @@ std::vector<fs::directory_entry> sorted_entries(const fs::path &directory) {
 // -r: the regular files under `directory`, into `list`. Symbolic links met here are not followed,
 // nor taken (a link given as a FILE argument is); decrypt takes only names that end in the suffix.
 void walk(const CipherOptions &options, const fs::path &directory, InputList &list) {
-    for (const fs::directory_entry &entry : sorted_entries(directory)) {
+    for (const fs::directory_entry &entry : sorted_entries(directory, list)) {
         std::error_code error;
         const fs::file_status status = entry.symlink_status(error);
         const std::string name = entry.path().string();

@@ -17,6 +17,9 @@ struct InputList {
     std::vector<std::string> inputs;      // what the run ciphers, in order
     std::vector<std::string> skipped;     // encrypting: names that end in the suffix already
     std::vector<std::string> directories; // given without -r: in `inputs` too, for refuse_directories
+    // -r: why each directory that could not be read was not (its files are not in `inputs`); the
+    // run does the rest and fails at its end, as gzip -r does.
+    std::vector<std::string> unreadable;
 };
 
 // The names a --filelist holds: one a line, or each ended by a NUL byte (`nul_separated`, as
@@ -25,8 +28,8 @@ struct InputList {
 
 // The inputs the options name: options.inputs, then --filelist's names (read here; "-": standard
 // input), or standard input ("-") when neither names any; with -r each directory among them
-// walked. Throws UsageError for a file list that cannot be read or that names "-"; IoError for a
-// directory -r cannot read.
+// walked (a directory it cannot read is noted in `unreadable`). Throws UsageError for a file list
+// that cannot be read or that names "-".
 [[nodiscard]] InputList gather_inputs(const CipherOptions &options);
 
 // The same for names already gathered (no file list is read): for tests, and gather_inputs.

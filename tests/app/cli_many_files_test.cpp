@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -63,6 +64,42 @@ TEST_F(ManyFilesCli, DashREncryptsAndDecryptsATreeOfRegularFilesOnly) {
     const Outcome named = run("timeout 60 $AESGPU encrypt -r tree/sub/link" + kGcm);
     EXPECT_EQ(named.status, 0) << named.err;
     EXPECT_TRUE(exists("tree/sub/link.aes"));
+}
+
+// A directory -r cannot read (mode 000) is said before any work; the rest of the tree is done,
+// its files are left as they are, and the run fails at its end (as gzip -r does), even with --rm.
+// Before, the whole run stopped with nothing done. Run as another user where the tests run as
+// root, which reads any directory.
+TEST_F(ManyFilesCli, DashRGoesOnPastADirectoryItCannotReadAndFailsAtTheEnd) {
+    std::string as_user;
+    if (::geteuid() == 0) {
+        if (!have_command("setpriv")) GTEST_SKIP() << "as root, needs setpriv to run as another user";
+        as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all ";
+        ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+    }
+    write("tree/a", 1000);
+    write("tree/locked/b", 2000);
+    write("tree/z/c", 3000);
+    ASSERT_EQ(run("cp -r tree orig && chown -R 65534 tree 2>/dev/null; chmod 000 tree/locked").status, 0);
+
+    const Outcome r = run(as_user + "timeout 60 $AESGPU encrypt -r --rm tree" + kGcm);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.err, "aesgpu: -r cannot read directory 'tree/locked': Permission denied: its files were left as "
+                     "they are\naesgpu: encrypted 2 of 2 files\n");
+    EXPECT_TRUE(exists("tree/a.aes"));
+    EXPECT_TRUE(exists("tree/z/c.aes"));
+    EXPECT_FALSE(exists("tree/a"));
+    ASSERT_EQ(::chmod(file("tree/locked").c_str(), 0755), 0);
+    EXPECT_EQ(slurp(file("tree/locked/b")), slurp(file("orig/locked/b"))) << "left as it was";
+    EXPECT_FALSE(exists("tree/locked/b.aes"));
+
+    // Nothing else to do: said, and still a failure.
+    ASSERT_EQ(::chmod(file("tree/locked").c_str(), 0), 0);
+    const Outcome none = run(as_user + "timeout 60 $AESGPU encrypt -r tree/locked" + kGcm);
+    EXPECT_EQ(none.status, 1) << none.err;
+    EXPECT_EQ(none.err, "aesgpu: -r cannot read directory 'tree/locked': Permission denied: its files were left "
+                        "as they are\naesgpu: warning: no files to encrypt\n");
+    ASSERT_EQ(::chmod(file("tree/locked").c_str(), 0755), 0); // for the fixture to remove it
 }
 
 TEST_F(ManyFilesCli, DecryptDashRTakesOnlyNamesWithTheSuffix) {
