@@ -417,6 +417,13 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
                       " is not a multiple of 16 bytes, which --no-pad requires");
 }
 
+// What a decrypt whose padding failed says of why.
+std::string bad_decrypt_causes(bool passphrase_mode) {
+    if (!passphrase_mode) return ": wrong key or corrupted input";
+    return ": wrong passphrase, corrupted input, or a file made with options aesgpu does not read (openssl enc "
+           "without -pbkdf2, with -md other than sha256, or with another -iter than --iter)";
+}
+
 // Where decrypting read the file as ECB for want of anything that says otherwise (no --mode), a
 // failure that another mode would explain names the modes to try: nothing in CTR says it is CTR.
 std::string other_modes_hint(const ModeGuess *mode_was_read) {
@@ -761,14 +768,8 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
     try {
         throw;
     } catch (const BadPadding &) {
-        if (passphrase_mode) {
-            throw BadPadding(name +
-                             ": bad decrypt: wrong passphrase, corrupted input, or a file made with options aesgpu "
-                             "does not read (openssl enc without -pbkdf2, with -md other than sha256, or with "
-                             "another -iter than --iter)" +
-                             other_modes_hint(mode_was_read));
-        }
-        throw BadPadding(name + ": bad decrypt: wrong key or corrupted input" + other_modes_hint(mode_was_read));
+        throw BadPadding(name + ": bad decrypt" + bad_decrypt_causes(passphrase_mode) +
+                         other_modes_hint(mode_was_read));
     } catch (const NotWholeBlocks &e) {
         throw_not_whole_blocks(e, name);
     } catch (const FormatError &e) {
@@ -834,12 +835,21 @@ void log_done(const CipherOptions &options, const PipelineStats &stats, const Cp
 // Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
 // options given are another mode's (before anything that asks for the key).
 ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource &keys, std::size_t segment_bytes) {
-    ModeGuess guess = guess_input_mode(source, keys, segment_bytes);
-    spdlog::info("{} reads as --mode {}: {}", source.display_name(), mode_name(guess.mode), guess.why);
+    ModeGuess guess;
+    try {
+        guess = guess_input_mode(source, keys, segment_bytes, options.no_pad);
+    } catch (const ModeNotRecorded &e) {
+        throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
+    }
+    const std::string reads_as = guess.padding_decides ? "ecb or --mode cbc" : mode_name(guess.mode);
+    spdlog::info("{} reads as --mode {}: {}", source.display_name(), reads_as, guess.why);
     const FormatRules rules = format_rules(guess.mode);
     if (options.remove_input && !rules.proves_the_key) {
-        throw UsageError(unproven_decrypt_rm(kEcbPassesWrongKeys) + " (" + source.display_name() +
-                         " reads as ECB: " + guess.why + ")");
+        throw UsageError(
+            unproven_decrypt_rm(guess.padding_decides
+                                    ? "in ECB and CBC a wrong key passes the padding check about once in 256"
+                                    : unproven_key_reason(guess.mode, options.no_pad)) +
+            " (" + source.display_name() + " reads as --mode " + reads_as + ": " + guess.why + ")");
     }
     if (guess.mode == Mode::gcm) {
         const char *not_gcm = options.no_pad                                   ? "--no-pad"
@@ -895,12 +905,25 @@ void check_input_size(const CipherOptions &options, const CipherSettings &settin
 }
 
 // The key (asked for here, with a prompt), -v's cost of deriving it, and where the mode was a
-// guess, segment 0's verdict.
+// guess, segment 0's verdict, or the padding's (then the mode it says, into `guess`).
 CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, KeySource &keys, InputSource &source,
-                       const std::optional<ModeGuess> &guess) {
+                       std::optional<ModeGuess> &guess) {
     const auto start = std::chrono::steady_clock::now();
-    CipherKey key = cipher_key(format, keys);
+    const bool padding_decides = guess && guess->padding_decides;
+    CipherKey key = [&] {
+        try {
+            return cipher_key(format, keys, guess ? &*guess : nullptr);
+        } catch (const ModeNotRecorded &e) {
+            throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
+        } catch (const BadPadding &e) {
+            throw BadPadding(source.display_name() + ": " + e.what() + bad_decrypt_causes(true) +
+                             "; or it is CTR: give --mode ctr");
+        }
+    }();
     if (keys.passphrase_mode()) log_key_derivation(options, format, seconds_since(start));
+    if (padding_decides) {
+        spdlog::info("{} reads as --mode {}: {}", source.display_name(), mode_name(guess->mode), guess->why);
+    }
     if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
     return key;
 }
@@ -983,7 +1006,7 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
     refuse_terminal_input(options, source);
     if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    const std::optional<ModeGuess> guess = mode_of_input(options, source, keys, settings, summary);
+    std::optional<ModeGuess> guess = mode_of_input(options, source, keys, settings, summary);
     const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
     check_range_input(options, source, *format);
     const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
@@ -994,7 +1017,8 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
     spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
 
     const CipherKey key = key_of_input(options, *format, keys, source, guess);
-    if (options.print_key) { // openssl's files only: the command refuses -P for GCM
+    if (guess) settings.mode = *summary.mode = key.spec.mode; // where the padding decided
+    if (options.print_key) {                                  // openssl's files only: the command refuses -P for GCM
         print_key(dynamic_cast<const OpensslEncFile &>(*format), key);
         return summary;
     }

@@ -63,9 +63,9 @@ std::string size_text(std::size_t bytes) {
 
 constexpr const char *kDescription =
     "aesgpu encrypts and decrypts files and pipes with AES-128/192/256 in ECB mode (the default), CTR\n"
-    "mode (both byte-compatible with `openssl enc`) or GCM (authenticated, Tink's streaming AEAD\n"
-    "format), on an NVIDIA GPU (CUDA) or on the CPU (OpenSSL, AES-NI). ECB shows repeated plaintext\n"
-    "blocks as repeated ciphertext; only GCM detects tampering: use --mode gcm to protect data.";
+    "or CBC mode (all three byte-compatible with `openssl enc`) or GCM (authenticated, Tink's streaming\n"
+    "AEAD format), on an NVIDIA GPU (CUDA) or on the CPU (OpenSSL, AES-NI). ECB shows repeated\n"
+    "plaintext blocks as repeated ciphertext; only GCM detects tampering: use --mode gcm to protect data.";
 
 constexpr const char *kEncryptExamples = R"(Examples:
   aesgpu encrypt report.pdf --key-file my.key       writes report.pdf.aes
@@ -81,28 +81,33 @@ constexpr const char *kEncryptExamples = R"(Examples:
   iv=$(openssl rand -hex 16)                        CTR with a raw key: a new IV for every file,
   aesgpu encrypt --mode ctr --key-file my.key --iv $iv db.dump      kept: decrypting needs it
 Interop: openssl enc -d -aes-256-ecb -K $(xxd -p -c 64 my.key) -in report.pdf.aes decrypts it;
-openssl enc -d -aes-256-ctr -K ... -iv $iv a --mode ctr file; openssl enc -d -aes-256-ecb|ctr
--pbkdf2 -pass ... a passphrase file; Tink's AesGcmHkdfStreaming (HKDF-SHA256, the same segment
-size) a --mode gcm raw-key file.)";
+openssl enc -d -aes-256-ctr|cbc -K ... -iv $iv a --mode ctr or cbc file; openssl enc -d
+-aes-256-ecb|ctr|cbc -pbkdf2 -pass ... a passphrase file; Tink's AesGcmHkdfStreaming (HKDF-SHA256,
+the same segment size) a --mode gcm raw-key file.)";
 
 constexpr const char *kDecryptExamples = R"(Examples:
   aesgpu decrypt report.pdf.aes --key-file my.key   writes report.pdf
   aesgpu decrypt -c photos.tar.aes --key-file my.key | tar x
   aesgpu decrypt data.bin --key-file my.key -o data.out    (no .aes suffix: name the output)
-  aesgpu decrypt -p file:pass.txt notes.txt.aes     also reads `openssl enc -pbkdf2` files
-  aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    also reads openssl -aes-256-ctr -pbkdf2
+  aesgpu decrypt --mode cbc -p file:pass.txt notes.enc -o notes.txt   openssl enc -aes-256-cbc -pbkdf2
+  aesgpu decrypt --mode ctr -p env:BACKUP_PASS db.dump.aes    openssl enc -aes-256-ctr -pbkdf2
   aesgpu decrypt --key-file my.key db.dump.aes      a gcm file needs no --mode: its header says so
   aesgpu decrypt -r --key-file my.key --output-dir back photos/   each .aes under photos/ into back/
   aesgpu info db.dump.aes                           what a file says of itself, without the key
-Without --mode, decrypt reads the mode from each file: aesgpu's gcm passphrase header, or a first
-byte that is Tink's header length for the raw key's size (segment 0's tag then decides; it fails
-with "give --mode ecb" for an ECB file that starts so, one in 256), else ecb. ctr says nothing of
-itself: give --mode ctr.
+Without --mode, decrypt reads the mode from each file where the file tells it: aesgpu's gcm
+passphrase header; a first byte that is Tink's header length for the raw key's size (segment 0's
+tag then decides; an ECB file that starts so, one in 256, fails with "give --mode ecb"); else with
+a raw key, ecb. openssl's passphrase files (Salted__) do not record the mode: their data is ctr
+where it is not whole 16-byte blocks, else ecb or cbc as the last block's padding fits once the
+key is derived. Where both fit (one file in 256) it stops and asks for --mode, writing nothing; a
+ctr file of whole blocks fits one by chance about 2 times in 256 and then decrypts to garbage
+(-v says which check decided). A pipe in that format is held up to 64 MiB to find its end before
+anything is written; a longer one needs --mode. Scripts should name the mode.
 gcm: a wrong key, passphrase or --aad, or any change to the file, fails with "authentication failed
 in segment N" (exit 1) and no output file; to standard output, only segments that passed are
-written. ecb: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times in 256.
-ctr has nothing to check: a wrong key or IV decrypts to garbage, exit 0. Neither ecb nor ctr
-detects tampering.)";
+written. ecb and cbc: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times
+in 256 (254 where both are tried). ctr has nothing to check: a wrong key or IV decrypts to
+garbage, exit 0. None of ecb, cbc and ctr detects tampering.)";
 
 constexpr const char *kBenchNotes =
     R"(Stages: ceiling (memcpy on 1 thread, an in-place pass over memory on all, pinned PCIe copies,
@@ -271,7 +276,7 @@ void add_key_options(CLI::App &command, CipherOptions &options, SecretArguments 
         ->check(CLI::IsMember({128u, 192u, 256u}))
         ->option_text("BITS");
     command.add_flag("-P,--print-key", options.print_key,
-                     "Print the key (key=; salt= in passphrase mode; iv = in ctr mode) in hex on standard "
+                     "Print the key (key=; salt= in passphrase mode; iv = in ctr and cbc mode) in hex on standard "
                      "output, as `openssl enc -P` does, and stop");
 }
 
@@ -302,7 +307,8 @@ void add_mode_options(CLI::App &command, CipherOptions &options) {
             "decrypting on every GPU and the CPU) or gcm "
             "(authenticated: Tink's AES-GCM-HKDF streaming format; every segment is checked before any of it is "
             "written). Only gcm detects tampering and wrong keys: use it to protect data. Decrypting without "
-            "--mode reads it from the file (gcm's headers), else ecb")
+            "--mode reads it from the file where it can (gcm's headers; for openssl's Salted__ files the length, "
+            "then the padding: see below), else ecb")
         ->option_text("ecb|ctr|cbc|gcm");
     command
         .add_option_function<std::string>(
@@ -722,11 +728,7 @@ void refuse_unproven_decrypt_rm(const CipherOptions &options, const SettingUse &
     const bool mode_read_from_files = options.direction == Direction::decrypt && !options.mode_given && !options.no_pad;
     if (options.remove_input && !mode_read_from_files &&
         fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
-        throw UsageError(unproven_decrypt_rm(options.mode == Mode::ctr ? "--mode ctr decrypts any key to something"
-                                             : options.no_pad          ? "--no-pad leaves no padding to check"
-                                             : options.mode == Mode::cbc
-                                                 ? "in CBC a wrong key passes the padding check about once in 256"
-                                                 : kEcbPassesWrongKeys));
+        throw UsageError(unproven_decrypt_rm(unproven_key_reason(options.mode, options.no_pad)));
     }
 }
 
@@ -919,6 +921,13 @@ std::string unproven_decrypt_rm(std::string_view why) {
                        "would then remove the only ciphertext. Decrypt, check the output, then remove the input "
                        "yourself",
                        why);
+}
+
+const char *unproven_key_reason(Mode mode, bool no_pad) {
+    if (mode == Mode::ctr) return "CTR decrypts any key to something";
+    if (no_pad) return "--no-pad leaves no padding to check";
+    return mode == Mode::cbc ? "in CBC a wrong key passes the padding check about once in 256"
+                             : "in ECB a wrong key passes the padding check about once in 256";
 }
 
 std::string help_hint(const CLI::App &app, int argc, char **argv) {
@@ -1140,14 +1149,15 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     app.footer(std::string("Run `aesgpu COMMAND --help` for a command's options and examples.") + kExitCodes);
 
     auto *encrypt = app.add_subcommand(
-        "encrypt", "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, CTR, or authenticated GCM");
+        "encrypt",
+        "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, CTR, CBC, or authenticated GCM");
     parsed.encrypt_options.direction = Direction::encrypt;
     add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
     encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
-    auto *decrypt =
-        app.add_subcommand("decrypt", "Decrypt FILE (or standard input); GCM checks every segment, ECB the padding");
+    auto *decrypt = app.add_subcommand(
+        "decrypt", "Decrypt FILE (or standard input); GCM checks every segment, ECB and CBC the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
     add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
     decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,

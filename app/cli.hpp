@@ -75,10 +75,14 @@ void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **
 // which are listed as they were given: CLI11 lists them last first ("0 --devices").
 [[nodiscard]] std::string parse_error_text(const CLI::ParseError &error, const CLI::App &app);
 
+// Where nothing tells a file's mode: what to do.
+inline constexpr const char *kGiveTheMode = "give the mode it was made with: --mode ecb, cbc or ctr";
+
 // Why decrypt --rm is refused where the key is not proven (`why`: the mode's reason), for the
-// command line's check and a file read as ECB alike.
-inline constexpr const char *kEcbPassesWrongKeys = "in ECB a wrong key passes the padding check about once in 256";
+// command line's check and a file whose mode was read alike.
 [[nodiscard]] std::string unproven_decrypt_rm(std::string_view why);
+// That reason for `mode` (ECB, CBC or CTR), or for whole blocks where `no_pad`.
+[[nodiscard]] const char *unproven_key_reason(Mode mode, bool no_pad);
 
 // What a CUDA build carries ("80-real 90-real 90-virtual", as CMAKE_CUDA_ARCHITECTURES lists it),
 // in --version's words: "GPU code for sm_80, sm_90, and PTX for compute_90 (...)".

@@ -120,6 +120,10 @@ FileFacts read_file_facts(const std::string &name) {
 std::string describe(const CiphertextFacts &facts) {
     switch (facts.kind) {
     case CiphertextKind::gcm_passphrase:
+        if (facts.cut_short) {
+            return fmt::format("aesgpu's GCM passphrase header, cut short: it has {} of its {} bytes", *facts.cut_short,
+                               kPassphraseHeaderBytes);
+        }
         if (!facts.header) return "aesgpu's GCM passphrase header, damaged or of another version: " + facts.damaged;
         return fmt::format("GCM with a passphrase (aesgpu's header): scrypt N = 2^{}, r = {}, p = {}; AES-{}; "
                            "segments of {} bytes",

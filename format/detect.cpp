@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <string_view>
 
 namespace aesgpu {
@@ -50,28 +51,61 @@ CiphertextStart classify_ciphertext_start(std::span<const std::byte> start) {
 }
 
 ModeGuess guess_mode(std::span<const std::byte> start, std::optional<std::uint64_t> length, const KeyGiven &key,
-                     std::size_t segment_bytes) {
-    if (starts_with_passphrase_magic(start)) return {Mode::gcm, false, "aesgpu's GCM passphrase header"};
+                     std::size_t segment_bytes, bool no_pad) {
+    if (starts_with_passphrase_magic(start)) return {.mode = Mode::gcm, .why = "aesgpu's GCM passphrase header"};
     if (key.passphrase) {
-        return {Mode::ecb, false,
-                classify_ciphertext_start(start) == CiphertextStart::salted
-                    ? "openssl's 'Salted__' header, which does not record the mode: read as ECB"
-                    : "no GCM passphrase header: read as ECB"};
+        if (classify_ciphertext_start(start) != CiphertextStart::salted) {
+            return {.mode = Mode::ecb, .why = "no GCM passphrase header: read as ECB"}; // fails on its missing header
+        }
+        if (!length) throw std::invalid_argument("a Salted__ input's mode needs its length");
+        const std::uint64_t data = *length - std::min<std::uint64_t>(*length, kSaltedHeaderBytes);
+        if (data % 16 != 0 || data == 0) {
+            return {.mode = Mode::ctr,
+                    .why = "openssl's 'Salted__' header does not record the mode, and its data (" +
+                           std::to_string(data) +
+                           " bytes) is not whole 16-byte blocks, which ECB and CBC always are (a file of theirs cut "
+                           "short reads so too)"};
+        }
+        if (no_pad) {
+            throw ModeNotRecorded("openssl's 'Salted__' header does not record the mode, and without padding nothing "
+                                  "tells ECB from CBC (or CTR)");
+        }
+        return {.mode = Mode::ecb,
+                .why = "openssl's 'Salted__' header does not record the mode, and its data is whole blocks: ECB or "
+                       "CBC, as the last block's padding says",
+                .padding_decides = true};
     }
     const std::size_t header = stream_header_bytes(key.raw_key_bytes);
     const SegmentGeometry geometry{segment_bytes ? segment_bytes : kDefaultSegmentBytes, header};
     if (is_gcm_key_size(key.raw_key_bytes) && !start.empty() && std::to_integer<std::size_t>(start[0]) == header) {
         if (!length || fits_segments(*length, geometry)) {
-            return {Mode::gcm, true,
-                    "its first byte is the length of Tink's stream header for a " + std::to_string(key.raw_key_bytes) +
-                        "-byte key (" + std::to_string(header) + "); segment 0's tag decides"};
+            return {.mode = Mode::gcm,
+                    .first_segment_decides = true,
+                    .why = "its first byte is the length of Tink's stream header for a " +
+                           std::to_string(key.raw_key_bytes) + "-byte key (" + std::to_string(header) +
+                           "); segment 0's tag decides"};
         }
-        return {Mode::ecb, false,
-                "its first byte is Tink's header length, but no GCM stream of 1 MiB segments is that long: read as "
-                "ECB",
-                true};
+        return {.mode = Mode::ecb,
+                .why = "its first byte is Tink's header length, but no GCM stream of 1 MiB segments is that long: "
+                       "read as ECB",
+                .starts_like_gcm = true};
     }
-    return {Mode::ecb, false, "no GCM header: read as ECB (nothing in CTR says it is CTR)"};
+    return {.mode = Mode::ecb, .why = "no GCM header: read as ECB (a raw key gives CBC and CTR no IV)"};
+}
+
+ModeGuess mode_by_padding(PaddingFit fit) {
+    if (fit.ecb && fit.cbc) {
+        throw ModeNotRecorded("its last block ends in valid padding read as ECB and as CBC alike (one file in about "
+                              "256 does), and its 'Salted__' header does not record the mode");
+    }
+    if (!fit.ecb && !fit.cbc) {
+        throw BadPadding("bad decrypt: its last block ends in valid padding neither as ECB nor as CBC");
+    }
+    const Mode mode = fit.ecb ? Mode::ecb : Mode::cbc;
+    return {.mode = mode,
+            .why = std::string("openssl's 'Salted__' header does not record the mode; its last block ends in ") +
+                   (fit.ecb ? "ECB's padding, not CBC's" : "CBC's padding, not ECB's") +
+                   " (a CTR file of whole blocks passes one of the two checks about 2 times in 256)"};
 }
 
 CiphertextFacts ciphertext_facts(std::span<const std::byte> start, std::uint64_t length) {
@@ -84,6 +118,7 @@ CiphertextFacts ciphertext_facts(std::span<const std::byte> start, std::uint64_t
             facts.key_bytes = facts.header->key_bytes;
         } catch (const FormatError &e) {
             facts.damaged = e.what();
+            if (dynamic_cast<const StreamCutShort *>(&e)) facts.cut_short = start.size();
         }
         return facts;
     case CiphertextStart::salted: facts.kind = CiphertextKind::openssl_salted; return facts;

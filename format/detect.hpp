@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace aesgpu {
 
@@ -40,14 +41,44 @@ struct ModeGuess {
     // ECB, though its first byte is Tink's header length for the key: a GCM stream cut short (or
     // changed) reads so too, and a failure should say it.
     bool starts_like_gcm = false;
+    // openssl's passphrase format of whole blocks, which does not record its mode: ECB or CBC, as
+    // the last block's padding says once the key is derived (mode_by_padding). `mode` is ECB
+    // until then.
+    bool padding_decides = false;
+    // With padding_decides: the data's last two blocks (its only one where it has one), which the
+    // reader of the input puts here for the key to decide with (OpensslEncFile::key_by_padding).
+    std::vector<std::byte> final_blocks{};
 };
 
-// aesgpu's GCM passphrase header is GCM. Given a raw key of 16 or 32 bytes, a first byte that is
-// Tink's stream header length for it (24 or 40) is GCM too, where `length` (the whole input's,
-// when known) fits segments of `segment_bytes` (0: the default). Anything else is ECB, whose
-// failures then name the modes that cannot be recognised (CTR).
+// A mode that nothing can tell and that decrypting would otherwise guess: the mode must be given.
+class ModeNotRecorded : public FormatError {
+public:
+    using FormatError::FormatError;
+};
+
+// aesgpu's GCM passphrase header is GCM. openssl's passphrase format ("Salted__": the header does
+// not record the mode) is CTR where its data is not whole 16-byte blocks, which ECB and CBC always
+// are (or none at all); otherwise the padding decides (padding_decides), or with `no_pad`, nothing
+// can: ModeNotRecorded. Given a raw key of 16 or 32 bytes, a first byte that is Tink's stream
+// header length for it (24 or 40) is GCM, where `length` (the whole input's, when known) fits
+// segments of `segment_bytes` (0: the default). Anything else is ECB (a raw key gives CBC and CTR
+// no IV), whose failures then name the modes that cannot be recognised. `length` is needed for a
+// Salted__ start: without it (a stream not looked ahead), std::invalid_argument.
 [[nodiscard]] ModeGuess guess_mode(std::span<const std::byte> start, std::optional<std::uint64_t> length,
-                                   const KeyGiven &key, std::size_t segment_bytes);
+                                   const KeyGiven &key, std::size_t segment_bytes, bool no_pad = false);
+
+// Whether the last block of a Salted__ file of whole blocks ends in valid PKCS#7 padding when
+// decrypted as ECB and as CBC, with the key (and CBC's IV) derived from the passphrase.
+struct PaddingFit {
+    bool ecb = false;
+    bool cbc = false;
+};
+
+// The mode `fit` says (padding_decides): the one whose padding fits. Where both fit (one file in
+// about 256 of either mode) nothing tells them apart: ModeNotRecorded. Where neither does:
+// BadPadding (a wrong passphrase, a damaged file, or CTR). A CTR file of whole blocks passes one
+// of the two checks by chance about 2 times in 256 and then reads as that mode.
+[[nodiscard]] ModeGuess mode_by_padding(PaddingFit fit);
 
 // What a ciphertext says of itself without a key (`aesgpu info FILE`), and no more.
 enum class CiphertextKind {
@@ -65,6 +96,7 @@ struct CiphertextFacts {
     std::size_t key_bytes = 0;              // gcm_passphrase, tink_stream
     std::optional<PassphraseHeader> header; // gcm_passphrase, when its fields are in range
     std::string damaged;                    // gcm_passphrase: why its header cannot be read
+    std::optional<std::size_t> cut_short;   // gcm_passphrase ending inside its header: the bytes it has
 };
 
 // `start`: the input's first bytes, at least kPassphraseHeaderBytes of them where it has them;

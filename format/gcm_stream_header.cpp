@@ -132,8 +132,10 @@ bool starts_with_passphrase_magic(std::span<const std::byte> start) {
 }
 
 PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
-    if (bytes.size() < kPassphraseHeaderBytes || !starts_with_passphrase_magic(bytes)) {
-        throw NoPassphraseHeader();
+    if (!starts_with_passphrase_magic(bytes)) throw NoPassphraseHeader();
+    if (bytes.size() < kPassphraseHeaderBytes) {
+        throw StreamCutShort("cut short: its passphrase header has " + std::to_string(bytes.size()) + " of its " +
+                             std::to_string(kPassphraseHeaderBytes) + " bytes");
     }
     const auto byte = [&bytes](std::size_t i) { return std::to_integer<unsigned>(bytes[i]); };
     if (byte(6) != kPassphraseVersion) {

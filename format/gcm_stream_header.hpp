@@ -81,7 +81,8 @@ public:
     NoPassphraseHeader() : FormatError("it has no aesgpu passphrase header: it was not encrypted with a passphrase") {}
 };
 
-// Throws NoPassphraseHeader, or FormatError for another version, an unknown KDF, or parameters out of range:
+// Throws NoPassphraseHeader, StreamCutShort for the magic without the rest of the header, or
+// FormatError for another version, an unknown KDF, or parameters out of range:
 // the header is authenticated only by the stream after it, so what it may cost is bounded before
 // that (scrypt memory N * r * 128 at most 1 GiB, work N * r * p at most 2^23, segments at most
 // kMaxSegmentBytes).

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "format/openssl_enc.hpp"
 
+#include "io/pkcs7.hpp"
+
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,6 +50,44 @@ CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &pas
     return {std::move(derived.key), CipherSpec(direction, mode, derived.iv)};
 }
 
+namespace {
+
+// One block decrypted with AES-ECB under `key` (16, 24 or 32 bytes), no padding.
+std::array<std::byte, 16> decrypt_block(std::span<const std::uint8_t> key, std::span<const std::byte> block) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_ecb()
+                               : key.size() == 24 ? EVP_aes_192_ecb()
+                                                  : EVP_aes_256_ecb();
+    const std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> context(EVP_CIPHER_CTX_new(),
+                                                                                  EVP_CIPHER_CTX_free);
+    std::array<std::byte, 16> plain{};
+    int length = 0;
+    if (!context || EVP_DecryptInit_ex(context.get(), cipher, nullptr, key.data(), nullptr) != 1 ||
+        EVP_CIPHER_CTX_set_padding(context.get(), 0) != 1 ||
+        EVP_DecryptUpdate(context.get(), reinterpret_cast<unsigned char *>(plain.data()), &length,
+                          reinterpret_cast<const unsigned char *>(block.data()), 16) != 1) {
+        throw std::runtime_error("OpenSSL could not decrypt a block");
+    }
+    return plain;
+}
+
+} // namespace
+
+PaddingFit final_block_padding(std::span<const std::uint8_t> key, const CounterBlock &iv,
+                               std::span<const std::byte> final_blocks) {
+    if (final_blocks.size() != 16 && final_blocks.size() != kFinalBlocksBytes) {
+        throw std::invalid_argument("the last blocks are one or two whole blocks");
+    }
+    const std::span<const std::byte> last = final_blocks.last(16);
+    std::array<std::byte, 16> plain = decrypt_block(key, last);
+    PaddingFit fit;
+    fit.ecb = pkcs7_unpadded_length(plain).has_value();
+    for (std::size_t i = 0; i < 16; ++i) {
+        plain[i] ^= final_blocks.size() == 16 ? std::byte{iv[i]} : final_blocks[i];
+    }
+    fit.cbc = pkcs7_unpadded_length(plain).has_value();
+    return fit;
+}
+
 OpensslEncFile::OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt)
     : direction_(settings.direction), mode_(settings.mode), iv_(settings.iv), no_pad_(settings.no_pad),
       iterations_(settings.pbkdf2_iterations), passphrase_key_bytes_(settings.passphrase_key_bits / 8), salt_(salt) {
@@ -69,6 +112,15 @@ CipherKey OpensslEncFile::key(const SecretBytes &secret) const {
         throw std::invalid_argument(std::string(mode_ == Mode::ctr ? "CTR" : "CBC") + " with a raw key needs an IV");
     }
     return {SecretBytes(secret.view()), CipherSpec(direction_, mode_, iv_.value_or(CounterBlock{}))};
+}
+
+CipherKey OpensslEncFile::key_by_padding(const SecretBytes &passphrase, std::span<const std::byte> final_blocks,
+                                         ModeGuess &guess) const {
+    if (!salt_) throw std::invalid_argument("the padding decides the mode of a passphrase file only");
+    CipherKey cbc = openssl_enc_key(direction_, Mode::cbc, passphrase, *salt_, iterations_, passphrase_key_bytes_);
+    guess = mode_by_padding(final_block_padding(cbc.key.view(), cbc.spec.iv, final_blocks));
+    if (guess.mode == Mode::cbc) return cbc;
+    return {std::move(cbc.key), CipherSpec(direction_, guess.mode)};
 }
 
 } // namespace aesgpu

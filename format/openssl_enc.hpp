@@ -51,6 +51,15 @@ public:
 [[nodiscard]] CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
                                         unsigned iterations, std::size_t key_bytes);
 
+// The data's last bytes that decide the mode of a Salted__ file of whole blocks (padding_decides):
+// its last two blocks, or its only one.
+inline constexpr std::size_t kFinalBlocksBytes = 32;
+
+// How the last block of `final_blocks` (kFinalBlocksBytes, or 16 where the data is one block)
+// decrypts under `key`: as ECB, and as CBC from the block before it (or from `iv`).
+[[nodiscard]] PaddingFit final_block_padding(std::span<const std::uint8_t> key, const CounterBlock &iv,
+                                             std::span<const std::byte> final_blocks);
+
 // A file as `openssl enc` writes it: the settings' mode (ECB, CTR or CBC), with a Salted__ header when a
 // passphrase keys it.
 class OpensslEncFile final : public FileFormat {
@@ -72,6 +81,11 @@ public:
     [[nodiscard]] std::span<const std::byte> header() const override { return header_; }
     [[nodiscard]] Framing framing() const override;
     [[nodiscard]] CipherKey key(const SecretBytes &secret) const override;
+    // Decrypting a passphrase file of whole blocks whose mode nothing recorded (padding_decides):
+    // the key and IV derived once, as CBC's (ECB's key is the same), and the mode the last
+    // blocks' padding says (mode_by_padding, which may throw), into `guess`. Returns that mode's key.
+    [[nodiscard]] CipherKey key_by_padding(const SecretBytes &passphrase, std::span<const std::byte> final_blocks,
+                                           ModeGuess &guess) const;
 
     // The passphrase's salt; none with a raw key.
     [[nodiscard]] const std::optional<Salt> &salt() const { return salt_; }

@@ -188,21 +188,50 @@ std::size_t InputSource::read_gathered(std::span<const std::span<std::byte>> par
 }
 
 std::size_t InputSource::peek(std::span<std::byte> buffer) {
+    return peek(buffer, 0);
+}
+
+std::size_t InputSource::peek(std::span<std::byte> buffer, std::uint64_t skip) {
     if (S_ISREG(status_.st_mode) || S_ISBLK(status_.st_mode)) {
         const off_t at = ::lseek(fd_, 0, SEEK_CUR);
         if (at < 0) throw IoError(errno_message("error reading", display_name_, errno));
-        return fill(buffer, at, nullptr);
+        return fill(buffer, at + static_cast<off_t>(skip), nullptr);
     }
-    const std::size_t held = peeked_.size() - peeked_from_;
-    if (held < buffer.size()) {
-        peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_));
-        peeked_from_ = 0;
-        peeked_.resize(buffer.size());
-        peeked_.resize(held + fill(std::span(peeked_).subspan(held), std::nullopt, nullptr));
-    }
-    const std::size_t length = std::min(buffer.size(), peeked_.size() - peeked_from_);
-    std::copy_n(peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_), length, buffer.begin());
+    const std::size_t held = hold(skip + buffer.size());
+    const std::size_t length = held > skip ? std::min<std::size_t>(buffer.size(), held - skip) : 0;
+    std::copy_n(peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_ + skip), length, buffer.begin());
     return length;
+}
+
+std::uint64_t InputSource::look_ahead(std::uint64_t limit) {
+    if (sized_) {
+        const std::uint64_t end = static_cast<std::uint64_t>(status_.st_size);
+        return std::min(limit, end - std::min(end, position()));
+    }
+    if (S_ISREG(status_.st_mode) || S_ISBLK(status_.st_mode)) {
+        // Its size says nothing (a block device's, proc's): counted by reading.
+        std::vector<std::byte> scratch(std::min<std::uint64_t>(limit, 1u << 20));
+        std::uint64_t counted = 0;
+        while (counted < limit) {
+            const std::size_t got =
+                peek(std::span(scratch).first(std::min<std::uint64_t>(scratch.size(), limit - counted)), counted);
+            counted += got;
+            if (got == 0) break;
+        }
+        return counted;
+    }
+    return hold(limit);
+}
+
+// A stream's next `bytes` bytes kept in peeked_ (fewer where it ends); returns how many are held.
+std::size_t InputSource::hold(std::size_t bytes) {
+    const std::size_t held = peeked_.size() - peeked_from_;
+    if (held >= bytes) return held;
+    peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_));
+    peeked_from_ = 0;
+    peeked_.resize(bytes);
+    peeked_.resize(held + fill(std::span(peeked_).subspan(held), std::nullopt, nullptr));
+    return peeked_.size();
 }
 
 // What peek() read of a pipe and no read has taken yet, into the start of `buffer`.

@@ -46,6 +46,12 @@ public:
     // device is read at its offset (pread); a pipe's bytes are kept, and the reads after give them
     // again first. Returns fewer only where the input ends. Throws IoError.
     std::size_t peek(std::span<std::byte> buffer);
+    // The same from `skip` bytes past where reading goes on.
+    std::size_t peek(std::span<std::byte> buffer, std::uint64_t skip);
+    // How many bytes there are from where reading goes on, counting up to `limit`: fewer only
+    // where the input ends. A stream's are read and held as peek() holds them (up to `limit`
+    // bytes of memory).
+    std::uint64_t look_ahead(std::uint64_t limit);
 
     // When the input is a regular file, the bytes from where reading started (standard input may
     // be a file a caller read partway) to its end: for progress, logs and the change-of-size check.
@@ -80,6 +86,7 @@ private:
     InputSource(UniqueFd owned, int fd, std::string display_name, unsigned io_threads);
     std::size_t fill(std::span<std::byte> buffer, std::optional<off_t> offset, const Cancellation *cancellation);
     std::size_t take_peeked(std::span<std::byte> buffer);
+    std::size_t hold(std::size_t bytes);
     std::size_t read_parallel(const Gathered<std::byte> &buffer, off_t start);
     std::size_t read_direct_requests(const Gathered<std::byte> &buffer, off_t start);
     std::optional<std::size_t> read_aligned_around(std::span<std::byte> buffer);

@@ -4,6 +4,7 @@
 #include "common/errors.hpp"
 #include "common/memory_limit.hpp"
 #include "engine/segment_chunks.hpp"
+#include "format/openssl_enc.hpp"
 #include "job/file_job.hpp"
 
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace aesgpu {
 
@@ -78,14 +80,44 @@ std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeyS
     return file_format_for(static_cast<const FormatSettings &>(settings), given, source);
 }
 
-ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes) {
-    std::array<std::byte, kCiphertextStartBytes> start{};
-    const std::size_t length = source.peek(start);
-    const KeyGiven given{keys.passphrase_mode(), keys.passphrase_mode() ? 0 : keys.secret().size()};
-    return guess_mode(std::span(start).first(length), source.size(), given, segment_bytes);
+namespace {
+
+// The data's last blocks for the padding to decide with: at the end of a file, or of a stream
+// held already (guess_input_mode).
+std::vector<std::byte> final_blocks_of(InputSource &source, std::uint64_t length) {
+    const std::uint64_t data = length - kSaltedHeaderBytes;
+    std::vector<std::byte> blocks(std::min<std::uint64_t>(data, kFinalBlocksBytes));
+    if (source.peek(blocks, length - blocks.size()) != blocks.size()) {
+        throw IoError(source.display_name() + " changed while it was read");
+    }
+    return blocks;
 }
 
-CipherKey cipher_key(const FileFormat &format, KeySource &keys) {
+} // namespace
+
+ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes, bool no_pad) {
+    std::array<std::byte, kCiphertextStartBytes> start{};
+    const auto peeked = std::span(start).first(source.peek(start));
+    const KeyGiven given{keys.passphrase_mode(), keys.passphrase_mode() ? 0 : keys.secret().size()};
+    std::optional<std::uint64_t> length = source.size();
+    if (!length && given.passphrase && classify_ciphertext_start(peeked) == CiphertextStart::salted) {
+        length = source.look_ahead(kModeLookaheadBytes + 1);
+        if (*length > kModeLookaheadBytes) {
+            throw ModeNotRecorded("openssl's 'Salted__' header does not record the mode, and the stream is longer "
+                                  "than 64 MiB, too long to hold until its end says which");
+        }
+    }
+    ModeGuess guess = guess_mode(peeked, length, given, segment_bytes, no_pad);
+    if (guess.padding_decides) guess.final_blocks = final_blocks_of(source, *length);
+    return guess;
+}
+
+CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess) {
+    if (guess && guess->padding_decides) {
+        const auto *openssl = dynamic_cast<const OpensslEncFile *>(&format);
+        if (!openssl) throw std::invalid_argument("the padding decides the mode of openssl's format only");
+        return openssl->key_by_padding(keys.secret(), std::vector<std::byte>(guess->final_blocks), *guess);
+    }
     return format.key(keys.secret());
 }
 

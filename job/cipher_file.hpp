@@ -56,18 +56,29 @@ struct CipherSettings : FormatSettings {
 [[nodiscard]] std::unique_ptr<FileFormat> file_format_for(const CipherSettings &settings, KeySource &keys,
                                                           InputSource &source);
 
+// How much of a stream decrypting without a mode holds to find its end, where the end decides
+// (openssl's passphrase format: its length, then its padding). A longer one is refused before
+// anything is written (ModeNotRecorded): its mode must be given.
+inline constexpr std::uint64_t kModeLookaheadBytes = 64ull << 20;
+
 // Decrypting without a mode: how `source` reads, from its first bytes (peeked: the header is still
-// to be read) and length (format/detect's guess_mode). Asks `keys` for a raw key's size only.
-// Where the guess leaves it to segment 0 (first_segment_decides), the caller checks that segment
-// with authenticate_first_segment (engine/segment_chunks) before the run.
-[[nodiscard]] ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes);
+// to be read) and length (format/detect's guess_mode). A stream in openssl's passphrase format is
+// held up to kModeLookaheadBytes to learn its length. Where the padding decides, the guess gets
+// the data's last blocks. Asks `keys` for a raw key's size only. Where the guess leaves it to
+// segment 0 (first_segment_decides), the caller checks that segment with
+// authenticate_first_segment (engine/segment_chunks) before the run; where it leaves it to the
+// padding, cipher_key decides. Throws ModeNotRecorded (no_pad, a stream too long to hold).
+[[nodiscard]] ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t segment_bytes,
+                                         bool no_pad = false);
 
 // The key the data is ciphered with: the raw key as given; PBKDF2 of the passphrase and salt (as
 // `openssl enc -pbkdf2 -md sha256`); for GCM the segment key (HKDF of the raw key, or of scrypt
 // of the passphrase, with the stream salt and the associated data). Asks for a passphrase here.
-// CTR with a raw key and no settings.iv is std::invalid_argument: a fixed counter would give
-// every such file the same keystream.
-[[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys);
+// Where `guess` leaves the mode to the padding (padding_decides), the mode that fits, into
+// `guess` (and its key), or ModeNotRecorded or BadPadding as mode_by_padding throws them.
+// CTR or CBC with a raw key and no settings.iv is std::invalid_argument: a fixed IV would give
+// every such file the same keystream or first block.
+[[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess = nullptr);
 
 // How the job was set up, as it starts. `selected` stays valid until cipher_file_with_key returns:
 // an observer may keep it for its commit.

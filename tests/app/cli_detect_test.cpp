@@ -26,6 +26,14 @@ std::vector<std::string> split_lines(const std::string &text) {
 
 const std::string kKey256 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
+// A shell command that makes `out` as `openssl enc -aes-256-MODE -pbkdf2 -pass pass:x` would from
+// `in`, with a fixed salt: the same key every time, so that which padding a file's last block fits
+// is fixed too. (openssl enc -S writes no header: the one it would write goes in front.)
+std::string openssl_fixed_salt(const std::string &mode, const std::string &in, const std::string &out) {
+    return "(printf 'Salted__\\001\\002\\003\\004\\005\\006\\007\\010' && openssl enc -aes-256-" + mode +
+           " -pbkdf2 -pass pass:x -S 0102030405060708 -in " + in + ") > " + out;
+}
+
 TEST_F(Cli, DecryptWithoutModeReadsGcmFilesOfEveryKind) {
     write_file(file("k16"), random_bytes(16));
     write_file(file("k32"), random_bytes(32));
@@ -102,13 +110,14 @@ TEST_F(Cli, OptionsOnlyGcmTakesSayTheFileIsGcm) {
 TEST_F(Cli, FailuresThatAnotherModeWouldExplainNameIt) {
     write_file(file("p"), random_bytes(1000));
     write_file(file("p32"), random_bytes(32 * 40));
-    // CTR with a passphrase: a Salted__ file read as ECB. Its length is not whole blocks here; a
-    // multiple of 16 fails the padding check (fixed key and data: never the one in 256 that passes).
-    const Outcome ctr_pass = run("$AESGPU encrypt -q --mode ctr -p pass:x p -o c && $AESGPU decrypt -p pass:x c -o b");
+    // CTR with a passphrase, whole blocks: read as ECB or CBC, it fails both padding checks (fixed
+    // key and data: never the 2 in 256 that pass one) and names CTR.
+    write_file(file("fixed"), Bytes(640, 0x41));
+    const Outcome ctr_pass = run(openssl_fixed_salt("ctr", "fixed", "c") + " && $AESGPU decrypt -p pass:x c -o b");
     EXPECT_EQ(ctr_pass.status, 1);
     EXPECT_NE(ctr_pass.err.find("'c': bad decrypt"), std::string::npos) << ctr_pass.err;
-    EXPECT_NE(ctr_pass.err.find("--mode ctr"), std::string::npos) << ctr_pass.err;
-    write_file(file("fixed"), Bytes(640, 0x41));
+    EXPECT_NE(ctr_pass.err.find("or it is CTR: give --mode ctr"), std::string::npos) << ctr_pass.err;
+    EXPECT_FALSE(fs::exists(file("b")));
     const Outcome ctr_raw = run("$AESGPU encrypt -q --mode ctr -K " + kKey128 + " --iv " + kKey128 +
                                 " fixed -o c2 && $AESGPU decrypt -K " + kKey128 + " c2 -o b2");
     EXPECT_EQ(ctr_raw.status, 1);
@@ -142,7 +151,7 @@ TEST_F(Cli, WhatTheFileSaysMeetsTheOptionsGiven) {
     // --rm: a GCM file proves the key; an ECB one does not, and stays.
     const Outcome ecb_rm = run("$AESGPU decrypt --rm -p pass:x e -o b");
     EXPECT_EQ(ecb_rm.status, 2) << ecb_rm.err;
-    EXPECT_NE(ecb_rm.err.find("'e' reads as ECB"), std::string::npos) << ecb_rm.err;
+    EXPECT_NE(ecb_rm.err.find("'e' reads as --mode ecb or --mode cbc"), std::string::npos) << ecb_rm.err;
     EXPECT_TRUE(fs::exists(file("e")));
     EXPECT_FALSE(fs::exists(file("b")));
     const Outcome gcm_rm = run("$AESGPU decrypt --rm -p pass:x g -o b && cmp b p");
@@ -181,12 +190,158 @@ TEST_F(Cli, EveryErrorOfSeveralFilesNamesItsFile) {
 }
 
 TEST_F(Cli, JsonSaysTheModeEachFileReadAs) {
-    write_file(file("p"), random_bytes(100));
-    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm -p pass:x p -o g && $AESGPU encrypt -q -p pass:x p -o e").status, 0);
-    const Outcome r = run("$AESGPU decrypt --json -t -p pass:x g e");
+    write_file(file("p"), Bytes(100, 0x41)); // fixed, as the salts: each file fits one padding only
+    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm -p pass:x p -o g.aes && " + openssl_fixed_salt("ecb", "p", "e.aes") +
+                  " && " + openssl_fixed_salt("cbc", "p", "c.aes") + " && " + openssl_fixed_salt("ctr", "p", "r.aes"))
+                  .status,
+              0);
+    const Outcome r = run("mkdir d && $AESGPU decrypt --json --output-dir d -p pass:x g.aes e.aes c.aes r.aes");
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find(R"("input":"g","operation":"test","mode":"gcm")"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(R"("input":"e","operation":"test","mode":"ecb")"), std::string::npos) << r.out;
+    for (const std::string mode : {"gcm", "ecb", "cbc", "ctr"}) {
+        const std::string name(1, mode == "ctr" ? 'r' : mode[0]);
+        EXPECT_NE(r.out.find(R"("input":")" + name + R"(.aes","operation":"decrypt","mode":")" + mode + '"'),
+                  std::string::npos)
+            << r.out;
+        EXPECT_EQ(read_file(file("d/" + name)), read_file(file("p"))) << mode;
+    }
+}
+
+// openssl's passphrase format does not record the mode. Every mode, lengths on both sides of the
+// blocks, a file and a pipe: what decrypts without --mode is the plaintext, and an ECB or CBC file
+// is never read as the other. A CTR file of whole blocks is read as ECB or CBC: it fails (or, 2
+// times in 256, passes one check by chance: then -v says which check it passed).
+TEST_F(Cli, OpensslPassphraseFilesOfEveryModeDecryptWithoutModeOrAreRefused) {
+    int ambiguous = 0;
+    for (const std::string mode : {"ecb", "cbc", "ctr"}) {
+        for (const std::size_t size : {0, 1, 15, 16, 17, 32, 1000, 1024, 4103}) {
+            write_file(file("p"), random_bytes(size));
+            ASSERT_EQ(run("openssl enc -aes-256-" + mode + " -pbkdf2 -pass pass:x -in p -out c").status, 0);
+            const bool whole_blocks = mode != "ctr" || (size % 16 == 0 && size != 0);
+            for (const std::string input : {"c", "- < c"}) {
+                SCOPED_TRACE(mode + " " + std::to_string(size) + " " + input);
+                const Outcome r = run("rm -f b; $AESGPU decrypt -v -p pass:x " + input + " -o b");
+                if (mode == "ctr" && whole_blocks) {
+                    if (r.status == 0) {
+                        EXPECT_NE(r.err.find("reads as --mode e"), std::string::npos) << r.err;
+                    } else {
+                        EXPECT_NE(r.err.find("or it is CTR: give --mode ctr"), std::string::npos) << r.err;
+                    }
+                    EXPECT_EQ(run("$AESGPU decrypt -f --mode ctr -p pass:x " + input + " -o b && cmp b p").status, 0);
+                    continue;
+                }
+                if (r.status == 2 && r.err.find("as ECB and as CBC alike") != std::string::npos) {
+                    ++ambiguous; // one file in about 256: refused, nothing written
+                    EXPECT_FALSE(fs::exists(file("b")));
+                    continue;
+                }
+                ASSERT_EQ(r.status, 0) << r.err;
+                EXPECT_EQ(read_file(file("b")), read_file(file("p")));
+                EXPECT_NE(r.err.find("reads as --mode " + mode), std::string::npos) << r.err;
+            }
+        }
+    }
+    EXPECT_LE(ambiguous, 4) << "about one file in 256 fits both paddings";
+}
+
+// Blocks built so that the last one ends in valid padding both as ECB and as CBC: the mode cannot
+// be told, and a guess would write garbage with exit 0. And built to fit one only: that one.
+TEST_F(Cli, AFileWhosePaddingFitsBothEcbAndCbcIsRefusedAndOneThatFitsOneIsThatMode) {
+    const std::string salt = "0102030405060708";
+    const Outcome printed = run("openssl enc -aes-256-cbc -pbkdf2 -pass pass:x -S " + salt + " -P");
+    ASSERT_EQ(printed.status, 0) << printed.err;
+    const auto value = [&printed](const std::string &name) {
+        const std::size_t at = printed.out.find(name);
+        return from_hex(printed.out.substr(at + name.size(), printed.out.find('\n', at) - at - name.size()));
+    };
+    const Bytes key = value("key=");
+    const auto ecb = [&key](Direction direction, const Bytes &block) {
+        Bytes out;
+        EXPECT_TRUE(openssl_ecb(key, direction, false, block, out));
+        return out;
+    };
+    const auto salted = [&salt](const Bytes &c1, const Bytes &c2) {
+        Bytes bytes = {'S', 'a', 'l', 't', 'e', 'd', '_', '_'};
+        const Bytes salt_bytes = from_hex(salt);
+        bytes.insert(bytes.end(), salt_bytes.begin(), salt_bytes.end());
+        bytes.insert(bytes.end(), c1.begin(), c1.end());
+        bytes.insert(bytes.end(), c2.begin(), c2.end());
+        return bytes;
+    };
+    // CBC, both: D(C2) = X ends in 01 (ECB's padding); C1 = X ^ 10..10, so CBC's last block is 16 x 0x10.
+    // CBC, CBC's only: X ends in 00 instead.
+    for (const std::uint8_t last : {std::uint8_t{0x01}, std::uint8_t{0x00}}) {
+        Bytes x = random_bytes(16);
+        x[15] = last;
+        Bytes c1 = x;
+        for (auto &b : c1) b ^= 0x10;
+        write_file(file("cbc"), salted(c1, ecb(Direction::encrypt, x)));
+        ASSERT_EQ(run("openssl enc -d -aes-256-cbc -pbkdf2 -pass pass:x -in cbc -out expected").status, 0);
+        const Outcome r = run("rm -f b; $AESGPU decrypt -v -p pass:x cbc -o b");
+        SCOPED_TRACE(int(last));
+        if (last == 0x01) {
+            EXPECT_EQ(r.status, 2) << r.err;
+            EXPECT_NE(r.err.find("'cbc': its last block ends in valid padding read as ECB and as CBC alike"),
+                      std::string::npos)
+                << r.err;
+            EXPECT_NE(r.err.find("give the mode it was made with: --mode ecb, cbc or ctr"), std::string::npos) << r.err;
+            EXPECT_FALSE(fs::exists(file("b")));
+            const Outcome piped = run("set -o pipefail; cat cbc | $AESGPU decrypt -p pass:x | wc -c");
+            EXPECT_NE(piped.status, 0);
+            EXPECT_EQ(piped.out, "0\n") << "nothing reaches the pipe";
+            EXPECT_EQ(run("$AESGPU decrypt --mode cbc -p pass:x cbc -o b && cmp b expected").status, 0);
+        } else {
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_NE(r.err.find("reads as --mode cbc"), std::string::npos) << r.err;
+            EXPECT_EQ(read_file(file("b")), read_file(file("expected")));
+        }
+    }
+    // ECB, both: C1 ends in 11, so CBC reads the padding block as 10..10 ^ C1: ending in 01.
+    // ECB's only: C1 ends in 10, which CBC reads as a last byte of 00.
+    for (const std::uint8_t last : {std::uint8_t{0x11}, std::uint8_t{0x10}}) {
+        Bytes c1 = random_bytes(16);
+        c1[15] = last;
+        write_file(file("plain"), ecb(Direction::decrypt, c1));
+        // openssl enc -S writes no header: it goes in front here.
+        ASSERT_EQ(run("(printf Salted__; echo " + salt +
+                      " | xxd -r -p; openssl enc -aes-256-ecb -pbkdf2 -pass pass:x -S " + salt + " -in plain) > ecbf")
+                      .status,
+                  0);
+        const Outcome r = run("rm -f b; $AESGPU decrypt -v -p pass:x ecbf -o b");
+        SCOPED_TRACE(int(last));
+        if (last == 0x11) {
+            EXPECT_EQ(r.status, 2) << r.err;
+            EXPECT_NE(r.err.find("as ECB and as CBC alike"), std::string::npos) << r.err;
+            EXPECT_FALSE(fs::exists(file("b")));
+            EXPECT_EQ(run("$AESGPU decrypt --mode ecb -p pass:x ecbf -o b && cmp b plain").status, 0);
+        } else {
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_NE(r.err.find("reads as --mode ecb"), std::string::npos) << r.err;
+            EXPECT_EQ(read_file(file("b")), read_file(file("plain")));
+        }
+    }
+}
+
+// A stream's end is not known before output starts: standard input in openssl's passphrase format
+// is held up to 64 MiB to find it; a longer one is refused before anything reaches the pipe.
+TEST_F(Cli, AStreamTooLongToHoldIsRefusedWithoutModeAndNothingReachesThePipe) {
+    const Outcome r = run("head -c $((64 << 20)) /dev/zero > z && " + openssl_fixed_salt("cbc", "z", "c") +
+                          " && cat c | $AESGPU decrypt -p pass:x | wc -c");
+    EXPECT_EQ(r.out, "0\n");
+    EXPECT_NE(r.err.find("standard input: openssl's 'Salted__' header does not record the mode, and the stream is "
+                         "longer than 64 MiB"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(run("cat c | $AESGPU decrypt -p pass:x > /dev/null").status, 2);
+    EXPECT_EQ(run("cat c | $AESGPU decrypt --mode cbc -p pass:x | cmp - z").status, 0);
+    // The same file named, or redirected: its length is known, and the padding decides.
+    EXPECT_EQ(run("$AESGPU decrypt -p pass:x -c c | cmp - z").status, 0);
+    EXPECT_EQ(run("$AESGPU decrypt -p pass:x < c | cmp - z").status, 0);
+    // Without padding nothing tells ECB from CBC.
+    const Outcome no_pad = run("head -c 64 /dev/zero > z && openssl enc -aes-256-cbc -nopad -pbkdf2 -pass pass:x "
+                               "-in z -out n && $AESGPU decrypt --no-pad -p pass:x n -o nb");
+    EXPECT_EQ(no_pad.status, 2);
+    EXPECT_NE(no_pad.err.find("without padding nothing tells ECB from CBC"), std::string::npos) << no_pad.err;
+    EXPECT_FALSE(fs::exists(file("nb")));
 }
 
 TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {

@@ -155,7 +155,7 @@ TEST_F(DirectIoCli, ADirectRunLeavesThePageCacheAsItWas) {
     }
     EXPECT_EQ(probes, 4) << r.out;
     // Out of place too (a header, tags): only the odd tail's page and a header check's go through it.
-    for (const std::string &format : std::vector<std::string>{" -p pass:pw", " --mode gcm -K " + kKey128}) {
+    for (const std::string &format : std::vector<std::string>{" --mode ecb -p pass:pw", " --mode gcm -K " + kKey128}) {
         r = run(evict("p") + " && $AESGPU encrypt -q -f --io direct" + format + " p -o s.aes && " + cached_pages("p") +
                 " && " + cached_pages("s.aes") + " && " + evict("s.aes") + " && $AESGPU decrypt -q -f --io direct" +
                 format + " s.aes -o back && " + cached_pages("s.aes") + " && " + cached_pages("back") +
@@ -246,8 +246,8 @@ TEST_F(DirectIoCli, AutoTakesTheDiskOnlyForABigUncachedFileAndSaysWhy) {
     EXPECT_NE(sparse.err.find("I/O: direct (reads past"), std::string::npos) << sparse.err;
     // A passphrase's or GCM's header, a chunk off the page grid, standard input read partway into a
     // page: chunks cannot start aligned on both sides, and the ring takes them out of place.
-    for (const std::string &options :
-         std::vector<std::string>{" -p pass:x", " --mode gcm" + key, " --mode ecb --chunk-size 1048592" + key}) {
+    for (const std::string &options : std::vector<std::string>{" --mode ecb -p pass:x", " --mode gcm" + key,
+                                                               " --mode ecb --chunk-size 1048592" + key}) {
         Outcome shifted =
             run(evict("big") + " && $AESGPU encrypt -v -f" + options + " big -o s.aes && " + cached_pages("big") +
                 " && $AESGPU decrypt -q -f" + options + " s.aes -o back && cmp back big");

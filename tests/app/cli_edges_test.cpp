@@ -243,11 +243,11 @@ TEST_F(Cli, PassphraseSourcesGiveWhatOpensslGets) {
         const std::string ours = " -q --iter 1 ";
         const char *commands[] = {
             // theirs to ours, and ours to theirs, through each source
-            "-pass file:pw -in p -out t1 && $AESGPU decrypt{} -p file:pw t1 -o b1 && cmp b1 p",
+            "-pass file:pw -in p -out t1 && $AESGPU decrypt{}--mode ecb -p file:pw t1 -o b1 && cmp b1 p",
             "$AESGPU encrypt{} -p file:pw p -o o1 && {}-d -pass file:pw -in o1 | cmp - p",
-            "-pass fd:3 3<pw -in p -out t2 && $AESGPU decrypt{} -p fd:3 3<pw t2 -o b2 && cmp b2 p",
+            "-pass fd:3 3<pw -in p -out t2 && $AESGPU decrypt{}--mode ecb -p fd:3 3<pw t2 -o b2 && cmp b2 p",
             "$AESGPU encrypt{} -p fd:3 3<pw p -o o2 && {}-d -pass fd:3 3<pw -in o2 | cmp - p",
-            "-pass stdin -in p -out t3 < pw && $AESGPU decrypt{} -p stdin t3 -o b3 < pw && cmp b3 p",
+            "-pass stdin -in p -out t3 < pw && $AESGPU decrypt{}--mode ecb -p stdin t3 -o b3 < pw && cmp b3 p",
             "$AESGPU encrypt{} -p stdin p -o o3 < pw && {}-d -pass stdin -in o3 < pw | cmp - p",
         };
         for (const std::string command : commands) {

@@ -283,6 +283,30 @@ TEST_F(Gcm, PassphraseFilesCarryTheirParametersAndAuthenticateTheHeader) {
     EXPECT_FALSE(std::filesystem::exists(file("out")));
 }
 
+// A passphrase file cut inside its 32-byte header is damaged (exit 1), not a file of another kind;
+// with --mode or without, and `info` says the same in one voice.
+TEST_F(Gcm, APassphraseFileCutInsideItsHeaderIsCutShort) {
+    write_file(file("p"), random_bytes(1000));
+    ASSERT_EQ(run("$AESGPU encrypt -q --mode gcm -p pass:pw p -o c").status, 0);
+    for (const int kept : {6, 7, 20, 31}) {
+        SCOPED_TRACE(kept);
+        ASSERT_EQ(run("head -c " + std::to_string(kept) + " c > cut").status, 0);
+        for (const std::string mode : {"", "--mode gcm "}) {
+            const Outcome r = run("$AESGPU decrypt " + mode + "-p pass:pw cut -o out");
+            EXPECT_EQ(r.status, 1) << mode << r.err;
+            EXPECT_NE(
+                r.err.find("'cut': cut short: its passphrase header has " + std::to_string(kept) + " of its 32 bytes"),
+                std::string::npos)
+                << mode << r.err;
+            EXPECT_FALSE(std::filesystem::exists(file("out")));
+        }
+        const Outcome info = run("$AESGPU info cut");
+        EXPECT_EQ(info.out, "cut: " + std::to_string(kept) +
+                                " bytes, aesgpu's GCM passphrase header, cut short: it has " + std::to_string(kept) +
+                                " of its 32 bytes\n");
+    }
+}
+
 TEST_F(Gcm, OptionsThatCannotWorkAreUsageErrors) {
     write_file(file("p"), random_bytes(100));
     write_file(file("k24"), random_bytes(24));

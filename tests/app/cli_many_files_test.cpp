@@ -252,7 +252,7 @@ TEST_F(ManyFilesCli, DecryptDashRRmRemovesWhatReadsAsGcmAndRefusesEcbPerFile) {
               0);
     const Outcome r = run("$AESGPU decrypt -r --rm d" + kKey);
     EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("'d/ecb.aes' reads as ECB"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'d/ecb.aes' reads as --mode ecb"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("decrypted 1 of 2 files, 1 failed"), std::string::npos) << r.err;
     EXPECT_TRUE(exists("d/ecb.aes")) << "kept";
     EXPECT_FALSE(exists("d/ecb"));

@@ -10,7 +10,9 @@
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +23,23 @@ std::vector<std::byte> bytes_of(std::string_view text) {
     std::vector<std::byte> bytes;
     for (const char c : text) bytes.push_back(static_cast<std::byte>(c));
     return bytes;
+}
+
+// OpenSSL's CBC decryption with its own PKCS#7 check: whether the padding fits.
+bool openssl_cbc_padding_fits(const Bytes &key, const CounterBlock &iv, const Bytes &ciphertext) {
+    const EVP_CIPHER *cipher = key.size() == 16   ? EVP_aes_128_cbc()
+                               : key.size() == 24 ? EVP_aes_192_cbc()
+                                                  : EVP_aes_256_cbc();
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    Bytes out(ciphertext.size() + 16);
+    int length = 0;
+    int final_length = 0;
+    const bool fits =
+        EVP_DecryptInit_ex(context, cipher, nullptr, key.data(), iv.data()) == 1 &&
+        EVP_DecryptUpdate(context, out.data(), &length, ciphertext.data(), static_cast<int>(ciphertext.size())) == 1 &&
+        EVP_DecryptFinal_ex(context, out.data() + length, &final_length) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return fits;
 }
 
 std::vector<std::byte> random_start(std::size_t size) {
@@ -145,6 +164,57 @@ TEST(GuessMode, EverythingElseIsEcb) {
         gcm += guess_mode(start, 1024, KeyGiven{false, 16}, 0).mode == Mode::gcm;
     }
     EXPECT_EQ(gcm, 0);
+}
+
+// openssl's passphrase format records no mode: the data's length says CTR where it is not whole
+// blocks (or none), and otherwise leaves it to the padding, which without padding cannot decide.
+TEST(GuessMode, ASaltedFileIsCtrByItsLengthOrLeftToThePadding) {
+    std::vector<std::byte> start;
+    for (const std::byte b : make_salted_header(random_salt())) start.push_back(b);
+    const KeyGiven passphrase{true, 0};
+    for (const std::uint64_t data : {1u, 15u, 17u, 1000u, 0u}) {
+        const ModeGuess guess = guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0);
+        EXPECT_EQ(guess.mode, Mode::ctr) << data;
+        EXPECT_FALSE(guess.padding_decides) << data;
+    }
+    for (const std::uint64_t data : {16u, 32u, 1024u}) {
+        const ModeGuess guess = guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0);
+        EXPECT_TRUE(guess.padding_decides) << data;
+        EXPECT_THROW((void)guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0, true), ModeNotRecorded) << data;
+    }
+    EXPECT_THROW((void)guess_mode(start, std::nullopt, passphrase, 0), std::invalid_argument) << "a stream unread";
+    EXPECT_FALSE(guess_mode(start, kSaltedHeaderBytes + 32, KeyGiven{false, 32}, 0).padding_decides)
+        << "a raw key gives CBC no IV";
+}
+
+TEST(ModeByPadding, OneFitIsThatModeBothAreRefusedNeitherIsBadPadding) {
+    EXPECT_EQ(mode_by_padding({.ecb = true, .cbc = false}).mode, Mode::ecb);
+    EXPECT_EQ(mode_by_padding({.ecb = false, .cbc = true}).mode, Mode::cbc);
+    EXPECT_THROW((void)mode_by_padding({.ecb = true, .cbc = true}), ModeNotRecorded);
+    EXPECT_THROW((void)mode_by_padding({.ecb = false, .cbc = false}), BadPadding);
+}
+
+// The last block read both ways, against OpenSSL's own CBC and ECB of the same blocks.
+TEST(FinalBlockPadding, EcbAndCbcReadAsOpensslDecryptsThem) {
+    for (const std::size_t key_bytes : {16u, 24u, 32u}) {
+        const Bytes key = random_bytes(key_bytes);
+        CounterBlock iv{};
+        const Bytes iv_bytes = random_bytes(16);
+        std::copy(iv_bytes.begin(), iv_bytes.end(), iv.begin());
+        for (int trial = 0; trial < 300; ++trial) {
+            for (const std::size_t blocks : {1u, 2u}) {
+                const Bytes ciphertext = random_bytes(16 * blocks);
+                std::vector<std::byte> final_blocks;
+                for (const std::uint8_t b : ciphertext) final_blocks.push_back(static_cast<std::byte>(b));
+                Bytes ecb;
+                const bool ecb_fits =
+                    openssl_ecb(key, Direction::decrypt, true, Bytes(ciphertext.end() - 16, ciphertext.end()), ecb);
+                const PaddingFit fit = final_block_padding(key, iv, final_blocks);
+                EXPECT_EQ(fit.ecb, ecb_fits);
+                EXPECT_EQ(fit.cbc, openssl_cbc_padding_fits(key, iv, ciphertext));
+            }
+        }
+    }
 }
 
 TEST(CiphertextFacts, WhatEachHeaderRecordsAndNoMore) {
