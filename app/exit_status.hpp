@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The command's exit statuses (README, "Exit status"), and the one map from a failure to its status.
+// The command's exit statuses (docs/usage.md, "Exit status"), and the one map from a failure to its status.
 #include <exception>
 
 namespace aesgpu {

@@ -59,7 +59,7 @@ foreach(component IN LISTS CPACK_COMPONENTS_ALL)
   endforeach()
 
   # Two lintian tags on aesgpu.pc are overridden. It lies in lib/pkgconfig, where `cmake --install`
-  # puts it for every prefix (README's library section counts on it): cross builds' pkg-config,
+  # puts it for every prefix (docs/library.md counts on it): cross builds' pkg-config,
   # which looks in lib/<multiarch>, is not a use this package is built for. A CUDA build's links
   # libcudart_static.a where the toolkit has it: NVIDIA's packages put it in /usr/local/cuda.
   set(pc ${root}/lib/pkgconfig/aesgpu.pc)

@@ -8,7 +8,8 @@
 # aesgpu-cuda-dev; each pair conflicts with and replaces the other, so dpkg -i switches either way.
 # cmake/debian-layout.cmake gives the staged files Debian's layout (copyright, changelog.gz,
 # gzipped man page, stripped binaries, zsh's vendor-completions).
-install(FILES LICENSE README.md CHANGELOG.md docs/FORMAT.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE README.md CHANGELOG.md docs/usage.md docs/modes.md docs/FORMAT.md docs/library.md docs/packaging.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/aesgpu-dev COMPONENT dev)
 
 set(CPACK_GENERATOR DEB)

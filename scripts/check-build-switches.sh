@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The build's switches do what README says, each checked by a configure in a scratch directory
+# The build's switches do what docs/packaging.md says, each checked by a configure in a scratch directory
 # with nvcc hidden from PATH: AESGPU_ENABLE_CUDA=ON fails clearly without it, AUTO builds the CPU
 # backend alone, a bad value is refused, and BUILD_TESTING=OFF leaves the tests out; likewise
 # AESGPU_IO_URING (OFF, a bad value, ON with or without liburing).

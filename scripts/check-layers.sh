@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Fails when a folder includes a folder it may not depend on: dependencies point one way
-# (README, Layout). A folder's subfolders are its own (backends/cuda/kernels is backends/cuda's).
+# (docs/layout.md). A folder's subfolders are its own (backends/cuda/kernels is backends/cuda's).
 # Run by ctest (Layers.IncludesPointOneWay).
 set -euo pipefail
 cd "$(dirname "$0")/.."

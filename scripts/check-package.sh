@@ -3,7 +3,8 @@
 # `cpack -G DEB` in BUILD_DIR makes two packages. The command's depends on the libraries aesgpu
 # links (libssl3, libfmt, libspdlog), holds the stripped (and hardened) binary, the gzipped man
 # page, the completions (zsh's in vendor-completions, on Debian's $fpath) and, in
-# /usr/share/doc/PACKAGE, README.md, FORMAT.md, the copyright and changelog.gz; its aesgpu runs
+# /usr/share/doc/PACKAGE, README.md and the docs it points to (usage.md, modes.md, FORMAT.md,
+# library.md, packaging.md), the copyright and changelog.gz; its aesgpu runs
 # once unpacked. aesgpu-dev holds libaesgpu.a, include/aesgpu/, the CMake package and aesgpu.pc,
 # and depends on the -dev packages they need. lintian, where installed, finds no error and no
 # warning in either (a sanitized build's are not checked: it is no package to ship). Exit 77
@@ -59,7 +60,7 @@ name=$(dpkg-deb -f "$deb" Package)
 dev_name=$(dpkg-deb -f "$dev_deb" Package)
 contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 for path in ./usr/bin/aesgpu ./usr/share/bash-completion/completions/aesgpu ./usr/share/zsh/vendor-completions/_aesgpu \
-            ./usr/share/fish/vendor_completions.d/aesgpu.fish ./usr/share/doc/"$name"/{copyright,changelog.gz,README.md,FORMAT.md}; do
+            ./usr/share/fish/vendor_completions.d/aesgpu.fish ./usr/share/doc/"$name"/{copyright,changelog.gz,README.md,usage.md,modes.md,FORMAT.md,library.md,packaging.md}; do
     grep -qx -- "$path" <<<"$contents" || fail "$deb lacks $path"
 done
 # site-functions under /usr is on no $fpath of Debian's zsh; an uncompressed page breaks policy.

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""README's usage examples run as written (issue 28), so a README that drifts from the binary
-fails. Run by ctest (Docs.ReadmeExamplesRun).
+"""The examples of README.md and of docs/usage.md run as written (issues 28 and 42), so docs that
+drift from the binary fail. Run by ctest, one test per file (Docs.ReadmeExamplesRun,
+Docs.UsageExamplesRun).
 
-Usage: check-readme-examples.py AESGPU_BINARY README.md
+Usage: check-readme-examples.py AESGPU_BINARY FILE.md...
 
 Markers, each an HTML comment (invisible once rendered) on the line right before a ```sh fence:
   <!-- runs-in-test -->          the block runs here
   <!-- not-in-test: REASON -->   it cannot (a terminal prompt, a GPU, ssh hosts): REASON says why
-Every ```sh block under "## Usage" carries one of the two, so a new example is either tested or
-says why not. The marked blocks run in README order, each in its own `bash -euo pipefail`, all
-in one fresh directory holding the inputs that fixtures() lists, with this build's aesgpu first on
-PATH, no terminal (a prompt fails rather than hangs) and BACKUP_PASS set, as the examples assume.
-A command that fails stops the test with its README line and the block's output. That includes
+Every ```sh block in a file given carries one of the two, so a new example is either tested or
+says why not, and each file has at least one block that runs. The marked blocks of each file run
+in the file's order, each in its own `bash -euo pipefail`, all in one fresh directory for that
+file holding the inputs that fixtures() lists, with this build's aesgpu first on PATH, no
+terminal (a prompt fails rather than hangs) and BACKUP_PASS set, as the examples assume. A
+command that fails stops the test with its file and line and the block's output. That includes
 the left side of `a && b`, which errexit would let pass; so an example may not rely on a command
 failing (`a || b`)."""
 
@@ -78,34 +80,35 @@ def blocks(lines):
     return found
 
 
-def usage_range(lines):
-    """Line indexes [begin, end) of the "## Usage" section, its ### subsections included."""
-    begin = next((i for i, line in enumerate(lines) if line.rstrip() == "## Usage"), None)
-    if begin is None:
-        return None
-    end = next((i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return begin, end
-
-
-def check_markers(readme, lines, found):
-    """Problems with the markers: misplaced ones, and sh blocks under Usage without either."""
+def check_markers(doc, lines, found):
+    """Problems with the markers: misplaced ones, and sh blocks without either."""
     problems = []
     fences = {number - 1 for number, *_ in found}
     for i, line in enumerate(lines):
         stripped = line.strip()
         if (stripped == RUN or SKIP.match(stripped)) and i + 1 not in fences:
-            problems.append(f"{readme}:{i + 1}: marker not right before a ``` fence")
+            problems.append(f"{doc}:{i + 1}: marker not right before a ``` fence")
         elif stripped.startswith("<!-- runs-in-test") and stripped != RUN:
-            problems.append(f"{readme}:{i + 1}: misspelt marker (want {RUN})")
-    section = usage_range(lines)
-    if section is None:
-        problems.append(f"{readme}: no '## Usage' section")
-        return problems
+            problems.append(f"{doc}:{i + 1}: misspelt marker (want {RUN})")
+        elif stripped.startswith("<!-- not-in-test") and not SKIP.match(stripped):
+            problems.append(f"{doc}:{i + 1}: misspelt marker (want <!-- not-in-test: REASON -->)")
     for number, info, _, marker in found:
-        if section[0] < number - 1 < section[1] and info == "sh" and marker != RUN and not SKIP.match(marker):
-            problems.append(f"{readme}:{number}: a sh block under Usage with neither {RUN} nor "
+        if info == "sh" and marker != RUN and not SKIP.match(marker):
+            problems.append(f"{doc}:{number}: a sh block with neither {RUN} nor "
                             "<!-- not-in-test: REASON --> on the line before it")
     return problems
+
+
+def marked_blocks(doc):
+    """(the blocks of doc to run as (fence line number, body), the problems found in doc)."""
+    with open(doc, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    found = blocks(lines)
+    problems = check_markers(doc, lines, found)
+    marked = [(number, body) for number, _, body, marker in found if marker == RUN]
+    if not marked:
+        problems.append(f"{doc}: no block is marked {RUN}: nothing would be tested")
+    return marked, problems
 
 
 def run_block(number, body, work, env, status):
@@ -143,17 +146,32 @@ TOOLS = ("openssl", "xxd", "tar", "cmp")
 SKIPPED = 77  # ctest's SKIP_RETURN_CODE for this test
 
 
+def run_doc(doc, marked, top, env):
+    """Runs doc's marked blocks in a fresh directory of their own; False at the first failure."""
+    work = tempfile.mkdtemp(prefix="work.", dir=top)
+    for name, data in fixtures().items():
+        path = os.path.join(work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    status = os.path.join(top, "status")
+    for number, body in marked:
+        failure = run_block(number, body, work, env, status)
+        if failure:
+            print(f"FAIL: {doc}:{failure}")
+            return False
+        print(f"ok: {doc}:{number}: {len(body)} lines ran")
+    return True
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: check-readme-examples.py AESGPU_BINARY README.md")
-    binary, readme = os.path.abspath(sys.argv[1]), sys.argv[2]
-    with open(readme, encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    found = blocks(lines)
-    problems = check_markers(readme, lines, found)
-    marked = [(number, body) for number, _, body, marker in found if marker == RUN]
-    if not marked:
-        problems.append(f"{readme}: no block is marked {RUN}: nothing would be tested")
+    if len(sys.argv) < 3:
+        sys.exit("usage: check-readme-examples.py AESGPU_BINARY FILE.md...")
+    binary, docs = os.path.abspath(sys.argv[1]), sys.argv[2:]
+    marked, problems = {}, []
+    for doc in docs:
+        marked[doc], found = marked_blocks(doc)
+        problems += found
     if problems:
         print("FAIL:\n" + "\n".join(problems))
         return 1
@@ -162,7 +180,7 @@ def main():
     # is not in every base image), the test says so and skips (77) rather than fail on the host.
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
-        print("the README's examples need " + ", ".join(missing) + ", which this machine lacks")
+        print("the examples need " + ", ".join(missing) + ", which this machine lacks")
         # CI installs them and must run the examples, not skip them.
         return 1 if os.environ.get("AESGPU_REQUIRE_README_TOOLS") else SKIPPED
 
@@ -170,26 +188,17 @@ def main():
     top = tempfile.mkdtemp(prefix="aesgpu-readme.")
     try:
         # The build's binary, not an installed one, first on PATH (and nothing else of the build).
-        bin_dir, work = os.path.join(top, "bin"), os.path.join(top, "work")
+        bin_dir = os.path.join(top, "bin")
         os.mkdir(bin_dir)
-        os.mkdir(work)
         os.symlink(binary, os.path.join(bin_dir, "aesgpu"))
-        for name, data in fixtures().items():
-            path = os.path.join(work, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(data)
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), **ENVIRONMENT)
-        status = os.path.join(top, "status")
-        for number, body in marked:
-            failure = run_block(number, body, work, env, status)
-            if failure:
-                print(f"FAIL: {readme}:{failure}")
+        for doc in docs:
+            if not run_doc(doc, marked[doc], top, env):
                 return 1
-            print(f"ok: {readme}:{number}: {len(body)} lines ran")
     finally:
         shutil.rmtree(top, ignore_errors=True)
-    print(f"ok: {len(marked)} README blocks ran in {time.monotonic() - started:.2f} s")
+    count = sum(len(blocks_of_doc) for blocks_of_doc in marked.values())
+    print(f"ok: {count} blocks of {', '.join(docs)} ran in {time.monotonic() - started:.2f} s")
     return 0
 
 

@@ -663,7 +663,7 @@ TEST_F(Cli, UnderAControlGroupsMemoryLimitTheRingFitsIt) {
         // is in the group: the `cat` that feeds the pipe stays out, since the page cache of what
         // it reads would be charged to the group (it filled the 20 MiB, and the kernel killed
         // about one pipe run in 30 there, where aesgpu alone peaks at 7-10 MiB).
-        // The CPU backend: a CUDA context alone needs more than such a group holds (README).
+        // The CPU backend: a CUDA context alone needs more than such a group holds (docs/usage.md).
         const std::vector<std::pair<std::string, std::string>> commands{
             {"", "$AESGPU encrypt -q -f --backend cpu" + mode + key + " p -o c"},
             {"", "$AESGPU decrypt -q -f --backend cpu" + mode + key + " c -o back"},

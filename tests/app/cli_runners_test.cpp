@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Many files through a job runner the user already has, as README's "Many files, many workers,
+// Many files through a job runner the user already has, as docs/usage.md's "Many files, many workers,
 // many hosts" shows: xargs -P and GNU parallel run aesgpu on several files at once, every output
 // that succeeded decrypts back, a file that fails leaves no partial output (and a file already
 // there untouched), and the runner's exit status says how many failed.
@@ -80,7 +80,7 @@ TEST_F(Runners, GnuParallelCountsTheFailedRunsAndSplitsGpusBySlot) {
     EXPECT_EQ(r.out, "0 data/f0.bin\n0 data/f1.bin\n1 data/f2.bin\n0 data/f3.bin\n0 data/f4.bin\n1 data/f5.bin\n"
                      "0 data/f6.bin\n");
 
-    // One GPU per worker by job slot, as README shows: each worker sees one device (none here).
+    // One GPU per worker by job slot, as docs/usage.md shows: each worker sees one device (none here).
     ASSERT_EQ(run("rm data/*.aes").status, 0);
     r = run("parallel --will-cite -j 2 'CUDA_VISIBLE_DEVICES=$(({%} - 1)) $AESGPU encrypt -q --mode gcm "
             "--key-file k {}' ::: data/*.bin; echo status=$?");
