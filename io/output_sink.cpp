@@ -27,64 +27,52 @@ namespace aesgpu {
 
 namespace {
 
-constexpr int kMaxSymlinkHops = 40; // as the kernel's own limit (ELOOP)
-
 OutputNeedsOverwrite exists_error(const std::string &name) {
     return {name + " already exists", "overwrite"};
 }
 
-// The file a name stands for once symbolic links are followed; it need not exist.
+// What a name stands for: the file there (a symbolic link itself, never what it points to), or
+// nothing yet.
 struct Target {
-    std::filesystem::path path; // where a replacement or a new file goes
+    std::filesystem::path path; // where a new file goes, or the file it replaces
     bool exists = false;
-    struct stat status {};     // of the file itself, links followed
-    bool through_link = false; // the name given was a symbolic link
+    struct stat status {}; // of what is there: a link's own, for a link
+    bool is_link = false;  // a symbolic link, which the output replaces as any file
 };
 
-// The kernel's fs.protected_symlinks rule, which following links by hand would skip: a link in
-// a sticky world-writable directory (/tmp) is followed only when it belongs to the caller or to
-// the directory's owner, so another user's link cannot aim a -f output at a file of ours.
-void check_link_may_be_followed(const std::filesystem::path &link, const struct stat &link_status) {
-    const std::filesystem::path parent = link.has_parent_path() ? link.parent_path() : std::filesystem::path(".");
-    struct stat directory {};
-    if (::stat(parent.c_str(), &directory) != 0) return;
-    const bool shared = (directory.st_mode & S_ISVTX) != 0 && (directory.st_mode & S_IWOTH) != 0;
-    if (shared && link_status.st_uid != ::geteuid() && link_status.st_uid != directory.st_uid) {
-        throw IoError("refusing to follow " + quoted_name(link.string()) +
-                      ": another user's symbolic link in a shared directory (as fs.protected_symlinks does)");
-    }
-}
-
-// Follows a chain of symbolic links by hand, to the name the last one points at (which need not
-// exist), so that the output can be created or replaced in that file's own directory.
-std::filesystem::path follow_links(const std::string &given) {
-    std::filesystem::path path = given;
-    for (int hops = 0;; ++hops) {
-        struct stat status {};
-        if (::lstat(path.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return path;
-        if (hops == kMaxSymlinkHops) throw IoError(errno_message("cannot use", quoted_name(given), ELOOP));
-        check_link_may_be_followed(path, status);
-        std::error_code error;
-        const std::filesystem::path link = std::filesystem::read_symlink(path, error);
-        if (error) throw IoError(errno_message("cannot read the link", quoted_name(path.string()), error.value()));
-        path = link.is_absolute() ? link : path.parent_path() / link;
-    }
+// Names that stand for a stream of this process or the system's, whose symbolic links are there to
+// be written through: /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N (procfs), links in
+// /dev. Nobody but the system makes links there.
+bool names_a_system_stream(const std::string &given) {
+    const std::filesystem::path path = given;
+    const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    struct statfs file_system {};
+    if (::statfs(parent.c_str(), &file_system) == 0 && file_system.f_type == PROC_SUPER_MAGIC) return true;
+    std::error_code error;
+    const std::filesystem::path directory = std::filesystem::canonical(parent, error);
+    return !error && (directory == "/dev" || directory.string().starts_with("/dev/"));
 }
 
 Target resolve_target(const std::string &given) {
-    Target target;
-    target.path = given;
-    struct stat link {};
-    target.through_link = ::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    Target target{.path = given};
+    const bool link = ::lstat(given.c_str(), &target.status) == 0 && S_ISLNK(target.status.st_mode);
+    if (link && !names_a_system_stream(given)) {
+        target.exists = true;
+        target.is_link = true;
+        return target;
+    }
     if (::stat(given.c_str(), &target.status) == 0) {
         target.exists = true;
-        // A file to replace in its own directory. (Other files are opened by the name given,
-        // which also works for /dev/stdout and /proc/self/fd/N.)
-        if (target.through_link && S_ISREG(target.status.st_mode)) target.path = follow_links(given);
+        // A system stream that is a regular file (/dev/fd/3 of `3>file`) is replaced where it lies.
+        // (Others are opened by the name given.)
+        if (link && S_ISREG(target.status.st_mode)) {
+            std::error_code error;
+            target.path = std::filesystem::canonical(given, error);
+            if (error) throw IoError(errno_message("cannot use", quoted_name(given), error.value()));
+        }
         return target;
     }
     if (errno != ENOENT) throw IoError(errno_message("cannot use", quoted_name(given), errno));
-    if (target.through_link) target.path = follow_links(given);
     return target;
 }
 
@@ -242,14 +230,20 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         // -o /dev/stdout, or the file standard output was redirected to: the same as -c.
         return standard_output(policy.input_status);
     }
-    if (target.exists) {
+    if (target.is_link) {
+        // Never written through: whoever could make the link could aim it at any file of ours
+        // (a directory another user may write). The output takes the link's place, as gzip's does.
+        if (!policy.overwrite) throw OutputNeedsOverwrite(name + " is a symbolic link", "replace");
+    } else if (target.exists) {
         const struct stat &existing = target.status;
         refuse_same_file(existing, policy, name);
         if (S_ISDIR(existing.st_mode)) throw IoError("cannot write " + name + ": it is a directory");
         if (S_ISBLK(existing.st_mode) && !policy.overwrite) throw BlockDeviceNeedsOverwrite(name);
         if (!S_ISREG(existing.st_mode)) {
             // A FIFO, a terminal or a device: nothing to replace atomically, so write straight into it.
-            UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+            // A link put there since it was looked at is not followed (but a system stream's).
+            const int no_follow = names_a_system_stream(path) ? 0 : O_NOFOLLOW;
+            UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | no_follow));
             if (!fd.valid()) throw IoError(errno_message("cannot open", name, errno));
             enlarge_pipe_buffer(fd.get());
             const int raw = fd.get();
@@ -261,9 +255,6 @@ OutputSink OutputSink::create(const std::string &path, const OutputPolicy &polic
         attributes.mode = existing.st_mode & 0777 & (attributes.mode ? *attributes.mode : 0777);
         attributes.owner = existing.st_uid;
         attributes.group = existing.st_gid;
-    } else if (target.through_link && !policy.overwrite) {
-        throw OutputNeedsOverwrite(
-            name + " is a symbolic link to " + quoted_name(target.path.string()) + ", which does not exist", "create");
     }
 
     const std::filesystem::path directory_path =

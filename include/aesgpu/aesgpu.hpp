@@ -19,8 +19,9 @@
 //   killed meanwhile leaves nothing either where the file system has O_TMPFILE (ext4, xfs, btrfs,
 //   tmpfs); elsewhere a hidden ".NAME.XXXXXX" file (0600) may remain. A new output gets the
 //   input's permission bits and times, as gzip does. A replaced output (Settings::overwrite)
-//   keeps its owner, and its mode is never wider than before. An output that is a symbolic link
-//   writes the file it names. An output that is a FIFO, terminal or device (or "-") is written as
+//   keeps its owner, and its mode is never wider than before. An output name that is a symbolic
+//   link is replaced (with overwrite), never written through; /dev/stdout, /dev/fd/N and
+//   /proc/self/fd/N are the streams they name. An output that is a FIFO, terminal or device (or "-") is written as
 //   the data comes and cannot be withdrawn; overwrite does not apply to it. A program that ends
 //   itself on a signal passes InterruptCleanups and runs them first: then no hidden file remains.
 // - Signals are the program's: the library installs no handler. To stop a run from another

@@ -330,7 +330,7 @@ TEST_F(Cli, TheLibrarysRefusalsComeInTheCommandsWords) {
         {"cat p | $AESGPU encrypt -q --no-pad -K " + key + " -o x", 1,
          "input length 100 is not a multiple of 16 bytes, which --no-pad requires"},
         {"ln -sf nowhere link && $AESGPU encrypt -q -K " + key + " p -o link", 1,
-         "'link' is a symbolic link to 'nowhere', which does not exist; use -f to create it"},
+         "'link' is a symbolic link; use -f to replace it"},
         {"$AESGPU encrypt -q -K " + key + " p -o k", 1, "'k' already exists; use -f to overwrite it"},
     };
     for (const auto &[command, status, expected] : cases) {
@@ -479,18 +479,53 @@ TEST_F(Cli, AnOutputWhoseDirectoryIsMovedMidRunLandsInIt) {
     EXPECT_TRUE(read_file(file("moved/out")) == ecb(read_file(file("plain"))));
 }
 
-TEST_F(Cli, ADanglingLinkIsRefusedBeforeTheWorkAndWrittenThroughWithForce) {
+TEST_F(Cli, ALinkAtTheOutputNameIsRefusedBeforeTheWorkAndReplacedWithForce) {
     write_file(file("p"), random_bytes(5000));
-    ASSERT_EQ(run("ln -s missing link && mkfifo f").status, 0);
-    // The input never ends (fd 3 keeps the FIFO open): only a refusal before reading returns.
-    Outcome r = run("exec 3<>f; timeout 10 $AESGPU encrypt -q -K " + kKey128 + " f -o link");
-    EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_NE(r.err.find("'link' is a symbolic link to 'missing', which does not exist; use -f"), std::string::npos)
-        << r.err;
-    r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o link");
-    EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(std::filesystem::is_symlink(file("link"))) << "the link was replaced";
-    EXPECT_TRUE(read_file(file("missing")) == ecb(read_file(file("p"))));
+    write_file(file("kept"), {7});
+    for (const std::string target : {"missing", "kept"}) {
+        SCOPED_TRACE(target);
+        ASSERT_EQ(run("rm -f link f && ln -s " + target + " link && mkfifo f").status, 0);
+        // The input never ends (fd 3 keeps the FIFO open): only a refusal before reading returns.
+        Outcome r = run("exec 3<>f; timeout 10 $AESGPU encrypt -q -K " + kKey128 + " f -o link");
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("'link' is a symbolic link; use -f to replace it"), std::string::npos) << r.err;
+        r = run("$AESGPU encrypt -q -f -K " + kKey128 + " p -o link");
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_FALSE(std::filesystem::is_symlink(file("link"))) << "the link was replaced";
+        EXPECT_TRUE(read_file(file("link")) == ecb(read_file(file("p"))));
+    }
+    EXPECT_FALSE(std::filesystem::exists(file("missing")));
+    EXPECT_EQ(read_file(file("kept")), Bytes({7}));
+}
+
+// root writing into a directory another user may write (0777 without the sticky bit, or their
+// own): that user's link at the output name, aimed at a file of root's, is replaced, never written
+// through, with -f and --output-dir as with -o.
+TEST_F(Cli, AnotherUsersLinkAtTheOutputNameNeverWritesRootsFile) {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root, to make another user's directory and links";
+    write_file(file("p"), random_bytes(3000));
+    write_file(file("roots"), {'r', 'o', 'o', 't'});
+    ASSERT_EQ(run("chmod 600 roots && $AESGPU encrypt -q --mode gcm -K " + kKey128 + " p -o p.aes").status, 0);
+    const std::pair<std::string, std::string> directories[] = {{"open", "chmod 0777 open"},
+                                                               {"theirs", "chown 65534:65534 theirs"}};
+    for (const auto &[where, make] : directories) {
+        SCOPED_TRACE(where);
+        ASSERT_EQ(run("mkdir " + where + " && " + make + " && ln -s \"$PWD/roots\" " + where +
+                      "/p && chown -h 65534:65534 " + where + "/p")
+                      .status,
+                  0);
+        const Outcome r = run("$AESGPU decrypt -f --output-dir " + where + " -K " + kKey128 + " p.aes");
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_file(file("roots")), Bytes({'r', 'o', 'o', 't'}));
+        EXPECT_FALSE(std::filesystem::is_symlink(file(where + "/p")));
+        EXPECT_TRUE(read_file(file(where + "/p")) == read_file(file("p")));
+        struct stat output {};
+        ASSERT_EQ(::stat(file(where + "/p").c_str(), &output), 0);
+        EXPECT_EQ(output.st_uid, 0u) << "root's output, not the link's owner's";
+        ASSERT_EQ(run("ln -sf \"$PWD/roots\" " + where + "/q && chown -h 65534:65534 " + where + "/q").status, 0);
+        EXPECT_EQ(run("$AESGPU decrypt -f --mode gcm -K " + kKey128 + " p.aes -o " + where + "/q").status, 0);
+        EXPECT_EQ(read_file(file("roots")), Bytes({'r', 'o', 'o', 't'}));
+    }
 }
 
 TEST_F(Cli, GpuBackendToAPipeOrDeviceNeverSendsWhatItCannotWithdraw) {
