@@ -3,11 +3,13 @@
 
 #include "app/output_naming.hpp"
 #include "common/errors.hpp"
+#include "common/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <system_error>
+#include <utility>
 
 namespace aesgpu {
 
@@ -96,16 +99,16 @@ void walk(const CipherOptions &options, const fs::path &directory, InputList &li
     }
 }
 
-// Everything a descriptor holds, to its end.
-std::string read_all(int fd, const std::string &what) {
-    std::string text;
+// A file list's names, read from `fd` to its end.
+std::vector<std::string> read_names(int fd, bool nul_separated, const std::string &what) {
+    FileListParser parser(nul_separated, what);
     std::array<char, 65536> buffer{};
     for (;;) {
         const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-        if (got == 0) return text;
+        if (got == 0) return parser.finish();
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) throw UsageError(errno_message("cannot read the file list", what, errno));
-        text.append(buffer.data(), static_cast<std::size_t>(got));
+        parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
     }
 }
 
@@ -113,21 +116,14 @@ std::string read_all(int fd, const std::string &what) {
 std::vector<std::string> read_file_list(const CipherOptions &options) {
     const std::string &path = options.file_list;
     const std::string what = path == "-" ? std::string("standard input") : quoted_name(path);
-    std::string text;
+    std::vector<std::string> names;
     if (path == "-") {
-        text = read_all(STDIN_FILENO, what);
+        names = read_names(STDIN_FILENO, options.null_separated, what);
     } else {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw UsageError(errno_message("cannot open the file list", what, errno));
-        try {
-            text = read_all(fd, what);
-        } catch (...) {
-            ::close(fd);
-            throw;
-        }
-        ::close(fd);
+        const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!fd.valid()) throw UsageError(errno_message("cannot open the file list", what, errno));
+        names = read_names(fd.get(), options.null_separated, what);
     }
-    std::vector<std::string> names = parse_file_list(text, options.null_separated);
     if (std::find(names.begin(), names.end(), "-") != names.end()) {
         throw UsageError("the file list " + what + " names '-': a file list names files, and standard input is none");
     }
@@ -136,15 +132,50 @@ std::vector<std::string> read_file_list(const CipherOptions &options) {
 
 } // namespace
 
-std::vector<std::string> parse_file_list(std::string_view text, bool nul_separated) {
-    const char separator = nul_separated ? '\0' : '\n';
-    std::vector<std::string> names;
-    while (!text.empty()) {
-        const std::size_t end = std::min(text.find(separator), text.size());
-        if (end > 0) names.emplace_back(text.substr(0, end));
-        text.remove_prefix(std::min(end + 1, text.size()));
+FileListParser::FileListParser(bool nul_separated, std::string what)
+    : separator_(nul_separated ? '\0' : '\n'), what_(std::move(what)) {}
+
+void FileListParser::feed(std::string_view bytes) {
+    while (!bytes.empty()) {
+        const std::size_t end = std::min(bytes.find(separator_), bytes.size());
+        const std::string_view part = bytes.substr(0, end);
+        const char *const unit = separator_ == '\n' ? "line" : "name";
+        if (separator_ == '\n' && part.find('\0') != std::string_view::npos) {
+            throw UsageError(fmt::format("the file list {} has a NUL byte in line {}: its names end at newlines, and "
+                                         "no name holds a NUL (give --null for NUL-ended names, as find -print0 "
+                                         "writes them)",
+                                         what_, ended_ + 1));
+        }
+        if (name_.size() + part.size() > kMaxListedNameBytes) {
+            throw UsageError(fmt::format("the file list {}: {} {} is longer than a path may be ({} bytes): is it a "
+                                         "list of file names?",
+                                         what_, unit, ended_ + 1, kMaxListedNameBytes));
+        }
+        name_.append(part);
+        if (end == bytes.size()) return;
+        end_name();
+        bytes.remove_prefix(end + 1);
     }
-    return names;
+}
+
+void FileListParser::end_name() {
+    if (++ended_ > kMaxListedNames) {
+        throw UsageError(
+            fmt::format("the file list {} has more than {} names: run it in parts", what_, kMaxListedNames));
+    }
+    if (!name_.empty()) names_.push_back(std::move(name_));
+    name_.clear();
+}
+
+std::vector<std::string> FileListParser::finish() {
+    if (!name_.empty()) end_name();
+    return std::move(names_);
+}
+
+std::vector<std::string> parse_file_list(std::string_view text, bool nul_separated) {
+    FileListParser parser(nul_separated, "the file list");
+    parser.feed(text);
+    return parser.finish();
 }
 
 InputList expand_inputs(const CipherOptions &options, const std::vector<std::string> &names) {

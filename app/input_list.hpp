@@ -7,6 +7,7 @@
 // the suffix is set aside (skipped, with a warning, counted in the summary, as zstd does).
 #include "app/options.hpp"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,33 @@ struct InputList {
     std::vector<std::string> unreadable;
 };
 
-// The names a --filelist holds: one a line, or each ended by a NUL byte (`nul_separated`, as
-// find -print0 writes them). Empty names are dropped; nothing else is trimmed.
+// How many names a --filelist may hold (empty ones counted), and how long one may be: PATH_MAX
+// with its ending NUL. Past either the list is no list of names (/dev/zero, a binary file).
+inline constexpr std::size_t kMaxListedNames = 1000000;
+inline constexpr std::size_t kMaxListedNameBytes = 4095;
+
+// The names a --filelist holds, fed to it in pieces as they are read: one a line, or each ended by
+// a NUL byte (`nul_separated`, as find -print0 writes them). Empty names are dropped; nothing else
+// is trimmed. Throws UsageError, naming `what` and the line, for a NUL byte in a list of lines (a
+// name cut there), a name longer than kMaxListedNameBytes, or more than kMaxListedNames names.
+class FileListParser {
+public:
+    FileListParser(bool nul_separated, std::string what);
+    void feed(std::string_view bytes);
+    // The names, the last one taken without its ending.
+    [[nodiscard]] std::vector<std::string> finish();
+
+private:
+    void end_name();
+
+    char separator_;
+    std::string what_;
+    std::string name_;
+    std::size_t ended_ = 0; // names ended so far, empty ones too
+    std::vector<std::string> names_;
+};
+
+// The same for a list in hand (`what`: "the file list").
 [[nodiscard]] std::vector<std::string> parse_file_list(std::string_view text, bool nul_separated);
 
 // The inputs the options name: options.inputs, then --filelist's names (read here; "-": standard

@@ -172,6 +172,41 @@ TEST_F(ManyFilesCli, AFileListNamesTheInputsOneALineOrNulSeparatedOrOnStandardIn
     EXPECT_EQ(run("echo dir | $AESGPU encrypt --filelist -" + kKey).status, 2);
 }
 
+// A file list is names: a NUL byte in a list of lines (a name cut there would lose its suffix),
+// a line longer than a path, or more names than a run takes is refused before any work, with the
+// line it is in; /dev/zero is refused at once, in bounded memory.
+TEST_F(ManyFilesCli, AFileListIsBoundedAndANulByteInALineIsRefused) {
+    write("a", 100);
+    write("a.txt", 100);
+    fs::create_directory(file("out"));
+    const struct {
+        std::string list;
+        std::string options;
+        std::string message;
+    } cases[] = {
+        {"printf 'a.txt\\na\\0.txt\\n'", "", "the file list 'list' has a NUL byte in line 2"},
+        {"printf 'a.txt\\na\\0.txt\\n'", "", "give --null for NUL-ended names"},
+        {"head -c 5000 /dev/zero | tr '\\0' x", "", "the file list 'list': line 1 is longer than a path may be"},
+        {"head -c 5000 /dev/zero | tr '\\0' x", " --null", "the file list 'list': name 1 is longer than a path"},
+        {"yes a | head -n 1000001", "", "the file list 'list' has more than 1000000 names"},
+        {"head -c 1000001 /dev/zero", " --null", "the file list 'list' has more than 1000000 names"},
+    };
+    for (const auto &[list, options, message] : cases) {
+        SCOPED_TRACE(list + options);
+        ASSERT_EQ(run(list + " > list").status, 0);
+        const Outcome r = run("$AESGPU encrypt --output-dir out --filelist list" + options + kGcm);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_TRUE(fs::is_empty(file("out")));
+    }
+    for (const std::string options : {"", " --null"}) {
+        // About 1 GB of address space (a sanitizer's shadow memory needs terabytes).
+        const std::string limit = under_sanitizer() ? "" : "ulimit -v 1000000; ";
+        const Outcome zero = run(limit + "timeout 20 $AESGPU encrypt --filelist /dev/zero" + options + kGcm);
+        EXPECT_EQ(zero.status, 2) << zero.err;
+    }
+}
+
 TEST_F(ManyFilesCli, StandardInputIsReadForOneThingOnly) {
     write("f", 100);
     ASSERT_EQ(run("echo f > list && $AESGPU keygen -o my.key").status, 0);

@@ -50,6 +50,45 @@ TEST(InputList, AFileListHoldsOneNameALineOrNulSeparatedNames) {
     EXPECT_EQ(parse_file_list("one\n"s, true), Names{"one\n"}) << "with --null a newline is part of a name";
 }
 
+// Fed in pieces as a read gives them: a name split across pieces is one name, and the bounds
+// count across pieces too.
+TEST(InputList, AFileListFedInPiecesGivesTheSameNamesAndTheSameBounds) {
+    using std::string_literals::operator""s;
+    const std::string text = "first\nsecond name\n\nthird";
+    for (std::size_t piece = 1; piece <= text.size(); ++piece) {
+        FileListParser parser(false, "the list");
+        for (std::size_t at = 0; at < text.size(); at += piece) parser.feed(std::string_view(text).substr(at, piece));
+        EXPECT_EQ(parser.finish(), (Names{"first", "second name", "third"})) << piece;
+    }
+    expect_usage_error(
+        [] {
+            FileListParser parser(false, "the list");
+            parser.feed("a\nb");
+            parser.feed("\0c\n"s);
+        },
+        "the list has a NUL byte in line 2");
+    expect_usage_error(
+        [] {
+            FileListParser parser(true, "the list");
+            parser.feed(std::string(kMaxListedNameBytes, 'x'));
+            parser.feed("y");
+        },
+        "name 1 is longer than a path may be (4095 bytes)");
+    FileListParser longest(true, "the list");
+    longest.feed(std::string(kMaxListedNameBytes, 'x') + '\0');
+    EXPECT_EQ(longest.finish().size(), 1u);
+    expect_usage_error(
+        [] {
+            FileListParser parser(false, "the list");
+            parser.feed(std::string(kMaxListedNames, '\n'));
+            parser.feed("\n");
+        },
+        "has more than 1000000 names");
+    FileListParser most(false, "the list");
+    most.feed(std::string(kMaxListedNames - 1, '\n') + "last");
+    EXPECT_EQ(most.finish(), Names{"last"});
+}
+
 class InputTree : public testing::Test {
 protected:
     // d/b, d/a.aes, d/sub/c, d/sub/deeper/e.aes, d/link-to-file, d/link-to-dir, d/fifo; outside/x.
