@@ -156,10 +156,10 @@ public:
     CommandKeys(const CipherOptions &options, const struct stat *data_on_stdin)
         : options_(options), passphrase_mode_(!uses_raw_key(options)) {
         if (!options.key_hex.empty()) {
-            secret_ = parse_key_argument(options.key_hex);
+            secret_.bytes = parse_key_argument(options.key_hex);
         } else if (!options.key_file.empty()) {
             refuse_key_file_misuse(options.key_file, data_on_stdin);
-            secret_ = read_key_file(options.key_file, data_on_stdin, &read_from_, warn_about_secret_file);
+            secret_.bytes = read_key_file(options.key_file, data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!options.pass_spec.empty()) {
             secret_ = read_passphrase(options.pass_spec.text(), data_on_stdin, &read_from_, warn_about_secret_file);
         } else if (!can_prompt()) {
@@ -181,25 +181,60 @@ public:
     // The file or descriptor the key or passphrase was read from (--key-file, -p file:, fd:, stdin).
     [[nodiscard]] const std::optional<struct stat> &read_from() const { return read_from_; }
 
-    // The raw key (-K, --key-file) or the passphrase.
+    // The raw key (-K, --key-file) or the passphrase, as aesgpu's own format (GCM) takes it: a line
+    // whole, up to kMaxPassphraseBytes.
     const SecretBytes &secret() override {
-        if (!loaded_) {
-            failed_ = true;
-            secret_ = prompt_passphrase(reads_mode_from_files(options_) ? "AES"
-                                                                        : cipher_name(options_.mode, options_.key_bits),
-                                        options_.direction == Direction::encrypt);
-            loaded_ = true;
-            failed_ = false;
+        load();
+        if (secret_.longer) {
+            throw KeyError(fmt::format("the passphrase from {} is longer than {} bytes: it is no passphrase for "
+                                       "--mode gcm, which takes the whole line",
+                                       secret_.from, kMaxPassphraseBytes));
         }
-        return secret_;
+        return secret_.bytes;
+    }
+
+    // What openssl keeps of a passphrase line longer than that, for openssl's formats.
+    const SecretBytes *openssl_line() override {
+        load();
+        if (!secret_.line || secret_.bytes.size() <= kMaxPassphraseLineBytes) return nullptr;
+        if (!openssl_line_) openssl_line_.emplace(secret_.bytes.view().first(kMaxPassphraseLineBytes));
+        return &*openssl_line_;
+    }
+
+    void took_openssl_line(bool openssl_format, const std::string &input) override {
+        const std::string length =
+            secret_.longer ? fmt::format("more than {}", kMaxPassphraseBytes) : std::to_string(secret_.bytes.size());
+        if (openssl_format && !told_openssl_line_) {
+            told_openssl_line_ = true;
+            spdlog::warn("the passphrase from {} is {} bytes long; openssl keeps the first {} bytes of a line, and so "
+                         "does aesgpu for ECB, CTR and CBC (--mode gcm takes the whole line)",
+                         secret_.from, length, kMaxPassphraseLineBytes);
+        } else if (!openssl_format) {
+            spdlog::warn("{} opened with the first {} bytes of the passphrase from {}, as aesgpu kept them until "
+                         "--mode gcm took the whole line: encrypt it again to use all {} bytes",
+                         input, kMaxPassphraseLineBytes, secret_.from, length);
+        }
     }
 
 private:
     const CipherOptions &options_;
     bool passphrase_mode_;
+    // The terminal's prompt, on first use.
+    void load() {
+        if (loaded_) return;
+        failed_ = true;
+        secret_ =
+            prompt_passphrase(reads_mode_from_files(options_) ? "AES" : cipher_name(options_.mode, options_.key_bits),
+                              options_.direction == Direction::encrypt);
+        loaded_ = true;
+        failed_ = false;
+    }
+
     bool loaded_ = false;
     bool failed_ = false;
-    SecretBytes secret_;
+    GivenPassphrase secret_; // a raw key's bytes too
+    std::optional<SecretBytes> openssl_line_;
+    bool told_openssl_line_ = false;
     std::optional<struct stat> read_from_;
 };
 
@@ -912,7 +947,7 @@ CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, K
     const bool padding_decides = guess && guess->padding_decides;
     CipherKey key = [&] {
         try {
-            return cipher_key(format, keys, guess ? &*guess : nullptr);
+            return cipher_key(format, keys, guess ? &*guess : nullptr, &source);
         } catch (const ModeNotRecorded &e) {
             throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
         } catch (const BadPadding &e) {

@@ -23,11 +23,11 @@ namespace {
 
 const std::string kNotShown = " (the value is not shown: it may be the passphrase itself)";
 
-// One line as openssl's BIO_gets reads it: through the first newline or kMaxPassphraseLineBytes
-// bytes, whichever comes first. Byte by byte, so that nothing after the line is consumed (the
-// data may follow on the same descriptor). Returns nothing at end of input before any byte.
-std::optional<SecretBytes> read_line(int fd, const std::string &what) {
-    SecretBytes line(kMaxPassphraseLineBytes);
+// One line: through the first newline, or kMaxPassphraseBytes bytes and one more (which says the
+// line goes on). Byte by byte, so that nothing after the line is consumed (the data may follow on
+// the same descriptor). Returns nothing at end of input before any byte.
+std::optional<GivenPassphrase> read_line(int fd, const std::string &what) {
+    SecretBytes line(kMaxPassphraseBytes + 1);
     auto bytes = line.mutable_view();
     std::size_t length = 0;
     while (length < bytes.size()) {
@@ -43,19 +43,20 @@ std::optional<SecretBytes> read_line(int fd, const std::string &what) {
     // openssl copies the line as a C string and cuts it at the first newline.
     const auto end = std::find_if(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length),
                                   [](std::uint8_t b) { return b == '\n' || b == '\0'; });
-    return SecretBytes(bytes.first(static_cast<std::size_t>(end - bytes.begin())));
+    const std::size_t kept = std::min<std::size_t>(static_cast<std::size_t>(end - bytes.begin()), kMaxPassphraseBytes);
+    return GivenPassphrase{SecretBytes(bytes.first(kept)), what, true, kept == kMaxPassphraseBytes && length > kept};
 }
 
-SecretBytes first_line(int fd, const std::string &what) {
-    std::optional<SecretBytes> line = read_line(fd, what);
+GivenPassphrase first_line(int fd, const std::string &what) {
+    std::optional<GivenPassphrase> line = read_line(fd, what);
     if (!line) throw KeyError(what + " holds no passphrase (it is empty)");
-    if (line->empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
+    if (line->bytes.empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
     return std::move(*line);
 }
 
-SecretBytes from_text(std::string_view text, const std::string &what) {
+GivenPassphrase from_text(std::string_view text, const std::string &what) {
     if (text.empty()) throw EmptyPassphrase("the passphrase from " + what + " is empty");
-    return SecretBytes(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()));
+    return {SecretBytes(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size())), what};
 }
 
 // Echo off on the terminal for as long as it lives, given back by the interrupt clean-up too
@@ -88,15 +89,15 @@ private:
     InterruptCleanup restore_on_interrupt_; // released after the destructor gave echo back
 };
 
-SecretBytes ask(int tty, const std::string &prompt) {
+GivenPassphrase ask(int tty, const std::string &prompt) {
     (void)!::write(tty, prompt.data(), prompt.size());
-    std::optional<SecretBytes> answer = [&] {
+    std::optional<GivenPassphrase> answer = [&] {
         EchoOff quiet(tty);
         return read_line(tty, "the terminal");
     }();
     (void)!::write(tty, "\n", 1);
     if (!answer) throw EmptyPassphrase("no passphrase entered");
-    if (answer->empty()) throw EmptyPassphrase("the passphrase is empty");
+    if (answer->bytes.empty()) throw EmptyPassphrase("the passphrase is empty");
     return std::move(*answer);
 }
 
@@ -111,14 +112,14 @@ int descriptor_number(std::string_view number) {
 
 } // namespace
 
-SecretBytes read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
-                            std::optional<struct stat> *read_from, const SecretWarning &warn) {
+GivenPassphrase read_passphrase(std::string_view spec, const struct stat *data_on_stdin,
+                                std::optional<struct stat> *read_from, const SecretWarning &warn) {
     if (spec.starts_with("pass:")) return from_text(spec.substr(5), "pass:");
     if (spec.starts_with("env:")) {
         const std::string name(spec.substr(4));
         char *value = std::getenv(name.c_str());
         if (!value) throw UsageError("--pass env:" + quoted_name(name) + ": the variable is not set");
-        SecretBytes passphrase = from_text(value, "env:" + quoted_name(name));
+        GivenPassphrase passphrase = from_text(value, "env:" + quoted_name(name));
         // Wiped where it lies, which also blanks it in /proc/PID/environ.
         wipe_secret(value, std::strlen(value));
         return passphrase;
@@ -152,15 +153,15 @@ bool can_prompt() {
     return tty.valid();
 }
 
-SecretBytes prompt_passphrase(const std::string &cipher_name, bool confirm) {
+GivenPassphrase prompt_passphrase(const std::string &cipher_name, bool confirm) {
     UniqueFd tty(::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY));
     if (!tty.valid()) throw UsageError("no terminal to ask for the passphrase on; use -p/--pass SPEC");
     const std::string prompt = "enter " + cipher_name + (confirm ? " encryption" : " decryption") + " password:";
-    SecretBytes first = ask(tty.get(), prompt);
+    GivenPassphrase first = ask(tty.get(), prompt);
     if (confirm) {
-        const SecretBytes again = ask(tty.get(), "Verifying - " + prompt);
-        if (again.size() != first.size() ||
-            !std::equal(first.view().begin(), first.view().end(), again.view().begin())) {
+        const GivenPassphrase again = ask(tty.get(), "Verifying - " + prompt);
+        if (again.bytes.size() != first.bytes.size() || again.longer != first.longer ||
+            !std::equal(first.bytes.view().begin(), first.bytes.view().end(), again.bytes.view().begin())) {
             throw std::runtime_error("the passphrases do not match");
         }
     }

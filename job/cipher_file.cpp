@@ -112,13 +112,37 @@ ModeGuess guess_input_mode(InputSource &source, KeySource &keys, std::size_t seg
     return guess;
 }
 
-CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess) {
+namespace {
+
+// The key from `secret`, and where the padding decides, the mode (into `guess`).
+CipherKey key_from(const FileFormat &format, const SecretBytes &secret, ModeGuess *guess) {
     if (guess && guess->padding_decides) {
         const auto *openssl = dynamic_cast<const OpensslEncFile *>(&format);
         if (!openssl) throw std::invalid_argument("the padding decides the mode of openssl's format only");
-        return openssl->key_by_padding(keys.secret(), std::vector<std::byte>(guess->final_blocks), *guess);
+        return openssl->key_by_padding(secret, std::vector<std::byte>(guess->final_blocks), *guess);
     }
-    return format.key(keys.secret());
+    return format.key(secret);
+}
+
+} // namespace
+
+CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess, InputSource *source) {
+    const SecretBytes *openssl_line = keys.passphrase_mode() ? keys.openssl_line() : nullptr;
+    if (openssl_line && !format.segments()) {
+        keys.took_openssl_line(true, source ? source->display_name() : std::string());
+        return key_from(format, *openssl_line, guess);
+    }
+    CipherKey key = key_from(format, keys.secret(), guess);
+    if (!openssl_line || !source || key.spec.direction != Direction::decrypt) return key;
+    try {
+        authenticate_first_segment(*source, key.key, key.spec);
+    } catch (const AuthenticationFailed &) {
+        CipherKey cut = format.key(*openssl_line);
+        authenticate_first_segment(*source, cut.key, cut.spec); // its failure is the line's too
+        keys.took_openssl_line(false, source->display_name());
+        return cut;
+    }
+    return key;
 }
 
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,

@@ -76,9 +76,13 @@ inline constexpr std::uint64_t kModeLookaheadBytes = 64ull << 20;
 // of the passphrase, with the stream salt and the associated data). Asks for a passphrase here.
 // Where `guess` leaves the mode to the padding (padding_decides), the mode that fits, into
 // `guess` (and its key), or ModeNotRecorded or BadPadding as mode_by_padding throws them.
+// A passphrase line longer than openssl keeps: openssl's formats take what openssl keeps
+// (KeySource::openssl_line); decrypting GCM from `source` (where its segments start), the whole
+// line, or what openssl keeps where only that opens segment 0.
 // CTR or CBC with a raw key and no settings.iv is std::invalid_argument: a fixed IV would give
 // every such file the same keystream or first block.
-[[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess = nullptr);
+[[nodiscard]] CipherKey cipher_key(const FileFormat &format, KeySource &keys, ModeGuess *guess = nullptr,
+                                   InputSource *source = nullptr);
 
 // How the job was set up, as it starts. `selected` stays valid until cipher_file_with_key returns:
 // an observer may keep it for its commit.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 
 namespace aesgpu {
@@ -19,6 +20,13 @@ public:
     [[nodiscard]] virtual bool passphrase_mode() const = 0;
     // The secret, asked for on first use (a prompt may ask only here); throws when it cannot be had.
     virtual const SecretBytes &secret() = 0;
+    // A passphrase read as a line (as openssl reads -pass file:, fd: and stdin) that is longer than
+    // openssl keeps of one (kMaxPassphraseLineBytes): the bytes openssl keeps, which openssl's
+    // formats take, so that both tools read the same passphrase. Null otherwise.
+    [[nodiscard]] virtual const SecretBytes *openssl_line() { return nullptr; }
+    // Told when openssl_line() was taken for `input`: for openssl's format, or for a GCM file that
+    // only opened with it (made when aesgpu cut every line so).
+    virtual void took_openssl_line(bool /*openssl_format*/, const std::string & /*input*/) {}
 };
 
 // A raw AES key held in memory (wiped when done).

@@ -18,8 +18,11 @@ inline constexpr std::size_t kSaltBytes = 8;
 using Salt = std::array<std::uint8_t, kSaltBytes>;
 
 // kDefaultPbkdf2Iterations and kDefaultPassphraseKeyBits: <aesgpu/types.hpp>.
-// openssl reads file:, fd: and stdin with BIO_gets into a buffer of APP_PASS_LEN (1024) bytes.
+// openssl reads file:, fd: and stdin with BIO_gets into a buffer of APP_PASS_LEN (1024) bytes,
+// so its formats take that much of a line read there.
 inline constexpr std::size_t kMaxPassphraseLineBytes = 1023;
+// aesgpu's own format (GCM) takes a line whole, up to this: past it, it is no passphrase.
+inline constexpr std::size_t kMaxPassphraseBytes = 65536;
 
 // An empty passphrase protects nothing, so it is refused (exit 1), wherever it came from.
 class EmptyPassphrase : public std::runtime_error {

@@ -105,8 +105,10 @@ public:
     // `openssl enc -pbkdf2`; scrypt for gcm) with a salt kept in the file's header.
     static Key passphrase(std::string_view passphrase);
     // A passphrase asked for only once it is needed, after the input's header was read and checked
-    // (a file that is not of the format fails without asking): `ask` writes it into `buffer` (up
-    // to 1023 bytes, wiped afterwards) and returns its length. What `ask` throws comes out of
+    // (a file that is not of the format fails without asking): `ask` writes it into `buffer` and
+    // returns its length. The buffer holds 1023 bytes (wiped afterwards), as much as openssl keeps
+    // of a line it reads: a longer passphrase cannot come this way (a longer length is an Error);
+    // give it to Key::passphrase, which takes any length. What `ask` throws comes out of
     // cipher_file as it was thrown.
     static Key passphrase_prompt(std::function<std::size_t(std::span<char> buffer)> ask);
 

@@ -267,6 +267,50 @@ TEST_F(Cli, PassphraseSourcesGiveWhatOpensslGets) {
     }
 }
 
+// A passphrase line longer than openssl keeps (1023 bytes): openssl's formats take what openssl
+// takes, and say so; --mode gcm (aesgpu's own format) takes the whole line, as env: gives it, up to
+// 64 KiB; a GCM file made when aesgpu cut the line too still opens, with a warning.
+TEST_F(Cli, ALongPassphraseLineIsWholeForGcmAndOpensslsForTheOtherModes) {
+    write_file(file("p"), random_bytes(3000));
+    const std::string line(2000, 'b');
+    write_file(file("pw"), Bytes(line.begin(), line.end()));
+    make_private(file("pw"));
+    const std::string env = "PW=$(cat pw) ";
+    Outcome r = run(
+        "$AESGPU encrypt --mode gcm -p file:pw p -o g && " + env + "$AESGPU decrypt -p env:PW g -o b1 && cmp b1 p && " +
+        env + "$AESGPU encrypt --mode gcm -p env:PW p -o g2 && $AESGPU decrypt -p fd:3 3<pw g2 -o b2 && cmp b2 p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "") << "the whole line: nothing to say";
+    r = run("$AESGPU encrypt --mode ecb -p file:pw p -o e && openssl enc -d -aes-256-ecb -pbkdf2 -pass file:pw -in e | "
+            "cmp - p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("the passphrase from passphrase file 'pw' is 2000 bytes long; openssl keeps the first 1023 "
+                         "bytes of a line, and so does aesgpu for ECB, CTR and CBC"),
+              std::string::npos)
+        << r.err;
+    // Made with the first 1023 bytes, as aesgpu cut the line before.
+    r = run("PW=$(head -c 1023 pw) $AESGPU encrypt --mode gcm -p env:PW p -o old && "
+            "$AESGPU decrypt -p file:pw old -o b3 && cmp b3 p");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("'old' opened with the first 1023 bytes of the passphrase from passphrase file 'pw'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(run("$AESGPU decrypt -p pass:wrong old -o b4").status, 1);
+    // Past 64 KiB a line is no passphrase for GCM; openssl's formats still take their 1023 bytes.
+    const std::string huge(70000, 'c');
+    write_file(file("huge"), Bytes(huge.begin(), huge.end()));
+    make_private(file("huge"));
+    r = run("$AESGPU encrypt --mode gcm -p file:huge p -o h");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("the passphrase from passphrase file 'huge' is longer than 65536 bytes"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file("h")));
+    EXPECT_EQ(run("$AESGPU encrypt -q --mode ctr -p file:huge p -o hc && openssl enc -d -aes-256-ctr -pbkdf2 -pass "
+                  "file:huge -in hc | cmp - p")
+                  .status,
+              0);
+}
+
 TEST_F(Cli, SecretsNeverAppearInMessages) {
     write_file(file("p"), random_bytes(100));
     const std::string key = "00112233445566778899aabbccddeeff";

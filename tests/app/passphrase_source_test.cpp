@@ -13,8 +13,8 @@
 namespace aesgpu::test {
 namespace {
 
-std::string text(const SecretBytes &secret) {
-    return std::string(secret.text());
+std::string text(const GivenPassphrase &given) {
+    return std::string(given.bytes.text());
 }
 
 std::string from_file(const TempDir &dir, const std::string &content) {
@@ -65,10 +65,22 @@ TEST(Passphrase, FileLinesReadAsOpensslAppGetPassReadsThem) {
     EXPECT_EQ(from_file(dir, "secret\r"), "secret\r");
     EXPECT_EQ(from_file(dir, "no newline"), "no newline");
     EXPECT_EQ(from_file(dir, std::string("sec\0ret\n", 8)), "sec") << "a NUL byte ends the passphrase";
+    // The line whole, up to 64 KiB (openssl's formats then take its first 1023 bytes, as
+    // KeySource::openssl_line gives them); past that it is marked longer.
     const std::string long_line(2000, 'x');
-    EXPECT_EQ(from_file(dir, long_line + "\n"), std::string(1023, 'x'));
+    EXPECT_EQ(from_file(dir, long_line + "\n"), long_line);
     EXPECT_EQ(from_file(dir, std::string(1023, 'y') + "\nz"), std::string(1023, 'y'));
-    EXPECT_EQ(from_file(dir, std::string(1024, 'y') + "\n"), std::string(1023, 'y'));
+    write_file(dir.file("p"), Bytes(kMaxPassphraseBytes, 'z'));
+    const GivenPassphrase longest = read_passphrase("file:" + dir.file("p"), nullptr);
+    EXPECT_TRUE(longest.line);
+    EXPECT_FALSE(longest.longer);
+    EXPECT_EQ(longest.bytes.size(), kMaxPassphraseBytes);
+    write_file(dir.file("p"), Bytes(kMaxPassphraseBytes + 1, 'z'));
+    const GivenPassphrase longer = read_passphrase("file:" + dir.file("p"), nullptr);
+    EXPECT_TRUE(longer.longer);
+    EXPECT_EQ(longer.bytes.size(), kMaxPassphraseBytes);
+    EXPECT_EQ(longer.from, "passphrase file '" + dir.file("p") + "'");
+    EXPECT_FALSE(read_passphrase("pass:x", nullptr).line) << "pass: and env: are no lines: openssl keeps them whole";
 }
 
 TEST(Passphrase, EmptyPassphrasesAreRefused) {
