@@ -10,6 +10,7 @@
 #include "io/io_threads.hpp"
 #include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
+#include "job/outputs_over_inputs.hpp"
 #include "job/setting_rules.hpp"
 
 #include <sys/stat.h>
@@ -29,6 +30,22 @@ namespace {
     throw Error(ErrorKind::settings, what);
 }
 
+// `value` of the enum `type_name`, held in the field `field`: refused unless it is one of the
+// enum's values, from 0 to `last` (a cast or an unchecked read may hold any number).
+template <typename Enum>
+void refuse_outside(Enum value, Enum last, const char *field, const char *type_name) {
+    const auto raw = static_cast<long long>(value);
+    if (raw >= 0 && raw <= static_cast<long long>(last)) return;
+    refuse(std::string(field) + " holds " + std::to_string(raw) + ", which is no " + type_name);
+}
+
+void refuse_values_outside_enums(const Settings &settings) {
+    refuse_outside(settings.direction, Direction::decrypt, "direction", "Direction");
+    refuse_outside(settings.mode, Mode::cbc, "mode", "Mode");
+    refuse_outside(settings.backend, BackendChoice::all, "backend", "BackendChoice");
+    refuse_outside(settings.io, IoChoice::buffered, "io", "IoChoice");
+}
+
 // The job `settings` describe, for the rules of where a setting counts (job/setting_rules).
 SettingUse use_of(const Settings &settings, bool passphrase) {
     return {settings.direction, settings.mode, passphrase, settings.backend};
@@ -37,7 +54,7 @@ SettingUse use_of(const Settings &settings, bool passphrase) {
 // Settings that would be ignored are refused: a caller who set one expects it to count.
 void refuse_ignored_settings(const Settings &settings, const SettingUse &use) {
     if (settings.iv && fit_of(Setting::iv, use) != SettingFit::counts) {
-        refuse("iv applies to mode ctr with a raw key only (a passphrase derives its own)");
+        refuse("iv applies to modes ctr and cbc with a raw key only (a passphrase derives its own)");
     }
     if (settings.no_pad && fit_of(Setting::no_pad, use) != SettingFit::counts)
         refuse("no_pad applies to mode ecb only");
@@ -84,7 +101,9 @@ void check_mode_settings(const Settings &settings, const SettingUse &use) {
         refuse("devices and wait_for_gpu are for GPUs, and backend is cpu");
     }
     if (iv_required(use) && !settings.iv) {
-        refuse("iv is required for mode ctr with a raw key: a fixed counter would repeat the keystream");
+        refuse(settings.mode == Mode::cbc
+                   ? "iv is required for mode cbc with a raw key: a fixed IV would give equal starts equal ciphertext"
+                   : "iv is required for mode ctr with a raw key: a fixed counter would repeat the keystream");
     }
     if (settings.segment_bytes > kMaxSegmentBytes) {
         refuse("segment_bytes is at most " + std::to_string(kMaxSegmentBytes) + " (64 MiB)");
@@ -194,8 +213,9 @@ std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Sett
 class PublicObserver final : public CipherObserver {
 public:
     PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source,
-                   const std::filesystem::path &input, const DirectIoOutcome &io)
-        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io) {}
+                   const std::filesystem::path &input, const DirectIoOutcome &io, CleanupRegistry *cleanups)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io),
+          cleanups_(cleanups) {}
 
     void backend_selected(const SelectedBackend &selected) override {
         if (selected.notes.cpu_instead != CpuInstead::no) tell([&] { observer_->note(selected.notes.cpu_reason); });
@@ -217,10 +237,11 @@ public:
     void commit(OutputSink &sink, const PipelineStats &stats) override {
         check_stop();
         if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);
-        sink.commit();
         if (settings_.remove_input) {
-            remove_input(source_, input_.string());
+            commit_removing_input(sink, source_, input_.string(), cleanups_);
             input_removed = true;
+        } else {
+            sink.commit();
         }
     }
 
@@ -242,8 +263,24 @@ private:
     const InputSource &source_;
     const std::filesystem::path &input_;
     const DirectIoOutcome &io_;
+    CleanupRegistry *cleanups_;
     const SelectedBackend *selected_ = nullptr;
 };
+
+// A task whose output is another task's input (the command refuses the same).
+void refuse_outputs_over_inputs(std::span<const FileTask> tasks) {
+    std::vector<std::string> inputs;
+    std::vector<std::string> outputs;
+    for (const FileTask &task : tasks) {
+        inputs.push_back(task.input.string());
+        outputs.push_back(task.output.string());
+    }
+    if (const std::optional<OutputOverInput> pair = output_over_input(inputs, outputs)) {
+        refuse("the output of task " + std::to_string(pair->output_of) + " is the input of task " +
+               std::to_string(pair->input_of) + " (" + quoted_name(inputs[pair->input_of]) +
+               "), which it would replace: name other outputs");
+    }
+}
 
 } // namespace
 
@@ -265,6 +302,7 @@ InterruptCleanups::Registry &registry_of(InterruptCleanups &cleanups) noexcept {
 Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
                    Key &key, Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
     try {
+        refuse_values_outside_enums(settings);
         Key::Source &keys = key_source(key);
         const SettingUse use = use_of(settings, keys.passphrase_mode());
         refuse_ignored_settings(settings, use);
@@ -277,8 +315,8 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         const CipherSettings library = library_settings(settings);
         const unsigned io_threads = default_io_threads();
         InputSource source = InputSource::open(input.string(), io_threads);
-        OutputSink sink =
-            open_sink(output, settings, source, io_threads, cleanups ? &registry_of(*cleanups).registry : nullptr);
+        CleanupRegistry *registry = cleanups ? &registry_of(*cleanups).registry : nullptr;
+        OutputSink sink = open_sink(output, settings, source, io_threads, registry);
         if (settings.remove_input) {
             try {
                 prepare_input_removal(source, input.string(), sink);
@@ -291,7 +329,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
         const CipherKey cipher_key_in_hand = cipher_key(*format, keys);
-        PublicObserver told(observer, settings, stop, source, input, io);
+        PublicObserver told(observer, settings, stop, source, input, io, registry);
         const PipelineStats stats = cipher_file_with_key(source, sink, library, *format, cipher_key_in_hand, told);
         return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes), told.input_removed};
     } catch (const CallerFailure &failure) {
@@ -303,6 +341,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
 
 std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
                                       Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
+    refuse_outputs_over_inputs(tasks);
     std::vector<FileOutcome> outcomes;
     outcomes.reserve(tasks.size());
     std::optional<Error> for_the_rest;

@@ -28,6 +28,7 @@
 #include "io/output_sink.hpp"
 #include "job/cipher_file.hpp"
 #include "job/input_removal.hpp"
+#include "job/outputs_over_inputs.hpp"
 #include "keys/raw_key.hpp"
 
 #include <openssl/crypto.h>
@@ -299,35 +300,21 @@ private:
 
 // An output that is another input of the run (decrypt -f a.aes.aes a.aes: the first's output is
 // the second): it would be replaced before it is read. Refused before any work, -f or not.
-// The file `input`'s output would replace, where there is one already.
-std::optional<struct stat> existing_output(const CipherOptions &options, const std::string &input) {
-    std::string output;
-    try {
-        output = resolve_output_path(options, input);
-    } catch (const UsageError &) {
-        return std::nullopt; // said when its turn comes
-    }
-    struct stat status {};
-    if (output.empty() || output == "-" || ::stat(output.c_str(), &status) != 0) return std::nullopt;
-    return status;
-}
-
 void refuse_outputs_over_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (inputs.size() < 2 || options.test_only || options.print_key) return;
-    std::vector<std::optional<struct stat>> read(inputs.size());
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        struct stat status {};
-        if (inputs[i] != "-" && ::stat(inputs[i].c_str(), &status) == 0) read[i] = status;
-    }
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::optional<struct stat> replaced = existing_output(options, inputs[i]);
-        if (!replaced) continue;
-        for (std::size_t j = 0; j < inputs.size(); ++j) {
-            if (j == i || !read[j] || !same_file(*replaced, *read[j])) continue;
-            throw UsageError("the output of " + quoted_name(inputs[i]) + " would be " + quoted_name(inputs[j]) +
-                             ", another input of this run, replaced before it is read: run them apart or name "
-                             "other outputs");
+    std::vector<std::string> outputs;
+    for (const std::string &input : inputs) {
+        try {
+            outputs.push_back(resolve_output_path(options, input));
+        } catch (const UsageError &) {
+            outputs.emplace_back(); // said when its turn comes
         }
+    }
+    if (const std::optional<OutputOverInput> pair = output_over_input(inputs, outputs)) {
+        throw UsageError("the output of " + quoted_name(inputs[pair->output_of]) + " would be " +
+                         quoted_name(inputs[pair->input_of]) +
+                         ", another input of this run, replaced before it is read: run them apart or name other "
+                         "outputs");
     }
 }
 
@@ -719,10 +706,11 @@ public:
         }
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {
-            sink.commit();
             if (options_.remove_input) {
-                remove_input(source_, summary_.input);
+                commit_removing_input(sink, source_, summary_.input, &interrupt_cleanups());
                 summary_.input_removed = true;
+            } else {
+                sink.commit();
             }
             if (settle_status_) settle_interrupts(*settle_status_);
         });

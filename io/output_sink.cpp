@@ -3,6 +3,7 @@
 
 #include "common/errors.hpp"
 #include "io/direct_io.hpp"
+#include "io/hidden_name.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 
@@ -11,7 +12,6 @@
 #include <linux/magic.h> // OVERLAYFS_SUPER_MAGIC
 #include <stdio.h>       // renameat2
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/vfs.h> // fstatfs
 #include <unistd.h>
 
@@ -74,19 +74,6 @@ Target resolve_target(const std::string &given) {
     }
     if (errno != ENOENT) throw IoError(errno_message("cannot use", quoted_name(given), errno));
     return target;
-}
-
-// A name no one else is using now: ".NAME.aesgpu-XXXXXXXX", cut to stay within NAME_MAX.
-std::string hidden_name(const std::string &target_name) {
-    static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    std::array<unsigned char, 8> random{};
-    if (::getrandom(random.data(), random.size(), 0) != static_cast<ssize_t>(random.size())) {
-        throw IoError(errno_message("cannot name", "a temporary file", errno));
-    }
-    std::string name(".");
-    name.append(target_name, 0, 200).append(".aesgpu-"); // append: GCC 12 warns falsely on + chains
-    for (const unsigned char r : random) name += kLetters[r % (sizeof kLetters - 1)];
-    return name;
 }
 
 // A hidden file beside the target, made by `make` (which returns 0 or an errno) and registered for

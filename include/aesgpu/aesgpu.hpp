@@ -57,8 +57,10 @@ namespace aesgpu {
 struct Settings {
     Direction direction = Direction::encrypt;
     Mode mode = Mode::ecb;
-    // ctr with a raw key: the first counter block (required: a fixed one would repeat the
-    // keystream across files). A passphrase derives its own; ecb and gcm take none.
+    // ctr and cbc with a raw key: CTR's first counter block, CBC's IV (required: a fixed one would
+    // repeat the keystream, or give equal starts equal ciphertext, across files). A passphrase
+    // derives its own; ecb and gcm take none. Every enum field holds one of its enum's values, or
+    // the call is refused (ErrorKind::settings).
     std::optional<std::array<std::uint8_t, 16>> iv;
     bool no_pad = false;                                      // ecb: whole 16-byte blocks only, no PKCS#7 padding
     unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
@@ -79,7 +81,9 @@ struct Settings {
     // Past the page cache or through it (IoChoice). direct: the input and output must be regular
     // files (an output may not exist yet) on a file system that takes O_DIRECT, else an Error.
     IoChoice io = IoChoice::automatic;
-    // Remove the input once the output is in place and on the disk (durable too), as gzip does.
+    // Remove the input once the output is in place and on the disk (durable too), as gzip does:
+    // the input is first taken from its name (renamed beside it), so that of two calls removing
+    // one input the second fails before its output appears.
     // Checked before any work: the input must be a regular file whose name removes its data (no
     // symbolic link, no other hard link) from a directory this process may change, and the output
     // a file. Decrypting, gcm only: the one mode that proves the key right before the only
@@ -251,12 +255,14 @@ struct FileOutcome {
 // there (ErrorKind::gpu; a GPU busy or short of memory is tried again for the next file). A file
 // the Key does not fit (a passphrase file given a raw key) fails alone. After a stop, every task
 // left fails untried with ErrorKind::stopped. What the Observer or a prompt throws ends the run and comes out as it was
-// thrown. Returns one outcome per task, in order.
+// thrown. Returns one outcome per task, in order. Before any task, throws Error{ErrorKind::settings}
+// where a task's output exists and is another task's input (under any name), as the command refuses
+// such a run.
 std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
                                       Observer *observer = nullptr, std::stop_token stop = {},
                                       InterruptCleanups *cleanups = nullptr);
 
-// A CTR IV (Settings::iv) from exactly 32 hexadecimal digits; throws Error{ErrorKind::settings}.
+// A CTR or CBC IV (Settings::iv) from exactly 32 hexadecimal digits; throws Error{ErrorKind::settings}.
 [[nodiscard]] std::array<std::uint8_t, 16> iv_from_hex(std::string_view hex);
 
 // "0.1.0".

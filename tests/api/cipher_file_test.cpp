@@ -17,12 +17,14 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -860,6 +862,126 @@ TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProv
     EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
     EXPECT_EQ(message, "remove_input needs a complete output file; '/dev/null' is not a regular file");
     EXPECT_TRUE(fs::exists(dir / "linked"));
+}
+
+// A value outside its enum (a cast, a file read without checking) is refused as any bad setting,
+// before anything is opened; it used to run (Direction(9) decrypted without taking the padding off).
+TEST(PublicCipherFile, ValuesOutsideTheirEnumsAreRefused) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1000));
+    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+    const auto refused = [&](const aesgpu::Settings &settings, const std::string &words) {
+        const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
+        EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
+        EXPECT_NE(message.find(words), std::string::npos) << message;
+        EXPECT_FALSE(fs::exists(dir / "out"));
+    };
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.direction = static_cast<aesgpu::Direction>(9);
+    refused(settings, "direction holds 9, which is no Direction");
+    settings = cpu(aesgpu::Direction::encrypt, static_cast<aesgpu::Mode>(7));
+    refused(settings, "mode holds 7, which is no Mode");
+    settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.backend = static_cast<aesgpu::BackendChoice>(-1);
+    refused(settings, "backend holds -1, which is no BackendChoice");
+    settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.io = static_cast<aesgpu::IoChoice>(3);
+    refused(settings, "io holds 3, which is no IoChoice");
+}
+
+// CBC takes an IV as CTR does, and its errors say CBC.
+TEST(PublicCipherFile, CbcsIvErrorsNameCbc) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1000));
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("pw");
+    const auto message = [&](const aesgpu::Settings &settings, aesgpu::Key &key) {
+        return error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); }).second;
+    };
+    EXPECT_EQ(message(cpu(aesgpu::Direction::encrypt, aesgpu::Mode::cbc), raw),
+              "iv is required for mode cbc with a raw key: a fixed IV would give equal starts equal ciphertext");
+    aesgpu::Settings with_iv = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::cbc);
+    with_iv.iv.emplace();
+    EXPECT_EQ(message(with_iv, passphrase), "iv applies to modes ctr and cbc with a raw key only (a passphrase "
+                                            "derives its own)");
+    with_iv.mode = aesgpu::Mode::gcm;
+    EXPECT_EQ(message(with_iv, raw), "iv applies to modes ctr and cbc with a raw key only (a passphrase derives its "
+                                     "own)");
+}
+
+// As the command refuses it: a task whose output exists now and is another task's input (under any
+// name) would replace that input before it is read. Refused before any work.
+TEST(PublicCipherFiles, AnOutputThatIsAnotherTasksInputRefusesTheRun) {
+    Directory dir;
+    const Bytes first = random_bytes(3000);
+    write_file(dir / "a", first);
+    write_file(dir / "b.aes", random_bytes(4000));
+    fs::create_hard_link(dir / "b.aes", dir / "b.other");
+    const Bytes second = read_file(dir / "b.aes");
+    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ctr);
+    settings.iv.emplace();
+    settings.overwrite = true;
+    for (const char *later : {"b.aes", "b.other"}) {
+        const std::vector<aesgpu::FileTask> tasks{{dir / "a", dir / "b.aes"}, {dir / later, dir / "c"}};
+        const auto [kind, message] = error_thrown([&] { (void)aesgpu::cipher_files(tasks, settings, key); });
+        EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+        EXPECT_NE(message.find("the output of task 0 is the input of task 1"), std::string::npos) << message;
+        EXPECT_TRUE(read_file(dir / "b.aes") == second);
+        EXPECT_FALSE(fs::exists(dir / "c"));
+    }
+}
+
+// Two calls removing one input at once: the one that takes it succeeds; the other fails, and as an
+// Error promises, its output is absent. Both have read the input (they meet in starting()).
+TEST(PublicCipherFile, TwoCallsRemovingOneInputLeaveTheLosersOutputAbsent) {
+    Directory dir;
+    const Bytes plain = random_bytes(20000);
+    write_file(dir / "in", plain);
+    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    settings.remove_input = true;
+    std::mutex mutex;
+    std::condition_variable met;
+    int started = 0;
+    class Meeting final : public aesgpu::Observer {
+    public:
+        Meeting(std::mutex &m, std::condition_variable &c, int &s) : mutex_(m), met_(c), started_(s) {}
+        void starting(const aesgpu::Plan &) override {
+            std::unique_lock lock(mutex_);
+            ++started_;
+            met_.notify_all();
+            EXPECT_TRUE(met_.wait_for(lock, std::chrono::seconds(20), [this] { return started_ == 2; }));
+        }
+
+    private:
+        std::mutex &mutex_;
+        std::condition_variable &met_;
+        int &started_;
+    };
+    std::array<std::optional<aesgpu::Result>, 2> results;
+    std::array<std::optional<aesgpu::Error>, 2> errors;
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+        threads.emplace_back([&, i] {
+            Meeting meeting(mutex, met, started);
+            try {
+                results[i] =
+                    aesgpu::cipher_file(dir / "in", dir / ("out" + std::to_string(i)).c_str(), settings, key, &meeting);
+            } catch (const aesgpu::Error &error) {
+                errors[i] = error;
+            }
+        });
+    }
+    for (std::thread &thread : threads) thread.join();
+    EXPECT_FALSE(fs::exists(dir / "in"));
+    ASSERT_EQ(int(results[0].has_value()) + int(results[1].has_value()), 1);
+    const int winner = results[0] ? 0 : 1;
+    EXPECT_TRUE(results[winner]->input_removed);
+    EXPECT_TRUE(fs::exists(dir / ("out" + std::to_string(winner)).c_str()));
+    ASSERT_TRUE(errors[1 - winner]);
+    EXPECT_EQ(errors[1 - winner]->kind(), aesgpu::ErrorKind::io) << errors[1 - winner]->what();
+    EXPECT_FALSE(fs::exists(dir / ("out" + std::to_string(1 - winner)).c_str())) << errors[1 - winner]->what();
 }
 
 TEST(PublicCipherFile, AnExistingOutputIsReplacedOnlyWhenAskedAndAKeyFileOthersReadIsTold) {

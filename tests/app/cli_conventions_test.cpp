@@ -711,15 +711,16 @@ TEST_F(Cli, RemoveKeepsTheInputUnlessItsOutputStandsInForItExactly) {
     EXPECT_FALSE(std::filesystem::exists(file("hard.aes")));
     ASSERT_EQ(run("rm link hard").status, 0);
     // Rewritten in place while it was read (same size): the output has the old bytes, so the
-    // input must stay. 16-byte chunks make the run last long enough; rewriting every 20 ms until
-    // it ends makes sure a rewrite lands after aesgpu opened the file, however slowly it starts.
+    // input must stay, and the output is not put in place. 16-byte chunks make the run last long enough; rewriting
+    // every 20 ms until it ends makes sure a rewrite lands after aesgpu opened the file, however slowly it starts.
     write_file(file("slow"), random_bytes(2 << 20));
     Outcome changed = run("$AESGPU encrypt -q --rm --backend cpu -T1 --io-threads 1 --chunk-size 16 slow" + kKey +
                           " & pid=$!; while kill -0 $pid 2>/dev/null; do printf 'new data' | dd of=slow conv=notrunc "
                           "2>/dev/null; sleep 0.02; done; wait $pid");
     EXPECT_EQ(changed.status, 1);
-    EXPECT_EQ(changed.err, "aesgpu: not removing 'slow': it changed while it was read\n");
+    EXPECT_EQ(changed.err, "aesgpu: not removing 'slow': it changed while it was read; nothing was written\n");
     EXPECT_TRUE(std::filesystem::exists(file("slow")));
+    EXPECT_FALSE(std::filesystem::exists(file("slow.aes"))) << "its bytes match no one version of the input";
 }
 
 // An input --rm could not remove once the work is done: the run fails first, and writes nothing.

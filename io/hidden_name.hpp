@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Hidden names beside a file, for what stands in for it until a rename: an output being written,
+// an input being removed.
+#include <string>
+
+namespace aesgpu {
+
+// A name no one else is using now, most likely: ".NAME.aesgpu-XXXXXXXX" (8 random letters), cut
+// to stay within NAME_MAX. Throws IoError where no random bytes can be had.
+[[nodiscard]] std::string hidden_name(const std::string &target_name);
+
+} // namespace aesgpu
