@@ -299,17 +299,20 @@ private:
 };
 
 // An output that is another input of the run (decrypt -f a.aes.aes a.aes: the first's output is
-// the second): it would be replaced before it is read. Refused before any work, -f or not.
-void refuse_outputs_over_inputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
-    if (inputs.size() < 2 || options.test_only || options.print_key) return;
+// the second), or a name given and skipped (encrypt -f a a.aes): it would be replaced. Refused
+// before any work, -f or not.
+void refuse_outputs_over_inputs(const CipherOptions &options, const InputList &list) {
+    if (options.test_only || options.print_key) return;
+    std::vector<std::string> inputs = list.inputs;
     std::vector<std::string> outputs;
-    for (const std::string &input : inputs) {
+    for (const std::string &input : list.inputs) {
         try {
             outputs.push_back(resolve_output_path(options, input));
         } catch (const UsageError &) {
             outputs.emplace_back(); // said when its turn comes
         }
     }
+    for (const SkippedInput &skipped : list.skipped) inputs.push_back(skipped.name); // no output
     if (const std::optional<OutputOverInput> pair = output_over_input(inputs, outputs)) {
         throw UsageError("the output of " + quoted_name(inputs[pair->output_of]) + " would be " +
                          quoted_name(inputs[pair->input_of]) +
@@ -1149,12 +1152,9 @@ int run_each(const CipherOptions &options, const std::vector<std::string> &input
     return status;
 }
 
-// Encrypting: each input set aside for its suffix, said once.
-void warn_of_skipped(const CipherOptions &options, const std::vector<std::string> &skipped) {
-    for (const std::string &name : skipped) {
-        spdlog::warn("{} already ends in {}: skipped (to encrypt it anyway, give -o OUT or another -S)",
-                     quoted_name(name), quoted_name(options.suffix));
-    }
+// Each input set aside before the run, said once.
+void warn_of_skipped(const std::vector<SkippedInput> &skipped) {
+    for (const auto &[name, why] : skipped) spdlog::warn("{} {}", quoted_name(name), why);
 }
 
 // -r: each directory it could not read, said before any work. Returns the exit status those
@@ -1168,7 +1168,7 @@ int tell_unreadable(const InputList &list) {
 // (1 where -r could not read a directory).
 int tell_nothing_to_do(const CipherOptions &options, const InputList &list) {
     const int status = tell_unreadable(list);
-    warn_of_skipped(options, list.skipped);
+    warn_of_skipped(list.skipped);
     if (list.skipped.size() > 1) print_files_summary(options, list.skipped.size(), {.skipped = list.skipped.size()});
     if (list.skipped.empty()) {
         spdlog::warn("no files to {}{}", options.direction == Direction::encrypt ? "encrypt" : "decrypt",
@@ -1195,8 +1195,8 @@ int run_cipher_command(const CipherOptions &options) {
     not_inputs.refuse_any_of(options, inputs); // the whole run, before any work
     refuse_directories(options, list);
     check_output_dir(options, inputs);
-    refuse_outputs_over_inputs(options, inputs);
-    warn_of_skipped(options, list.skipped);
+    refuse_outputs_over_inputs(options, list);
+    warn_of_skipped(list.skipped);
     const int unreadable_status = tell_unreadable(list);
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;

@@ -367,7 +367,7 @@ void add_backend_options(CLI::App &command, CipherOptions &options) {
         .add_option_function<std::string>(
             "--devices", [&options](const std::string &list) { options.backend.devices = parse_device_list(list); },
             "GPUs to use: all (the default: every one CUDA_VISIBLE_DEVICES leaves visible) or a list of CUDA device "
-            "numbers, e.g. 0 or 0,2")
+            "numbers, e.g. 0 or 0,2; a GPU named that is not there is an error with every backend")
         ->option_text("all|N,M");
     command.add_flag(
         "--wait-for-gpu", options.backend.wait_for_gpu,

@@ -34,7 +34,12 @@ bool skipped_for_suffix(const CipherOptions &options, const std::string &name) {
 }
 
 void add_input(const CipherOptions &options, const std::string &name, InputList &list) {
-    (skipped_for_suffix(options, name) ? list.skipped : list.inputs).push_back(name);
+    if (!skipped_for_suffix(options, name)) {
+        list.inputs.push_back(name);
+        return;
+    }
+    list.skipped.push_back({name, "already ends in " + quoted_name(options.suffix) +
+                                      ": skipped (to encrypt it anyway, give -o OUT or another -S)"});
 }
 
 // Where a standard stream was closed, main() holds "/" there (O_PATH): /dev/stdin then leads to
@@ -95,6 +100,9 @@ void walk(const CipherOptions &options, const fs::path &directory, InputList &li
             spdlog::info("-r: {} is not a regular file: left out", quoted_name(name));
         } else if (options.direction == Direction::encrypt || ends_in_suffix(name, options.suffix)) {
             add_input(options, name, list);
+        } else if (entry.path().filename() == options.suffix) {
+            list.skipped.push_back({name, "is named just " + quoted_name(options.suffix) +
+                                              ": decrypting it would leave no name; skipped (give it with -o OUT)"});
         }
     }
 }

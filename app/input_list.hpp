@@ -3,8 +3,9 @@
 // The inputs of a run, found once, before any work, as zstd finds them: the FILE arguments, then
 // the names of --filelist, and with -r the regular files under each directory among them (sorted
 // by name in each directory; symbolic links met on the way are not followed, one named is).
-// Decrypt -r takes only names that end in the suffix. Encrypting, a name that already ends in
-// the suffix is set aside (skipped, with a warning, counted in the summary, as zstd does).
+// Decrypt -r takes only names that end in the suffix (and sets aside one that is the suffix alone,
+// which would decrypt to no name). Encrypting, a name that already ends in the suffix is set aside
+// (skipped, with a warning, counted in the summary, as zstd does).
 #include "app/options.hpp"
 
 #include <cstddef>
@@ -14,9 +15,16 @@
 
 namespace aesgpu {
 
+// An input set aside before the run, and why (a warning: "'x.aes' already ends in '.aes': ...").
+struct SkippedInput {
+    std::string name;
+    std::string why; // after the quoted name
+};
+
 struct InputList {
     std::vector<std::string> inputs;      // what the run ciphers, in order
-    std::vector<std::string> skipped;     // encrypting: names that end in the suffix already
+    std::vector<SkippedInput> skipped;    // encrypting: names that end in the suffix already; decrypt
+                                          // -r: names that are the suffix alone (no name to decrypt to)
     std::vector<std::string> directories; // given without -r: in `inputs` too, for refuse_directories
     // -r: why each directory that could not be read was not (its files are not in `inputs`); the
     // run does the rest and fails at its end, as gzip -r does.

@@ -198,16 +198,18 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
     // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
     // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
     // --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without).
+    // GPUs named (devices) must be there, whatever the choice: the CPU stands in for none named.
+    const bool gpus_required = request.choice == BackendChoice::gpu || !request.devices.empty();
     if (!gpu_driver_found()) {
         const char *reason = gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support";
-        if (request.choice == BackendChoice::gpu) throw GpuUnavailable(std::string("no usable CUDA device: ") + reason);
+        if (gpus_required) throw GpuUnavailable(std::string("no usable CUDA device: ") + reason);
         return cpu_instead(request, spec, key, CpuInstead::no_gpu, reason);
     }
     std::vector<int> devices;
     try {
         devices = gpu_devices(request);
     } catch (const GpuUnavailable &e) {
-        if (request.choice == BackendChoice::gpu) throw;
+        if (gpus_required) throw;
         return cpu_instead(request, spec, key, CpuInstead::no_gpu, e.what());
     }
     SelectionNotes notes;
@@ -233,7 +235,9 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
 }
 
 void check_required_backend(const BackendRequest &request) {
-    if (request.choice != BackendChoice::gpu) return;
+    if (request.choice == BackendChoice::cpu || (request.choice != BackendChoice::gpu && request.devices.empty())) {
+        return;
+    }
     const GpuProbe probe = probe_gpus();
     if (!probe.usable()) throw GpuUnavailable("no usable CUDA device: " + probe.unavailable_reason);
     (void)gpu_devices(request); // every --devices entry there, as select_backend checks them

@@ -98,8 +98,8 @@ struct SelectedBackend {
 [[nodiscard]] SelectedBackend cpu_lane_alone(const BackendRequest &request, const CipherSpec &spec,
                                              std::span<const std::uint8_t> key, std::size_t gpus);
 
-// Fails, as select_backend would for `gpu`, when no GPU is there at all or a --devices entry is
-// not there; nothing for the other choices. Lets a run that prompts for a passphrase fail before
+// Fails, as select_backend would, for `gpu` or GPUs named in `devices` (any choice but cpu), when
+// no GPU is there at all or a device named is not; nothing for the others. Lets a run that prompts for a passphrase fail before
 // asking, and tells a failure that will come again (no GPU) from one that may pass.
 void check_required_backend(const BackendRequest &request);
 

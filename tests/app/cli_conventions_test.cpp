@@ -106,19 +106,20 @@ TEST_F(Cli, DevicesTakesAllOrDistinctDeviceNumbers) {
     Outcome cpu = run("$AESGPU encrypt p -f --backend cpu --devices 0" + kKey);
     EXPECT_EQ(cpu.status, 2);
     EXPECT_EQ(cpu.err, "aesgpu: --devices applies to the GPU; it has no effect with --backend cpu\n");
-    // A device that is not there: --backend gpu fails before writing anything; auto uses the CPU.
+    // A device that is not there: --backend gpu fails before writing anything.
     Outcome missing = run("$AESGPU encrypt p -o c --backend gpu --devices 0,63" + kKey);
     EXPECT_EQ(missing.status, 1);
     EXPECT_EQ(missing.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << missing.err;
     EXPECT_EQ(entries(), 1u) << "an output was left behind";
-    // Named but not there: a warning, without -v (no GPU at all is what auto is for, and says so only with -v).
-    // Once, however many files.
+    // Named but not there, with the default backend too: an error, said once however many files
+    // (they fail with it, untried); the CPU stands in only for GPUs not named.
     write_file(file("q"), random_bytes(100));
-    Outcome fallback = run("$AESGPU encrypt p q -f --devices 63" + kKey);
-    EXPECT_EQ(fallback.status, 0) << fallback.err;
-    EXPECT_EQ(fallback.err.rfind("aesgpu: warning: backend auto: using the CPU (", 0), 0u) << fallback.err;
-    EXPECT_EQ(fallback.err.find("using the CPU", fallback.err.find("using the CPU") + 1), std::string::npos)
-        << fallback.err;
+    Outcome named = run("$AESGPU encrypt p q -f --devices 63" + kKey);
+    EXPECT_EQ(named.status, 1) << named.err;
+    EXPECT_EQ(named.err.rfind("aesgpu: no usable CUDA device: ", 0), 0u) << named.err;
+    EXPECT_EQ(named.err.find("no usable CUDA device", 10), std::string::npos) << "said once: " << named.err;
+    EXPECT_NE(named.err.find("encrypted 0 of 2 files, 2 failed"), std::string::npos) << named.err;
+    EXPECT_FALSE(std::filesystem::exists(file("p.aes")));
 }
 
 TEST_F(Cli, BackendTakesItsNamesOnly) {

@@ -261,6 +261,47 @@ TEST_F(ManyFilesCli, EncryptSkipsInputsThatEndInTheSuffixAndSaysSo) {
         << failed.err;
 }
 
+// A named input is never replaced by another's output, skipped or not: encrypt -f a a.aes skips
+// a.aes (it ends in the suffix) and used to replace it with a's ciphertext, exit 0.
+TEST_F(ManyFilesCli, AnInputSkippedForItsSuffixIsNeverAnotherInputsOutput) {
+    write("a", 1000);
+    write("a.aes", 2000);
+    const std::string before = slurp(file("a.aes"));
+    const Outcome r = run("$AESGPU encrypt -f a a.aes" + kGcm);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("the output of 'a' would be 'a.aes', another input of this run"), std::string::npos) << r.err;
+    EXPECT_TRUE(slurp(file("a.aes")) == before) << "a.aes was replaced";
+}
+
+// decrypt -r: a file named just the suffix has no name to decrypt to: said and counted, not
+// left out without a word.
+TEST_F(ManyFilesCli, DecryptDashRSaysItLeavesOutAFileNamedJustTheSuffix) {
+    write("d/x", 100);
+    ASSERT_EQ(run("$AESGPU encrypt -q d/x" + kGcm + " && cp d/x.aes d/.aes && rm d/x").status, 0);
+    const Outcome r = run("$AESGPU decrypt -r d" + kKey);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("'d/.aes' is named just '.aes': decrypting it would leave no name; skipped (give it with "
+                         "-o OUT)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("decrypted 1 of 2 files, 1 skipped"), std::string::npos) << r.err;
+    EXPECT_TRUE(exists("d/x"));
+}
+
+// A GPU named with --devices that is not there is an error with every backend, not a run on the
+// CPU: here there is no GPU at all (a CPU-only build, or no driver, or no device 63).
+TEST_F(ManyFilesCli, AGpuNamedThatIsNotThereIsAnError) {
+    write("p", 1000);
+    for (const std::string backend : {"", " --backend auto", " --backend all", " --backend gpu"}) {
+        SCOPED_TRACE(backend);
+        const Outcome r = run("$AESGPU encrypt --devices 63" + backend + " p -o out" + kGcm);
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+        EXPECT_FALSE(exists("out"));
+    }
+    EXPECT_EQ(run("$AESGPU encrypt p -o out" + kGcm).status, 0) << "none named: the CPU stands in";
+}
+
 TEST_F(ManyFilesCli, ADirectoryWithoutDashRSaysWhatToDo) {
     write("a", 100);
     write("photos/p", 100);

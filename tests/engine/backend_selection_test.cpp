@@ -239,14 +239,11 @@ TEST(BackendSelection, DevicesThatAreNotThereAreAClearError) {
             }
         }
     }
-    // auto and all go on with the CPU.
-    missing.choice = BackendChoice::all;
-    const SelectedBackend instead = select_backend(missing, Direction::encrypt, key, true);
-    EXPECT_NE(dynamic_cast<OpenSslBackend *>(instead.backend.get()), nullptr);
-    EXPECT_EQ(instead.notes.cpu_instead, CpuInstead::no_gpu);
-    if (gpu_usable()) {
-        EXPECT_NE(instead.notes.cpu_reason.find("no CUDA device 63 (found "), std::string::npos)
-            << instead.notes.cpu_reason;
+    // auto and all too: a GPU named is required (the CPU stands in only for none named).
+    for (const BackendChoice choice : {BackendChoice::all, BackendChoice::automatic}) {
+        missing.choice = choice;
+        EXPECT_THROW((void)select_backend(missing, Direction::encrypt, key, true), GpuUnavailable);
+        EXPECT_THROW(check_required_backend(missing), GpuUnavailable);
     }
 }
 
@@ -255,6 +252,13 @@ TEST(BackendSelection, NoGpuSupportMeansTheCpuOrAClearError) {
     EXPECT_THROW(check_required_backend(request(BackendChoice::gpu)), GpuUnavailable);
     EXPECT_NO_THROW(check_required_backend(request(BackendChoice::cpu)));
     EXPECT_NO_THROW(check_required_backend(request(BackendChoice::automatic)));
+    // A GPU named is required with any choice: here none is there to be had.
+    for (const BackendChoice choice : {BackendChoice::automatic, BackendChoice::all}) {
+        BackendRequest named = request(choice);
+        named.devices = {0};
+        EXPECT_THROW(check_required_backend(named), GpuUnavailable);
+        EXPECT_THROW((void)select_backend(named, Direction::encrypt, random_bytes(16), true), GpuUnavailable);
+    }
     if (gpu_driver_found()) return; // a driver but no usable device: the CPU start, covered above
     const Bytes key = random_bytes(16);
     try {
