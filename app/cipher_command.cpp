@@ -386,6 +386,8 @@ CipherSettings settings_of(const CipherOptions &options, const std::string &asso
     settings.iv = options.iv;
     settings.no_pad = options.no_pad;
     settings.pbkdf2_iterations = options.iterations;
+    settings.passphrase_digest = options.digest;
+    settings.openssl_kdf = options.no_pbkdf2 ? OpensslKdf::one_pass : OpensslKdf::pbkdf2;
     settings.passphrase_key_bits = options.key_bits;
     settings.segment_bytes = options.segment_bytes;
     settings.associated_data = associated_data;
@@ -442,11 +444,25 @@ OutputSink create_output(const std::string &name, const CipherOptions &options, 
                       " is not a multiple of 16 bytes, which --no-pad requires");
 }
 
-// What a decrypt whose padding failed says of why.
-std::string bad_decrypt_causes(bool passphrase_mode) {
+// What a decrypt whose padding failed says of why: with a passphrase, the openssl enc options that
+// would explain it and were not given.
+std::string bad_decrypt_causes(const CipherOptions &options, bool passphrase_mode) {
     if (!passphrase_mode) return ": wrong key or corrupted input";
-    return ": wrong passphrase, corrupted input, or a file made with options aesgpu does not read (openssl enc "
-           "without -pbkdf2, with -md other than sha256, or with another -iter than --iter)";
+    std::vector<std::string> made_with;
+    if (!options.no_pbkdf2) {
+        made_with.emplace_back("openssl enc without -pbkdf2 (--no-pbkdf2; with --md md5 for OpenSSL before 1.1.0)");
+    }
+    if (options.digest == kDefaultDigest) made_with.emplace_back("another -md (--md)");
+    if (options.iterations == kDefaultPbkdf2Iterations && !options.no_pbkdf2) {
+        made_with.emplace_back("another -iter (--iter)");
+    }
+    if (options.key_bits == kDefaultPassphraseKeyBits) made_with.emplace_back("AES-128 or AES-192 (--key-bits)");
+    if (made_with.empty()) return ": wrong passphrase or corrupted input";
+    std::string causes = ": wrong passphrase, corrupted input, or a file made with ";
+    for (std::size_t i = 0; i < made_with.size(); ++i) {
+        causes += (i == 0 ? "" : i + 1 == made_with.size() ? " or " : ", ") + made_with[i];
+    }
+    return causes;
 }
 
 // Where decrypting read the file as ECB for want of anything that says otherwise (no --mode), a
@@ -794,7 +810,7 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
     try {
         throw;
     } catch (const BadPadding &) {
-        throw BadPadding(name + ": bad decrypt" + bad_decrypt_causes(passphrase_mode) +
+        throw BadPadding(name + ": bad decrypt" + bad_decrypt_causes(options, passphrase_mode) +
                          other_modes_hint(mode_was_read));
     } catch (const NotWholeBlocks &e) {
         throw_not_whole_blocks(e, name);
@@ -882,6 +898,8 @@ ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource
                               : options.print_key                              ? "-P/--print-key"
                               : options.iterations != kDefaultPbkdf2Iterations ? "--iter"
                               : options.key_bits != kDefaultPassphraseKeyBits  ? "--key-bits"
+                              : options.digest != kDefaultDigest               ? "--md"
+                              : options.no_pbkdf2                              ? "--no-pbkdf2"
                                                                                : nullptr;
         if (not_gcm) {
             throw UsageError(fmt::format("{} is a GCM file ({}): {} does not apply to it; drop it",
@@ -942,7 +960,7 @@ CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, K
         } catch (const ModeNotRecorded &e) {
             throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
         } catch (const BadPadding &e) {
-            throw BadPadding(source.display_name() + ": " + e.what() + bad_decrypt_causes(true) +
+            throw BadPadding(source.display_name() + ": " + e.what() + bad_decrypt_causes(options, true) +
                              "; or it is CTR: give --mode ctr");
         }
     }();
@@ -1198,6 +1216,12 @@ int run_cipher_command(const CipherOptions &options) {
     refuse_outputs_over_inputs(options, list);
     warn_of_skipped(list.skipped);
     const int unreadable_status = tell_unreadable(list);
+    if (options.no_pbkdf2) {
+        spdlog::warn("openssl's old key derivation (openssl enc without -pbkdf2) is weak: one {} pass over the "
+                     "passphrase and salt, no iterations, so a passphrase is cheap to guess; encrypt the data again "
+                     "with aesgpu (PBKDF2, or --mode gcm's scrypt)",
+                     digest_name(options.digest));
+    }
     EcbWarning ecb_warning(options);
     SelectionLog selection_log;
     const CipherSettings settings = settings_of(options, associated_data.bytes);

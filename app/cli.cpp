@@ -3,6 +3,7 @@
 
 #include "app/associated_data.hpp"
 #include "app/io_path.hpp"
+#include "app/openssl_habits.hpp"
 #include "app/progress.hpp"
 #include "backends/cpu/cpu_features.hpp"
 #include "backends/cuda/device_probe.hpp"
@@ -269,6 +270,18 @@ void add_key_options(CLI::App &command, CipherOptions &options, SecretArguments 
                     fmt::format("PBKDF2 iterations in passphrase mode (default {})", kDefaultPbkdf2Iterations))
         ->check(CLI::Range(1u, 100000000u))
         ->option_text("N");
+    command
+        .add_option_function<std::string>(
+            "--md",
+            [&options](const std::string &name) {
+                const std::optional<Digest> digest = digest_named(lower_case(name));
+                if (!digest) throw UsageError("--md must be md5, sha1, sha224, sha256, sha384 or sha512");
+                options.digest = *digest;
+            },
+            "The digest of the passphrase's key derivation in openssl's formats (ecb, ctr, cbc), as openssl's -md: "
+            "md5, sha1, sha224, sha256 (the default, openssl's since 1.1.0), sha384 or sha512")
+        ->option_text("DIGEST");
+
     command
         .add_option(
             "--key-bits", options.key_bits,
@@ -643,7 +656,11 @@ void refuse_unknown_command(int argc, char **argv) {
 // Which options the command line gave (not their defaults).
 struct Given {
     const CLI::App &command;
-    bool operator()(const char *name) const { return command.get_option(name)->count() > 0; }
+    // False for an option the command does not have (decrypt's --no-pbkdf2, asked of encrypt).
+    bool operator()(const char *name) const {
+        const CLI::Option *option = command.get_option_no_throw(name);
+        return option && option->count() > 0;
+    }
 };
 
 // The job the command line describes, for the rules of where a setting counts (job/setting_rules).
@@ -654,7 +671,8 @@ SettingUse use_of(const CipherOptions &options, bool raw_key) {
 // What applies to passphrases only.
 void refuse_passphrase_options_for_a_raw_key(const Given &given, const SettingUse &use) {
     for (const auto &[name, setting] :
-         {std::pair{"--iter", Setting::pbkdf2_iterations}, std::pair{"--key-bits", Setting::passphrase_key_bits}}) {
+         {std::pair{"--iter", Setting::pbkdf2_iterations}, std::pair{"--key-bits", Setting::passphrase_key_bits},
+          std::pair{"--md", Setting::openssl_derivation}, std::pair{"--no-pbkdf2", Setting::openssl_derivation}}) {
         if (given(name) && fit_of(setting, use) == SettingFit::passphrase_only) {
             throw UsageError(fmt::format("{} applies to passphrases (-p) only; a raw key (-K, --key-file) is "
                                          "used as it is",
@@ -738,9 +756,14 @@ void refuse_gcm_mistakes(const Given &given, const CipherOptions &options, const
         if (given("--no-pad") && fit_of(Setting::no_pad, use) == SettingFit::other_mode) {
             throw UsageError("--mode gcm has no padding (its segments hold data of any length): drop --no-pad");
         }
-        if (given("--iter") && fit_of(Setting::pbkdf2_iterations, use) == SettingFit::scrypt_instead) {
-            throw UsageError("--iter sets PBKDF2's cost; --mode gcm derives a passphrase's key with scrypt, whose "
-                             "cost the file's header holds: drop --iter");
+        for (const auto &[name, what] : {std::pair{"--iter", "sets PBKDF2's cost"},
+                                         std::pair{"--md", "picks the digest of openssl's key derivation"},
+                                         std::pair{"--no-pbkdf2", "reads openssl's old key derivation"}}) {
+            if (given(name) && fit_of(Setting::openssl_derivation, use) == SettingFit::scrypt_instead) {
+                throw UsageError(fmt::format("{} {}; --mode gcm derives a passphrase's key with scrypt, whose cost "
+                                             "the file's header holds: drop {}",
+                                             name, what, name));
+            }
         }
         if (given("--print-key")) {
             throw UsageError("--print-key does not apply to --mode gcm: its keys are per file (HKDF from the "
@@ -893,10 +916,20 @@ void refuse_input_list_mistakes(const CipherOptions &options, const SettingUse &
     }
 }
 
+// openssl's old key derivation (decrypt only: never written) has no iterations to set.
+void refuse_old_kdf_mistakes(const Given &given, const CipherOptions &options) {
+    if (!options.no_pbkdf2) return;
+    if (given("--iter")) {
+        throw UsageError("--iter sets PBKDF2's iterations, and --no-pbkdf2 reads openssl's old key derivation, "
+                         "which takes none: drop one of them");
+    }
+}
+
 void refuse_ignored_options(const CLI::App &command, const CipherOptions &options) {
     const Given given{command};
     const SettingUse use = use_of(options, given("--key") || given("--key-file"));
     refuse_passphrase_options_for_a_raw_key(given, use);
+    refuse_old_kdf_mistakes(given, options);
     refuse_ctr_mistakes(given, options, use);
     refuse_parallel_serial_encryption(options);
     if (options.direction == Direction::decrypt) refuse_range_mistakes(given, options);
@@ -935,6 +968,9 @@ std::string help_hint(const CLI::App &app, int argc, char **argv) {
         return "see `aesgpu --help`";
     }
     const std::string see = fmt::format("see `aesgpu {} --help`", argv[1]);
+    if (const std::optional<std::string> habit = openssl_habit(argv[1], std::span(argv + 2, argv + argc))) {
+        return *habit + "; " + see;
+    }
     // The first long option the command does not know, and its closest known one. Only the name
     // is looked at (not a value after '='), and words after `--` are files.
     const CLI::App &command = *app.get_subcommand(argv[1]);
@@ -1160,6 +1196,10 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
         "decrypt", "Decrypt FILE (or standard input); GCM checks every segment, ECB and CBC the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
     add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
+    decrypt->add_flag("--no-pbkdf2", parsed.decrypt_options.no_pbkdf2,
+                      "A passphrase file made by `openssl enc` without -pbkdf2, whose key and IV come from openssl's "
+                      "old key derivation: one digest pass (--md: sha256, or md5 before OpenSSL 1.1.0), no "
+                      "iterations, weak. Read only: aesgpu never writes it");
     decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,
                       "Decrypt and check the file without writing anything: the padding in ecb, every segment's tag "
                       "in gcm (exit 1 on a bad file); not with ctr, which has nothing to check");

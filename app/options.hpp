@@ -54,6 +54,8 @@ struct CipherOptions {
     std::string key_file;
     SecretBytes pass_spec;                          // -p/--pass: passphrase mode, `openssl enc -pbkdf2` format
     unsigned iterations = kDefaultPbkdf2Iterations; // --iter: PBKDF2 iterations
+    Digest digest = kDefaultDigest;                 // --md: openssl's -md, for PBKDF2 or its old KDF
+    bool no_pbkdf2 = false;                         // --no-pbkdf2 (decrypt): openssl's old one-pass KDF
     unsigned key_bits = kDefaultPassphraseKeyBits;  // --key-bits: AES key size in passphrase mode
     bool print_key = false;                         // -P: print (salt and) key on stdout, then stop
     bool keep_before_a_file = false;                // `-k FILE`: ccrypt's -k names a key file

@@ -81,6 +81,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s K -l key -x -d 'Key as
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-file -r -F -d 'File holding the key'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s p -l pass -x -a '(__aesgpu_pass)' -d 'Passphrase source'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l iter -x -d 'PBKDF2 iterations (default 10000)'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l md -x -a 'md5 sha1 sha224 sha256 sha384 sha512' -d 'Passphrase key derivation digest (default sha256)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-bits -x -a '128 192 256' -d 'AES key size, passphrase mode'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s P -l print-key -d 'Print salt=, key= and iv = and stop'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l mode -x -a 'ecb ctr cbc gcm' -d 'Cipher mode (encrypt: default ecb; decrypt: read from the file)'
@@ -104,6 +105,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s v -l verbose -d 'Log m
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s q -l quiet -d 'Only errors on stderr'
 complete -c aesgpu -n '__aesgpu_using decrypt' -s t -l test -d 'Decrypt and check, writing nothing'
 complete -c aesgpu -n '__aesgpu_using decrypt' -l range -x -d 'gcm: only plaintext bytes OFFSET:LENGTH'
+complete -c aesgpu -n '__aesgpu_using decrypt' -l no-pbkdf2 -d 'openssl enc without -pbkdf2: its old key derivation (weak)'
 
 # keygen
 complete -c aesgpu -n '__aesgpu_using keygen' -s h -l help -d 'Print help and exit'

@@ -42,7 +42,9 @@ struct FormatSettings {
     Mode mode = Mode::ecb;
     std::optional<CounterBlock> iv;                           // ctr with a raw key; a passphrase derives its own
     bool no_pad = false;                                      // ecb: whole blocks only, no PKCS#7 padding
-    unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
+    unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb, ctr and cbc with a passphrase
+    Digest passphrase_digest = kDefaultDigest;                // openssl's -md, for its passphrase format
+    OpensslKdf openssl_kdf = OpensslKdf::pbkdf2;              // decrypting: one_pass reads openssl's old KDF
     unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // the AES key a passphrase gives
     // gcm with a raw key; 0: kDefaultSegmentBytes. A passphrase file's header says its own.
     std::size_t segment_bytes = 0;

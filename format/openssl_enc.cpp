@@ -44,9 +44,13 @@ Framing openssl_enc_framing(Mode mode, bool no_pad) {
 }
 
 CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
-                          unsigned iterations, std::size_t key_bytes) {
-    if (mode == Mode::ecb) return {derive_key(passphrase, salt, iterations, key_bytes), CipherSpec(direction, mode)};
-    KeyAndIv derived = derive_key_and_iv(passphrase, salt, iterations, key_bytes);
+                          const OpensslDerivation &derivation) {
+    const auto &[kdf, digest, iterations, key_bytes] = derivation;
+    if (mode == Mode::ecb && kdf == OpensslKdf::pbkdf2) {
+        return {derive_key(passphrase, salt, iterations, key_bytes, digest), CipherSpec(direction, mode)};
+    }
+    KeyAndIv derived = derive_key_and_iv(passphrase, salt, iterations, key_bytes, digest, kdf);
+    if (mode == Mode::ecb) return {std::move(derived.key), CipherSpec(direction, mode)};
     return {std::move(derived.key), CipherSpec(direction, mode, derived.iv)};
 }
 
@@ -89,8 +93,13 @@ PaddingFit final_block_padding(std::span<const std::uint8_t> key, const CounterB
 }
 
 OpensslEncFile::OpensslEncFile(const FormatSettings &settings, const std::optional<Salt> &salt)
-    : direction_(settings.direction), mode_(settings.mode), iv_(settings.iv), no_pad_(settings.no_pad),
-      iterations_(settings.pbkdf2_iterations), passphrase_key_bytes_(settings.passphrase_key_bits / 8), salt_(salt) {
+    : direction_(settings.direction), mode_(settings.mode), iv_(settings.iv),
+      no_pad_(settings.no_pad), derivation_{settings.openssl_kdf, settings.passphrase_digest,
+                                            settings.pbkdf2_iterations, settings.passphrase_key_bits / 8},
+      salt_(salt) {
+    if (derivation_.kdf == OpensslKdf::one_pass && direction_ == Direction::encrypt) {
+        throw std::invalid_argument("openssl's one-pass key derivation is read, never written: it is weak");
+    }
     if (!salt_) return;
     const auto salted = make_salted_header(*salt_);
     header_.assign(salted.begin(), salted.end());
@@ -106,7 +115,7 @@ Framing OpensslEncFile::framing() const {
 }
 
 CipherKey OpensslEncFile::key(const SecretBytes &secret) const {
-    if (salt_) return openssl_enc_key(direction_, mode_, secret, *salt_, iterations_, passphrase_key_bytes_);
+    if (salt_) return openssl_enc_key(direction_, mode_, secret, *salt_, derivation_);
     // The IV a raw CTR or CBC key starts from is the caller's to give: a default would repeat it.
     if (rules(mode_).takes_iv && !iv_) {
         throw std::invalid_argument(std::string(mode_ == Mode::ctr ? "CTR" : "CBC") + " with a raw key needs an IV");
@@ -117,7 +126,7 @@ CipherKey OpensslEncFile::key(const SecretBytes &secret) const {
 CipherKey OpensslEncFile::key_by_padding(const SecretBytes &passphrase, std::span<const std::byte> final_blocks,
                                          ModeGuess &guess) const {
     if (!salt_) throw std::invalid_argument("the padding decides the mode of a passphrase file only");
-    CipherKey cbc = openssl_enc_key(direction_, Mode::cbc, passphrase, *salt_, iterations_, passphrase_key_bytes_);
+    CipherKey cbc = openssl_enc_key(direction_, Mode::cbc, passphrase, *salt_, derivation_);
     guess = mode_by_padding(final_block_padding(cbc.key.view(), cbc.spec.iv, final_blocks));
     if (guess.mode == Mode::cbc) return cbc;
     return {std::move(cbc.key), CipherSpec(direction_, guess.mode)};

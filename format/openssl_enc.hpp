@@ -46,10 +46,18 @@ public:
 // How the data is laid out: ECB and CBC pad unless `no_pad`; CTR takes any length.
 [[nodiscard]] Framing openssl_enc_framing(Mode mode, bool no_pad);
 
-// The key of `key_bytes` (and for CTR and CBC the IV) that `openssl enc -pbkdf2 -md sha256 -iter N`
-// derives, and the spec it runs with.
+// How openssl enc derives a passphrase's key: -pbkdf2 (or not), -md, -iter, and the key's size.
+struct OpensslDerivation {
+    OpensslKdf kdf = OpensslKdf::pbkdf2;
+    Digest digest = kDefaultDigest;
+    unsigned iterations = kDefaultPbkdf2Iterations;
+    std::size_t key_bytes = 32;
+};
+
+// The key (and for CTR and CBC the IV) that `openssl enc -pbkdf2 -md D -iter N` derives (or
+// without -pbkdf2, its old one-pass derivation), and the spec it runs with.
 [[nodiscard]] CipherKey openssl_enc_key(Direction direction, Mode mode, const SecretBytes &passphrase, const Salt &salt,
-                                        unsigned iterations, std::size_t key_bytes);
+                                        const OpensslDerivation &derivation);
 
 // The data's last bytes that decide the mode of a Salted__ file of whole blocks (padding_decides):
 // its last two blocks, or its only one.
@@ -95,8 +103,7 @@ private:
     Mode mode_;
     std::optional<CounterBlock> iv_;
     bool no_pad_;
-    unsigned iterations_;
-    std::size_t passphrase_key_bytes_;
+    OpensslDerivation derivation_;
     std::optional<Salt> salt_;
     std::vector<std::byte> header_;
 };

@@ -38,6 +38,7 @@ SettingFit fit_of(Setting setting, const SettingUse &use) {
         return use.passphrase ? SettingFit::raw_key_only : SettingFit::counts;
     case Setting::no_pad: return in_mode(rules.pads);
     case Setting::pbkdf2_iterations:
+    case Setting::openssl_derivation:
         return of_passphrase(use, rules.pbkdf2 ? SettingFit::counts : SettingFit::scrypt_instead);
     case Setting::passphrase_key_bits: return of_passphrase(use, unless_in_header(use, rules));
     case Setting::segment_bytes: return rules.segments ? unless_in_header(use, rules) : SettingFit::other_mode;

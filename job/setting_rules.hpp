@@ -13,6 +13,7 @@ enum class Setting {
     iv,                  // ctr's first counter block
     no_pad,              // ecb without PKCS#7
     pbkdf2_iterations,   // openssl enc's -iter
+    openssl_derivation,  // openssl enc's -md, and its old KDF (no -pbkdf2)
     passphrase_key_bits, // the AES key a passphrase gives
     segment_bytes,       // gcm's segment size
     associated_data,     // gcm's associated data

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aesgpu::test {
 namespace {
@@ -34,6 +37,35 @@ TEST_F(Cli, ChoiceValuesTakeAnyCase) {
                               "--reps 1 --json");
     EXPECT_EQ(bench.status, 0) << bench.err;
     EXPECT_NE(bench.out.find("\"mode\": \"ecb\""), std::string::npos) << bench.out;
+}
+
+// openssl enc's own words, typed to aesgpu: each is named with what aesgpu takes instead, and no
+// value after them is echoed (it may be a passphrase).
+TEST_F(Cli, OpensslsFlagsGetTheirAesgpuWords) {
+    write_file(file("p"), random_bytes(100));
+    const std::pair<std::string, std::vector<std::string>> cases[] = {
+        {"encrypt -in p -out q" + kKey,
+         {"-in is openssl's: aesgpu takes the input as a FILE argument",
+          "-out is openssl's: aesgpu's output is -o OUT"}},
+        {"decrypt -d -aes-256-cbc -in q" + kKey,
+         {"-d is openssl's: `aesgpu decrypt` says it already; drop it",
+          "-aes-256-cbc is openssl's: aesgpu's is --mode cbc"}},
+        {"encrypt -e -aes-128-ctr p" + kKey,
+         {"-e is openssl's: `aesgpu encrypt` says it already",
+          "--mode ctr (a raw key's size gives AES-128; with a passphrase, "
+          "--key-bits 128)"}},
+        {"decrypt -e p" + kKey, {"-e is openssl's: encrypting is `aesgpu encrypt ...`"}},
+        {"encrypt -a p" + kKey, {"-a is openssl's base64"}},
+        {"encrypt --no-pbkdf2 -p pass:hunter2 p",
+         {"--no-pbkdf2 reads openssl's old key derivation, for decrypt; "
+          "aesgpu never writes it"}},
+    };
+    for (const auto &[arguments, hints] : cases) {
+        const Outcome r = run("$AESGPU " + arguments);
+        EXPECT_EQ(r.status, 2) << arguments;
+        for (const std::string &hint : hints) EXPECT_NE(r.err.find(hint), std::string::npos) << hint << "\n" << r.err;
+        EXPECT_EQ(r.err.find("hunter2"), std::string::npos) << r.err;
+    }
 }
 
 TEST_F(Cli, AKeyFileGivenWhereTheKeyGoesIsNamed) {

@@ -209,6 +209,79 @@ TEST_F(Cli, CbcPassphrasesAreOpensslsPbkdf2BothWays) {
     EXPECT_NE(unnamed.err.find("'fixed.cbc' reads as --mode cbc"), std::string::npos) << unnamed.err;
 }
 
+// openssl enc without -pbkdf2 (what most guides show): its old KDF, one digest pass (sha256 by
+// default since OpenSSL 1.1.0, md5 before). Read where the user says so, with a warning; never
+// written. --md picks PBKDF2's digest as openssl's -md does.
+TEST_F(Cli, OpensslsOldKeyDerivationIsReadWhenAskedAndNeverWritten) {
+    write_file(file("p"), random_bytes(5000));
+    for (const std::string mode : {"ecb", "cbc", "ctr"}) {
+        for (const std::string digest : {"sha256", "md5"}) {
+            SCOPED_TRACE(mode + " " + digest);
+            ASSERT_EQ(run("openssl enc -aes-256-" + mode + " -md " + digest + " -pass pass:pw -in p -out old").status,
+                      0);
+            const std::string md = digest == "sha256" ? "" : " --md md5";
+            const Outcome r = run("$AESGPU decrypt -f --mode " + mode + " --no-pbkdf2" + md +
+                                  " -p pass:pw old -o back && cmp back p");
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_NE(r.err.find("openssl's old key derivation (openssl enc without -pbkdf2) is weak"),
+                      std::string::npos)
+                << r.err;
+            if (mode == "ctr") continue;
+            // Without --mode: the padding decides, as for PBKDF2's files (the salt is random:
+            // one file in 256 fits both paddings and asks for the mode).
+            const Outcome unnamed = run("$AESGPU decrypt -f --no-pbkdf2" + md + " -p pass:pw old -o back2");
+            if (unnamed.status == 0)
+                EXPECT_EQ(run("cmp back2 p").status, 0);
+            else
+                EXPECT_NE(unnamed.err.find("as ECB and as CBC alike"), std::string::npos) << unnamed.err;
+        }
+    }
+    // PBKDF2 with another digest, both ways, as openssl enc -pbkdf2 -md sha512.
+    const Outcome sha512 = run("$AESGPU encrypt -q --mode cbc --md sha512 -p pass:pw p -o ours && openssl enc -d "
+                               "-aes-256-cbc -pbkdf2 -md sha512 -pass pass:pw -in ours | cmp - p && openssl enc "
+                               "-aes-256-cbc -pbkdf2 -md sha512 -pass pass:pw -in p -out theirs && $AESGPU decrypt "
+                               "--mode cbc --md sha512 -p pass:pw theirs -o b512 && cmp b512 p");
+    EXPECT_EQ(sha512.status, 0) << sha512.err;
+    const std::pair<std::string, std::string> refused[] = {
+        {"encrypt --no-pbkdf2 -p pass:pw p -o x", "--no-pbkdf2 reads openssl's old key derivation, for decrypt; "
+                                                  "aesgpu never writes it"},
+        {"decrypt --no-pbkdf2 --iter 5 -p pass:pw old -o x", "--iter sets PBKDF2's iterations, and --no-pbkdf2"},
+        {"decrypt --no-pbkdf2 -K " + kKey128 + " old -o x", "--no-pbkdf2 applies to passphrases (-p) only"},
+        {"decrypt --md sha1 -K " + kKey128 + " old -o x", "--md applies to passphrases (-p) only"},
+        {"encrypt --mode gcm --md sha512 -p pass:pw p -o x", "--mode gcm derives a passphrase's key with scrypt"},
+        {"decrypt --mode gcm --no-pbkdf2 -p pass:pw p -o x", "--mode gcm derives a passphrase's key with scrypt"},
+        {"decrypt --md whirlpool -p pass:pw old -o x", "--md must be md5, sha1, sha224, sha256, sha384 or sha512"},
+    };
+    for (const auto &[arguments, message] : refused) {
+        const Outcome r = run("$AESGPU " + arguments);
+        EXPECT_EQ(r.status, 2) << arguments << ": " << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << arguments << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(file("x")));
+    }
+}
+
+// A padding failure of a passphrase file names what may explain it, in the options to give:
+// openssl's old KDF, another digest, iteration count or key size. A fixed salt: the failure is
+// certain (a random one passes by chance 2 times in 256).
+TEST_F(Cli, ABadDecryptOfAPassphraseFileNamesTheOptionsThatWouldReadIt) {
+    write_file(file("fixed"), Bytes(1000, 0x41));
+    ASSERT_EQ(run("(printf 'Salted__\\001\\002\\003\\004\\005\\006\\007\\010' && openssl enc "
+                  "-aes-128-cbc -pbkdf2 -pass pass:pw -S 0102030405060708 -in fixed) > c128")
+                  .status,
+              0);
+    const Outcome r = run("$AESGPU decrypt -p pass:pw c128 -o x");
+    EXPECT_EQ(r.status, 1) << r.err;
+    for (const std::string hint : {"openssl enc without -pbkdf2 (--no-pbkdf2; with --md md5 for OpenSSL before 1.1.0)",
+                                   "another -md (--md)", "another -iter (--iter)", "AES-128 or AES-192 (--key-bits)"}) {
+        EXPECT_NE(r.err.find(hint), std::string::npos) << hint << "\n" << r.err;
+    }
+    EXPECT_EQ(run("$AESGPU decrypt -p pass:pw --key-bits 128 c128 -o y && cmp y fixed").status, 0);
+    // Options given are not suggested again.
+    const Outcome given = run("$AESGPU decrypt --mode cbc --no-pbkdf2 -p pass:pw c128 -o x");
+    EXPECT_EQ(given.status, 1) << given.err;
+    EXPECT_EQ(given.err.find("(--no-pbkdf2;"), std::string::npos) << given.err;
+}
+
 TEST_F(Cli, CbcEncryptsOnOneCpuThreadAndSaysSo) {
     write_file(file("p"), random_bytes(1000));
     const std::string key = " -K " + kKey128 + " --iv " + kKey128;

@@ -412,9 +412,9 @@ TEST_F(Cli, WrongPassphraseAndMissingPassphraseFailClearly) {
         Outcome r = run("$AESGPU decrypt p.aes -o out -p " + wrong);
         EXPECT_EQ(r.status, 1);
         EXPECT_EQ(r.err, "aesgpu: 'p.aes': bad decrypt: its last block ends in valid padding neither as ECB nor as "
-                         "CBC: wrong passphrase, corrupted input, or a file made with options aesgpu does not read "
-                         "(openssl enc without -pbkdf2, with -md other than sha256, or with another -iter than "
-                         "--iter); or it is CTR: give --mode ctr\n");
+                         "CBC: wrong passphrase, corrupted input, or a file made with openssl enc without -pbkdf2 "
+                         "(--no-pbkdf2; with --md md5 for OpenSSL before 1.1.0), another -md (--md), another -iter "
+                         "(--iter) or AES-128 or AES-192 (--key-bits); or it is CTR: give --mode ctr\n");
         EXPECT_FALSE(std::filesystem::exists(file("out")));
         break;
     }

@@ -86,12 +86,14 @@ TEST(OpensslEnc, KeyAndIvAreWhatOpensslEncDerives) {
         for (char &c : hex) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         return hex;
     };
-    const CipherKey ecb = openssl_enc_key(Direction::decrypt, Mode::ecb, secret, salt, 1000, 16);
+    const CipherKey ecb =
+        openssl_enc_key(Direction::decrypt, Mode::ecb, secret, salt, {.iterations = 1000, .key_bytes = 16});
     EXPECT_EQ(ecb.spec.mode, Mode::ecb);
     EXPECT_EQ(ecb.spec.direction, Direction::decrypt);
     EXPECT_EQ(openssl_prints("aes-128-ecb", "0123456789abcdef"),
               "salt=0123456789ABCDEF\nkey=" + upper(ecb.key.view()) + "\n");
-    const CipherKey ctr = openssl_enc_key(Direction::encrypt, Mode::ctr, secret, salt, 1000, 32);
+    const CipherKey ctr =
+        openssl_enc_key(Direction::encrypt, Mode::ctr, secret, salt, {.iterations = 1000, .key_bytes = 32});
     EXPECT_EQ(ctr.spec.mode, Mode::ctr);
     EXPECT_EQ(openssl_prints("aes-256-ctr", "0123456789abcdef"),
               "salt=0123456789ABCDEF\nkey=" + upper(ctr.key.view()) + "\niv =" + upper(ctr.spec.iv) + "\n");
