@@ -1232,9 +1232,11 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
                 "says of how it was encrypted (no key needed)");
     info->add_flag("--json", parsed.info_json,
                    "One JSON object on standard output instead of the table (one line per FILE)");
-    info->add_option("FILE", parsed.info_files,
-                     "A file to describe from its header: aesgpu's GCM passphrase header (scrypt cost, key and "
-                     "segment size), a Tink GCM stream's (key size), openssl's Salted__, or none (raw ECB or CTR)");
+    info->add_option(
+        "FILE", parsed.info_files,
+        "A file to describe from its header: aesgpu's GCM passphrase header (scrypt cost, key and "
+        "segment size), a Tink GCM stream's (key size), openssl's Salted__, another tool's (gzip, zstd, xz, age, "
+        "gpg, text), or none (raw ECB, CTR or CBC)");
     info->callback([&parsed] { parsed.command = Command::info; });
 
     auto *bench = app.add_subcommand("bench", "Measure both backends against the hardware's own limits");

@@ -116,6 +116,37 @@ FileFacts read_file_facts(const std::string &name) {
                                             source.size().value_or(std::numeric_limits<std::uint64_t>::max()))};
 }
 
+// Another tool's file, in words: what it is and what opens it.
+const char *describe(ForeignFormat format) {
+    switch (format) {
+    case ForeignFormat::gzip: return "gzip-compressed data, not aesgpu's (gunzip opens it)";
+    case ForeignFormat::zstd: return "zstd-compressed data, not aesgpu's (unzstd opens it)";
+    case ForeignFormat::xz: return "xz-compressed data, not aesgpu's (unxz opens it)";
+    case ForeignFormat::age: return "an age-encrypted file (age-encryption.org/v1), not aesgpu's: age -d opens it";
+    case ForeignFormat::openpgp_public_key:
+        return "an OpenPGP message encrypted to a public key, not aesgpu's: gpg -d opens it";
+    case ForeignFormat::openpgp_passphrase:
+        return "an OpenPGP message encrypted with a passphrase (gpg -c), not aesgpu's: gpg -d opens it";
+    case ForeignFormat::openpgp_armored: return "an ASCII-armored OpenPGP message, not aesgpu's: gpg -d opens it";
+    case ForeignFormat::text: return "text (its start is printable UTF-8): not encrypted";
+    }
+    return "another tool's file";
+}
+
+const char *format_key(ForeignFormat format) {
+    switch (format) {
+    case ForeignFormat::gzip: return "gzip";
+    case ForeignFormat::zstd: return "zstd";
+    case ForeignFormat::xz: return "xz";
+    case ForeignFormat::age: return "age";
+    case ForeignFormat::openpgp_public_key:
+    case ForeignFormat::openpgp_passphrase:
+    case ForeignFormat::openpgp_armored: return "openpgp";
+    case ForeignFormat::text: return "text";
+    }
+    return "foreign";
+}
+
 // "GCM with a passphrase (aesgpu's header): scrypt N = 2^16, r = 8, p = 1; AES-256; 1 MiB segments"
 std::string describe(const CiphertextFacts &facts) {
     switch (facts.kind) {
@@ -131,16 +162,19 @@ std::string describe(const CiphertextFacts &facts) {
                            facts.header->segment_bytes);
     case CiphertextKind::tink_stream:
         return fmt::format("GCM with a raw {}-byte key (AES-{}), as a Tink stream starts (its header length, {}, "
-                           "comes first; raw ECB or CTR starts so once in 256); the segment size is not recorded",
+                           "comes first; raw ECB, CTR or CBC starts so once in 256); the segment size is not "
+                           "recorded",
                            facts.key_bytes, facts.key_bytes * 8, stream_header_bytes(facts.key_bytes));
     case CiphertextKind::openssl_salted:
         return "openssl enc with a passphrase ('Salted__' and a salt): the mode, digest and iteration count are not "
-               "recorded (aesgpu reads -pbkdf2 -md sha256)";
+               "recorded (decrypt tells ECB, CBC and CTR apart by the length and padding; --md, --iter and "
+               "--no-pbkdf2 give the rest)";
     case CiphertextKind::salted_cut_short: return "'Salted__' without a whole salt: cut short";
     case CiphertextKind::base64: return "base64 text (openssl enc -a): decode it first (base64 -d)";
+    case CiphertextKind::foreign: return describe(*facts.foreign);
     case CiphertextKind::unrecognised: break;
     }
-    return "no header: raw ECB or CTR, not recognisable";
+    return "no header: raw ECB, CTR or CBC, not recognisable";
 }
 
 const char *format_key(CiphertextKind kind) {
@@ -150,9 +184,10 @@ const char *format_key(CiphertextKind kind) {
     case CiphertextKind::openssl_salted: return "openssl_salted";
     case CiphertextKind::salted_cut_short: return "openssl_salted_cut_short";
     case CiphertextKind::base64: return "base64";
-    case CiphertextKind::unrecognised: break;
+    case CiphertextKind::foreign: break;
+    case CiphertextKind::unrecognised: return "none";
     }
-    return "none";
+    return "foreign";
 }
 
 nlohmann::ordered_json facts_json(const std::string &name, const FileFacts &file) {
@@ -161,7 +196,7 @@ nlohmann::ordered_json facts_json(const std::string &name, const FileFacts &file
     nlohmann::ordered_json object{
         {"file", name},
         {"bytes", file.bytes ? nlohmann::ordered_json(*file.bytes) : nullptr},
-        {"format", format_key(facts.kind)},
+        {"format", facts.foreign ? format_key(*facts.foreign) : format_key(facts.kind)},
         {"mode", gcm ? nlohmann::ordered_json("gcm") : nullptr},
         {"key_bits", facts.key_bytes ? nlohmann::ordered_json(facts.key_bytes * 8) : nullptr}};
     object["kdf"] = nullptr;

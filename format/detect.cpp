@@ -127,6 +127,10 @@ CiphertextFacts ciphertext_facts(std::span<const std::byte> start, std::uint64_t
     case CiphertextStart::base64: facts.kind = CiphertextKind::base64; return facts;
     case CiphertextStart::unknown: break;
     }
+    if ((facts.foreign = foreign_format(start))) {
+        facts.kind = CiphertextKind::foreign;
+        return facts;
+    }
     for (const std::size_t key_bytes : {std::size_t{16}, std::size_t{32}}) {
         const std::size_t header = stream_header_bytes(key_bytes);
         if (!start.empty() && std::to_integer<std::size_t>(start[0]) == header && length >= header + kGcmTagBytes) {

@@ -4,6 +4,7 @@
 // passphrase header, the same base64-encoded, base64 text, aesgpu's GCM passphrase header. Raw
 // ECB and CTR, and Tink's raw-key stream, carry nothing to recognise.
 #include "format/file_format.hpp"
+#include "format/foreign.hpp"
 #include "format/gcm_stream_header.hpp"
 
 #include <cstddef>
@@ -84,11 +85,13 @@ struct PaddingFit {
 enum class CiphertextKind {
     gcm_passphrase,   // aesgpu's GCM passphrase header: its KDF, cost, key and segment sizes
     tink_stream,      // a first byte that is Tink's stream header length (24 or 40): GCM with a raw key of
-                      // key_bytes, or (one in 256) raw ECB or CTR that starts so; the segment size is not recorded
+                      // key_bytes, or (one in 256) raw ECB, CTR or CBC that starts so; the segment size is not
+                      // recorded
     openssl_salted,   // "Salted__" and a salt: openssl's passphrase format; mode, digest and iterations not recorded
     salted_cut_short, // "Salted__" without a whole salt
     base64,           // base64 text (openssl enc -a), with the Salted__ header or without
-    unrecognised,     // no header: raw ECB or CTR
+    foreign,          // another tool's file (gzip, age, gpg, text...), by its first bytes
+    unrecognised,     // no header: raw ECB, CTR or CBC
 };
 
 struct CiphertextFacts {
@@ -97,6 +100,7 @@ struct CiphertextFacts {
     std::optional<PassphraseHeader> header; // gcm_passphrase, when its fields are in range
     std::string damaged;                    // gcm_passphrase: why its header cannot be read
     std::optional<std::size_t> cut_short;   // gcm_passphrase ending inside its header: the bytes it has
+    std::optional<ForeignFormat> foreign;   // foreign: which
 };
 
 // `start`: the input's first bytes, at least kPassphraseHeaderBytes of them where it has them;

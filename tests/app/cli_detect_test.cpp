@@ -372,7 +372,7 @@ TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {
     // Raw ECB whose first byte happens to be a Tink header length is described as such: try a few.
     const Outcome raw = run("$AESGPU info raw");
     EXPECT_EQ(raw.status, 0);
-    EXPECT_TRUE(raw.out == "raw: 5008 bytes, no header: raw ECB or CTR, not recognisable\n" ||
+    EXPECT_TRUE(raw.out == "raw: 5008 bytes, no header: raw ECB, CTR or CBC, not recognisable\n" ||
                 raw.out.find("as a Tink stream starts") != std::string::npos)
         << raw.out;
 
@@ -391,6 +391,18 @@ TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {
     EXPECT_EQ(g16["key_bits"], 128);
     EXPECT_TRUE(g16["segment_bytes"].is_null()) << "Tink's header does not record it";
     EXPECT_TRUE(nlohmann::json::parse(lines[2]).contains("error"));
+    // Other tools' files are named by their magic, whatever their name.
+    const Outcome gz = run("gzip -c p > p.gz && cp p.gz p.aes && $AESGPU info p.aes");
+    EXPECT_NE(gz.out.find("p.aes: "), std::string::npos) << gz.out;
+    EXPECT_NE(gz.out.find("gzip-compressed data, not aesgpu's (gunzip opens it)"), std::string::npos) << gz.out;
+    const Outcome words = run("printf 'plain words, not a cipher\\n' > t && $AESGPU info --json t");
+    EXPECT_NE(words.out.find(R"("format":"text")"), std::string::npos) << words.out;
+    if (run("command -v gpg").status == 0) {
+        const Outcome gpg = run("gpg --batch --yes --passphrase x --symmetric -o p.gpg p 2>/dev/null && $AESGPU info "
+                                "p.gpg");
+        EXPECT_NE(gpg.out.find("an OpenPGP message encrypted with a passphrase (gpg -c)"), std::string::npos)
+            << gpg.out;
+    }
     // Without files, info is the machine's as before.
     EXPECT_NE(run("$AESGPU info").out.find("Backend auto:"), std::string::npos);
 }

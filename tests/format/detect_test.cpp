@@ -3,6 +3,7 @@
 // Salted__ header (as openssl writes it, and base64-encoded), aesgpu's GCM passphrase header,
 // base64 text, and random bytes that say nothing.
 #include "format/detect.hpp"
+#include "format/foreign.hpp"
 #include "format/gcm_stream_header.hpp"
 #include "format/openssl_enc.hpp"
 #include "format/tink_gcm.hpp"
@@ -215,6 +216,42 @@ TEST(FinalBlockPadding, EcbAndCbcReadAsOpensslDecryptsThem) {
             }
         }
     }
+}
+
+// Other tools' files by their first bytes, as those tools write them.
+TEST(ForeignFormat, OtherToolsFilesByTheirMagicAndRandomBytesAsNone) {
+    const auto bytes = [](std::initializer_list<int> values) {
+        std::vector<std::byte> out;
+        for (const int v : values) out.push_back(static_cast<std::byte>(v));
+        return out;
+    };
+    EXPECT_EQ(foreign_format(bytes({0x1f, 0x8b, 0x08, 0x00})), ForeignFormat::gzip);
+    EXPECT_EQ(foreign_format(bytes({0x28, 0xb5, 0x2f, 0xfd, 0x04})), ForeignFormat::zstd);
+    EXPECT_EQ(foreign_format(bytes({0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00})), ForeignFormat::xz);
+    EXPECT_EQ(foreign_format(bytes_of("age-encryption.org/v1\n-> X25519 abc")), ForeignFormat::age);
+    EXPECT_EQ(foreign_format(bytes_of("-----BEGIN AGE ENCRYPTED FILE-----\n")), ForeignFormat::age);
+    EXPECT_EQ(foreign_format(bytes_of("-----BEGIN PGP MESSAGE-----\n")), ForeignFormat::openpgp_armored);
+    // gpg -c (GnuPG 2.2): an old-format symmetric-key session key packet, version 4; OpenPGP's new
+    // format too.
+    // (AES-256, iterated and salted S2K, SHA-256.)
+    EXPECT_EQ(foreign_format(bytes({0x8c, 0x0d, 0x04, 0x09, 0x03, 0x08})), ForeignFormat::openpgp_passphrase);
+    EXPECT_EQ(foreign_format(bytes({0xc3, 0x0d, 0x04, 0x09, 0x03, 0x08})), ForeignFormat::openpgp_passphrase);
+    EXPECT_EQ(foreign_format(bytes({0x8c, 0x0d, 0x04, 0x09, 0x07, 0x08})), std::nullopt) << "no such S2K";
+    // gpg -e: a public-key encrypted session key packet, version 3 (old format, a 2-byte length),
+    // an 8-byte key ID, then RSA (1).
+    EXPECT_EQ(foreign_format(bytes({0x85, 0x01, 0x0c, 0x03, 1, 2, 3, 4, 5, 6, 7, 8, 0x01})),
+              ForeignFormat::openpgp_public_key);
+    EXPECT_EQ(foreign_format(bytes({0x85, 0x01, 0x0c, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 0x01})), std::nullopt)
+        << "no such version";
+    EXPECT_EQ(foreign_format(bytes_of("caf\xc3\xa9 au lait\n\tindented\r\n")), ForeignFormat::text);
+    EXPECT_EQ(foreign_format(bytes_of("cut inside a character: \xc3")), ForeignFormat::text);
+    EXPECT_EQ(foreign_format(bytes_of("a bell \x07")), std::nullopt);
+    EXPECT_EQ(foreign_format(bytes_of("\xc0\xafoverlong")), std::nullopt);
+    EXPECT_EQ(foreign_format({}), std::nullopt);
+    int named = 0;
+    // gzip's 3 bytes match one random start in 2^24; the rest far less often.
+    for (int i = 0; i < 10000; ++i) named += foreign_format(random_start(64)).has_value();
+    EXPECT_LE(named, 1) << "random ciphertext is not mistaken for another tool's file";
 }
 
 TEST(CiphertextFacts, WhatEachHeaderRecordsAndNoMore) {
