@@ -147,12 +147,14 @@ ByteRange parse_range(const std::string &text) {
         std::uint64_t value = 0;
         const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
         if (!refused.empty() || part.empty() || error != std::errc() || end != part.data() + part.size()) {
-            throw UsageError("--range takes OFFSET:LENGTH, sizes such as 0:4096 or 1G:1M below 2^64, not '" +
+            throw UsageError("--range takes OFFSET:LENGTH or OFFSET: (to the end), sizes such as 0:4096, 1G:1M or "
+                             "1G: below 2^64, not '" +
                              printable(text) + "'");
         }
         return value;
     };
-    if (colon == std::string::npos) size(""); // the message
+    if (colon == std::string::npos) size("");                                         // the message
+    if (colon + 1 == text.size()) return {size(text.substr(0, colon)), std::nullopt}; // to the end
     return {size(text.substr(0, colon)), size(text.substr(colon + 1))};
 }
 
@@ -1206,10 +1208,10 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
     decrypt
         ->add_option_function<std::string>(
             "--range", [&parsed](const std::string &text) { parsed.decrypt_options.range = parse_range(text); },
-            "gcm: decrypt only the plaintext bytes OFFSET to OFFSET+LENGTH (sizes as 1M, 4G), reading and checking "
-            "only the segments that hold them (and the last one's tag where the range reaches the end). Needs a "
-            "file it can seek in, and -o, -c or -t")
-        ->option_text("OFFSET:LENGTH");
+            "gcm: decrypt only the plaintext bytes OFFSET to OFFSET+LENGTH (sizes as 1M, 4G; OFFSET: to the end), "
+            "reading and checking only the segments that hold them (and the last one's tag where the range reaches "
+            "the end). Needs a file it can seek in, and -o, -c or -t")
+        ->option_text("OFFSET:[LENGTH]");
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 

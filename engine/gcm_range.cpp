@@ -43,7 +43,8 @@ void read_at(InputSource &source, std::uint64_t offset, std::span<std::byte> buf
 } // namespace
 
 RangePastTheEnd::RangePastTheEnd(const ByteRange &range, std::uint64_t plaintext)
-    : std::runtime_error("the range " + std::to_string(range.offset) + ":" + std::to_string(range.length) +
+    : std::runtime_error("the range " + std::to_string(range.offset) + ":" +
+                         (range.length ? std::to_string(*range.length) : std::string()) +
                          " goes past the plaintext's end (" + std::to_string(plaintext) + " bytes)"),
       plaintext_bytes(plaintext) {}
 
@@ -57,17 +58,19 @@ std::uint64_t stream_plaintext_bytes(const SegmentGeometry &geometry, std::uint6
     return data_bytes - segments * kGcmTagBytes;
 }
 
-std::uint64_t decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::uint64_t data_bytes,
-                                const SecretBytes &key, const CipherSpec &spec, const ByteRange &range,
-                                OutputSink &sink) {
+RangeRead decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::uint64_t data_bytes,
+                            const SecretBytes &key, const CipherSpec &spec, const ByteRange &range, OutputSink &sink) {
     const SegmentGeometry &geometry = spec.gcm.geometry;
     const std::uint64_t plaintext = stream_plaintext_bytes(geometry, data_bytes);
-    if (range.offset > plaintext || range.length > plaintext - range.offset) throw RangePastTheEnd(range, plaintext);
+    if (range.offset > plaintext || (range.length && *range.length > plaintext - range.offset)) {
+        throw RangePastTheEnd(range, plaintext);
+    }
+    const std::uint64_t length = range.length.value_or(plaintext - range.offset);
     const std::uint64_t last_segment = geometry.segments_for_ciphertext(data_bytes) - 1;
-    const std::uint64_t end = range.offset + range.length;
+    const std::uint64_t end = range.offset + length;
     // An empty range covers no segment, but at the very end it still checks the last one: the
     // stream is whole.
-    if (range.length == 0 && end != plaintext) return 0;
+    if (length == 0 && end != plaintext) return {0, 0};
     const std::uint64_t first = segment_of(geometry, std::min(range.offset, end == plaintext ? plaintext - 1 : end));
     const std::uint64_t final = end == plaintext ? last_segment : segment_of(geometry, end - 1);
     EvpGcmSegmentCipher cipher(key.view(), spec);
@@ -87,7 +90,7 @@ std::uint64_t decrypt_gcm_range(InputSource &source, std::uint64_t data_start, s
         const std::uint64_t to = std::min(end, text_start + segment.plaintext_bytes());
         if (to > from) sink.write_all(bytes.subspan(static_cast<std::size_t>(from - text_start), to - from));
     }
-    return read;
+    return {read, length};
 }
 
 } // namespace aesgpu

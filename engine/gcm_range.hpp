@@ -12,13 +12,14 @@
 #include "io/output_sink.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 
 namespace aesgpu {
 
 struct ByteRange {
     std::uint64_t offset = 0;
-    std::uint64_t length = 0;
+    std::optional<std::uint64_t> length; // none: to the end of the plaintext
 };
 
 // A range that ends past the plaintext: nothing was read or written.
@@ -34,10 +35,13 @@ public:
 
 // Writes `range` of the plaintext of the stream whose segments start at `data_start` in `source`
 // (a regular file or block device) and run `data_bytes`, deciphered with the segment `key` of
-// `spec`, to `sink` (not committed). Returns the segments' ciphertext bytes read. Throws
-// RangePastTheEnd, AuthenticationFailed (naming the segment), StreamCutShort, IoError.
-std::uint64_t decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::uint64_t data_bytes,
-                                const SecretBytes &key, const CipherSpec &spec, const ByteRange &range,
-                                OutputSink &sink);
+// `spec`, to `sink` (not committed). Throws RangePastTheEnd, AuthenticationFailed (naming the
+// segment), StreamCutShort, IoError.
+struct RangeRead {
+    std::uint64_t ciphertext_bytes = 0; // of the segments read
+    std::uint64_t plaintext_bytes = 0;  // written: the range's length
+};
+RangeRead decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::uint64_t data_bytes,
+                            const SecretBytes &key, const CipherSpec &spec, const ByteRange &range, OutputSink &sink);
 
 } // namespace aesgpu

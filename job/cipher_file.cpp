@@ -186,11 +186,11 @@ PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFor
     const off_t end = ::lseek(source.fd(), 0, SEEK_END);
     if (end < 0) throw IoError(errno_message("cannot seek in", source.display_name(), errno));
     const std::uint64_t data_bytes = static_cast<std::uint64_t>(end) - std::min<std::uint64_t>(end, data_start);
+    const RangeRead read = decrypt_gcm_range(source, data_start, data_bytes, key.key, key.spec, range, sink);
     PipelineStats stats;
-    stats.bytes_read =
-        format.header().size() + decrypt_gcm_range(source, data_start, data_bytes, key.key, key.spec, range, sink);
-    stats.bytes_ciphered = stats.bytes_read - format.header().size();
-    stats.bytes_written = range.length;
+    stats.bytes_read = format.header().size() + read.ciphertext_bytes;
+    stats.bytes_ciphered = read.ciphertext_bytes;
+    stats.bytes_written = read.plaintext_bytes;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     observer.commit(sink, stats);
     return stats;

@@ -91,6 +91,27 @@ TEST_F(Range, PassphraseFilesAndTestOnly) {
     EXPECT_EQ(test_only.out, "");
 }
 
+// OFFSET: with no LENGTH reads to the end, as tail -c +N does; past the end it is refused.
+TEST_F(Range, AnOffsetAloneReadsToTheEnd) {
+    const std::size_t size = 3 * kSegment + 5;
+    write_file(file("p"), random_bytes(size));
+    const std::string options = " --mode gcm --segment-size 4K --key-file k16";
+    ASSERT_EQ(run("$AESGPU encrypt -q" + options + " p -o c").status, 0);
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{5000}, size - 1, size}) {
+        SCOPED_TRACE(offset);
+        const Outcome r = run("rm -f part; $AESGPU decrypt --json --range " + std::to_string(offset) + ":" + options +
+                              " c -o part && tail -c +" + std::to_string(offset + 1) + " p | cmp - part");
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("\"bytes_out\":" + std::to_string(size - offset) + ","), std::string::npos) << r.out;
+    }
+    const Outcome k = run("$AESGPU decrypt --range 8K:" + options + " c -o part2 && tail -c +8193 p | cmp - part2");
+    EXPECT_EQ(k.status, 0) << k.err;
+    const Outcome past = run("$AESGPU decrypt --range " + std::to_string(size + 1) + ":" + options + " c -o part3");
+    EXPECT_EQ(past.status, 1) << past.err;
+    EXPECT_NE(past.err.find("past the plaintext's end"), std::string::npos) << past.err;
+    EXPECT_FALSE(std::filesystem::exists(file("part3")));
+}
+
 TEST_F(Range, OnlyTheSegmentsOfTheRangeAreCheckedAndAStreamCutShortFailsAtItsEnd) {
     write_file(file("p"), random_bytes(6 * kSegment));
     const std::string options = " --mode gcm --segment-size 4K --key-file k16";
