@@ -93,7 +93,10 @@ void walk(const CipherOptions &options, const fs::path &directory, InputList &li
         const std::string name = entry.path().string();
         if (error) continue; // gone meanwhile
         if (fs::is_symlink(status)) {
-            spdlog::info("-r: {} is a symbolic link: not followed (name it to take it)", quoted_name(name));
+            // Said without -v where it would have been taken: a file the user may count on.
+            if (options.direction == Direction::encrypt || ends_in_suffix(name, options.suffix)) {
+                spdlog::warn("-r: {} is a symbolic link: not followed (name it to take it)", quoted_name(name));
+            }
         } else if (fs::is_directory(status)) {
             walk(options, entry.path(), list);
         } else if (!fs::is_regular_file(status)) {
