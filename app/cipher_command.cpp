@@ -41,6 +41,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -609,6 +610,13 @@ struct CommandState {
     SelectionLog &selection_log;
 };
 
+// --output-dir-mirror: the directories on the way to `output`, made as mkdir -p makes them.
+void make_directories_of(const std::string &output) {
+    std::error_code error;
+    std::filesystem::create_directories(std::filesystem::path(output).parent_path(), error);
+    if (error) throw IoError(errno_message("cannot make the directories of", quoted_name(output), error.value()));
+}
+
 // The output of one input, checked before the key is asked for: nothing with -P, a discarding
 // sink with -t. `output_name` gets its name (empty: standard output).
 std::optional<OutputSink> open_output(const CipherOptions &options, const std::string &input, InputSource &source,
@@ -618,6 +626,7 @@ std::optional<OutputSink> open_output(const CipherOptions &options, const std::s
         sink.emplace(OutputSink::discard());
     } else if (!options.print_key) {
         output_name = resolve_output_path(options, input);
+        if (options.mirror_tree) make_directories_of(output_name);
         sink.emplace(output_name.empty() ? OutputSink::standard_output(&source.status())
                                          : create_output(output_name, options, source, io_threads));
     }

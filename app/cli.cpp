@@ -245,6 +245,19 @@ void add_input_list_options(CLI::App &command, CipherOptions &options) {
         ->option_text("DIR")
         ->excludes(command.get_option("--output"))
         ->excludes(command.get_option("--stdout"));
+    command
+        .add_option_function<std::string>(
+            "--output-dir-mirror",
+            [&options](const std::string &directory) {
+                options.output_dir = directory;
+                options.mirror_tree = true;
+            },
+            "Write every output under DIR (it must exist) by its input's whole path, making the directories on "
+            "the way, as zstd --output-dir-mirror: -r tree puts DIR/tree/...; a path with '..' is refused")
+        ->option_text("DIR")
+        ->excludes(command.get_option("--output"))
+        ->excludes(command.get_option("--stdout"))
+        ->excludes(command.get_option("--output-dir"));
 }
 
 // The key, key file or passphrase, and what is derived from a passphrase.
@@ -847,14 +860,15 @@ void refuse_range_mistakes(const Given &given, const CipherOptions &options) {
 void refuse_options_of_no_output(const Given &given, const CipherOptions &options, bool reads_stdin,
                                  bool writes_stdout) {
     if (options.test_only) {
-        for (const char *name : {"--output", "--stdout", "--output-dir", "--force", "--suffix", "--print-key"}) {
+        for (const char *name :
+             {"--output", "--stdout", "--output-dir", "--output-dir-mirror", "--force", "--suffix", "--print-key"}) {
             if (given(name)) throw UsageError(fmt::format("-t/--test writes nothing: drop {}", name));
         }
     }
     if (options.print_key) {
         for (const char *name :
-             {"--output", "--stdout", "--output-dir", "--force", "--suffix", "--no-pad", "--backend", "--devices",
-              "--streams", "--wait-for-gpu", "--threads", "--io-threads", "--chunk-size"}) {
+             {"--output", "--stdout", "--output-dir", "--output-dir-mirror", "--force", "--suffix", "--no-pad",
+              "--backend", "--devices", "--streams", "--wait-for-gpu", "--threads", "--io-threads", "--chunk-size"}) {
             if (given(name))
                 throw UsageError(fmt::format("-P/--print-key prints the key and writes no data: drop {}", name));
         }
@@ -942,8 +956,10 @@ void refuse_ignored_options(const CLI::App &command, const CipherOptions &option
                              contains(options.inputs, std::string("-"));
     const bool writes_stdout = options.to_stdout || options.output == "-" || (reads_stdin && options.output.empty());
     refuse_input_list_mistakes(options, use, options.to_stdout || options.output == "-");
-    if (given("--output-dir") && reads_stdin) {
-        throw UsageError("--output-dir names output files; standard input has none");
+    for (const char *name : {"--output-dir", "--output-dir-mirror"}) {
+        if (given(name) && reads_stdin) {
+            throw UsageError(fmt::format("{} names output files; standard input has none", name));
+        }
     }
     refuse_standard_stream_conflicts(options, reads_stdin);
     refuse_options_of_no_output(given, options, reads_stdin, writes_stdout);

@@ -228,12 +228,14 @@ InputList gather_inputs(const CipherOptions &options) {
 void check_output_dir(const CipherOptions &options, const std::vector<std::string> &inputs) {
     if (options.output_dir.empty() || options.test_only || options.print_key) return;
     struct stat status {};
+    const std::string option = options.mirror_tree ? "--output-dir-mirror" : "--output-dir";
     if (::stat(options.output_dir.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
-        throw UsageError("--output-dir " + quoted_name(options.output_dir) +
+        throw UsageError(option + " " + quoted_name(options.output_dir) +
                          " is not a directory: make it first (mkdir -p " + quoted_name(options.output_dir) + ")");
     }
     std::map<std::string, std::string> input_of; // output -> the first input written there
     for (const std::string &input : inputs) {
+        if (options.mirror_tree) refuse_unmirrorable(input); // the run, before any work
         std::string output;
         try {
             output = resolve_output_path(options, input);
@@ -243,8 +245,9 @@ void check_output_dir(const CipherOptions &options, const std::vector<std::strin
         const auto [first, added] = input_of.emplace(output, input);
         if (!added) {
             throw UsageError(quoted_name(first->second) + " and " + quoted_name(input) + " would both be written to " +
-                             quoted_name(output) +
-                             " (--output-dir keeps file names only): rename one, or run them apart");
+                             quoted_name(output) + " (" + option + " keeps " +
+                             (options.mirror_tree ? "their paths" : "file names only") +
+                             "): rename one, or run them apart");
         }
     }
 }

@@ -38,6 +38,7 @@ struct CipherOptions {
     std::string file_list;            // --filelist: more input names, one a line ("-": standard input)
     bool null_separated = false;      // --null: the file list's names end in NUL bytes
     std::string output_dir;           // --output-dir: every output in this directory, by file name
+    bool mirror_tree = false;         // --output-dir-mirror: by the input's whole path under output_dir
     std::string output;               // empty: derive from the input name
     bool to_stdout = false;           // -c
     std::string suffix = ".aes";      // -S: added when encrypting, removed when decrypting

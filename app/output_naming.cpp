@@ -24,7 +24,19 @@ std::string suffixed_name(const CipherOptions &options, const std::string &input
                      quoted_name(suffix) + "); give one with -o OUT, -S SUFFIX, or -c for standard output");
 }
 
+// The input's path as it goes under the directory: "/abs/x" as "abs/x", "./tree/a" as "tree/a".
+std::filesystem::path mirrored_path(const std::string &name) {
+    return std::filesystem::path(name).lexically_normal().relative_path();
+}
+
 } // namespace
+
+void refuse_unmirrorable(const std::string &input) {
+    const std::filesystem::path path = mirrored_path(input);
+    if (path.empty() || *path.begin() == "..") {
+        throw UsageError("--output-dir-mirror cannot mirror " + quoted_name(input) + ": its path climbs out with '..'");
+    }
+}
 
 std::string resolve_output_path(const CipherOptions &options, const std::string &input) {
     if (options.to_stdout || options.output == "-") return {};
@@ -32,7 +44,11 @@ std::string resolve_output_path(const CipherOptions &options, const std::string 
     if (input == "-") return {};
     const std::string named = suffixed_name(options, input);
     if (options.output_dir.empty()) return named;
-    return (std::filesystem::path(options.output_dir) / std::filesystem::path(named).filename()).string();
+    if (!options.mirror_tree) {
+        return (std::filesystem::path(options.output_dir) / std::filesystem::path(named).filename()).string();
+    }
+    refuse_unmirrorable(input);
+    return (std::filesystem::path(options.output_dir) / mirrored_path(named)).string();
 }
 
 } // namespace aesgpu

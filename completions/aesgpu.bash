@@ -13,7 +13,7 @@ __aesgpu_options()
             flags="-h --help -c --stdout -f --force -k --keep --rm --sync -r --recursive --null -P --print-key
                 --no-pad --wait-for-gpu --progress --no-progress --json -v --verbose -q --quiet"
             [[ $1 == decrypt ]] && flags+=" -t --test --no-pbkdf2"
-            valued="-o --output -S --suffix --filelist --output-dir -K --key --key-file -p --pass --iter --md --key-bits --mode --iv
+            valued="-o --output -S --suffix --filelist --output-dir --output-dir-mirror -K --key --key-file -p --pass --iter --md --key-bits --mode --iv
                 --segment-size --aad --aad-file --backend --devices --streams -T --threads --io-threads --io --chunk-size"
             [[ $1 == decrypt ]] && valued+=" --range"
             ;;

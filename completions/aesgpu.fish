@@ -77,6 +77,7 @@ complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s r -l recursive -d 'Tak
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l filelist -r -F -d 'Read input names from a file (- for stdin)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l null -d 'File list names end with NUL (find -print0)'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l output-dir -x -a '(__fish_complete_directories)' -d 'Every output into this directory'
+complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l output-dir-mirror -x -a '(__fish_complete_directories)' -d 'Every output under this directory, by its path'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s K -l key -x -d 'Key as 32, 48 or 64 hex digits'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -l key-file -r -F -d 'File holding the key'
 complete -c aesgpu -n '__aesgpu_using encrypt decrypt' -s p -l pass -x -a '(__aesgpu_pass)' -d 'Passphrase source'

@@ -149,6 +149,30 @@ TEST_F(ManyFilesCli, OutputDirIsFlatAndTwoInputsOfOneNameRefuseTheRunBeforeAnyWo
     EXPECT_EQ(missing.err, "aesgpu: --output-dir 'nowhere' is not a directory: make it first (mkdir -p 'nowhere')\n");
 }
 
+// zstd's --output-dir-mirror: the outputs keep the inputs' paths under DIR, which are made as
+// needed; a path that climbs out with '..' cannot be mirrored.
+TEST_F(ManyFilesCli, OutputDirMirrorKeepsTheTree) {
+    write("tree/a", 1000);
+    write("tree/sub/b", 3000);
+    fs::create_directory(file("out"));
+    fs::create_directory(file("back"));
+    const Outcome encrypted = run("$AESGPU encrypt -r tree --output-dir-mirror out" + kGcm);
+    EXPECT_EQ(encrypted.status, 0) << encrypted.err;
+    EXPECT_TRUE(exists("out/tree/a.aes") && exists("out/tree/sub/b.aes"));
+    EXPECT_FALSE(exists("tree/a.aes"));
+    const Outcome decrypted = run("cd out && $AESGPU decrypt -r ./tree --output-dir-mirror ../back" + kKey);
+    EXPECT_EQ(decrypted.status, 0) << decrypted.err;
+    EXPECT_EQ(slurp(file("back/tree/sub/b")), slurp(file("tree/sub/b")));
+    EXPECT_EQ(slurp(file("back/tree/a")), slurp(file("tree/a")));
+    const Outcome climbs = run("cd tree && $AESGPU encrypt ../tree/a --output-dir-mirror ../out" + kGcm);
+    EXPECT_EQ(climbs.status, 2) << climbs.err;
+    EXPECT_NE(climbs.err.find("--output-dir-mirror cannot mirror '../tree/a': its path climbs out with '..'"),
+              std::string::npos)
+        << climbs.err;
+    const Outcome both = run("$AESGPU encrypt tree/a --output-dir out --output-dir-mirror out" + kGcm);
+    EXPECT_EQ(both.status, 2) << both.err;
+}
+
 TEST_F(ManyFilesCli, AFileListNamesTheInputsOneALineOrNulSeparatedOrOnStandardInput) {
     write("with space", 100);
     write("plain", 200);
