@@ -410,7 +410,8 @@ void add_backend_options(CLI::App &command, CipherOptions &options) {
         ->option_text("N");
     command
         .add_option("-T,--threads", options.backend.cpu_threads,
-                    "CPU backend worker threads; 0 (the default): all hardware threads")
+                    "CPU backend worker threads; 0 (the default): all hardware threads, or fewer for a file of "
+                    "fewer 1 MiB pieces")
         ->check(CLI::Range(0u, 4096u))
         ->option_text("N");
 }
@@ -552,6 +553,46 @@ void add_bench_options(CLI::App &command, BenchOptions &options) {
             "the first, the rows of several on all of them (see nvidia-smi topo -m for which share a switch)")
         ->option_text("all|N,M");
     command.add_flag("--json", options.json, "One JSON document on stdout instead of the table");
+}
+
+// decrypt's options: encrypt's, and what only decrypting takes.
+void add_decrypt_options(CLI::App &decrypt, CommandLine &parsed) {
+    add_cipher_options(decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
+    decrypt.add_flag("--no-pbkdf2", parsed.decrypt_options.no_pbkdf2,
+                     "A passphrase file made by `openssl enc` without -pbkdf2, whose key and IV come from openssl's "
+                     "old key derivation: one digest pass (--md: sha256, or md5 before OpenSSL 1.1.0), no "
+                     "iterations, weak. Read only: aesgpu never writes it");
+    decrypt.add_flag("-t,--test", parsed.decrypt_options.test_only,
+                     "Decrypt and check the file without writing anything: the padding in ecb, every segment's tag "
+                     "in gcm (exit 1 on a bad file); not with ctr, which has nothing to check");
+    decrypt
+        .add_option_function<std::string>(
+            "--range", [&parsed](const std::string &text) { parsed.decrypt_options.range = parse_range(text); },
+            "gcm: decrypt only the plaintext bytes OFFSET to OFFSET+LENGTH (sizes as 1M, 4G; OFFSET: to the end), "
+            "reading and checking only the segments that hold them (and the last one's tag where the range reaches "
+            "the end). Needs a file it can seek in, and -o, -c or -t")
+        ->option_text("OFFSET:[LENGTH]");
+}
+
+void add_keygen_options(CLI::App &keygen, KeygenOptions &options) {
+    keygen
+        .add_option("-o,--output", options.output,
+                    "Write the key as raw bytes to this new file, mode 0600 (an existing file is never replaced). "
+                    "Default: hex on standard output")
+        ->option_text("FILE");
+    keygen
+        .add_option("--bits", options.bits, fmt::format("Key size: 128, 192 or 256 (default {})", KeygenOptions{}.bits))
+        ->check(CLI::IsMember({128u, 192u, 256u}))
+        ->option_text("BITS");
+}
+
+void add_info_options(CLI::App &info, CommandLine &parsed) {
+    info.add_flag("--json", parsed.info_json,
+                  "One JSON object on standard output instead of the table (one line per FILE)");
+    info.add_option("FILE", parsed.info_files,
+                    "A file to describe from its header: aesgpu's GCM passphrase header (scrypt cost, key and "
+                    "segment size), a Tink GCM stream's (key size), openssl's Salted__, another tool's (gzip, zstd, "
+                    "xz, age, gpg, text), or none (raw ECB, CTR or CBC)");
 }
 
 // Wipes what CLI11 holds of an option's value.
@@ -1160,10 +1201,14 @@ std::string without_secret_arguments(std::string message, const CLI::App &app, i
 }
 
 void seal_secret_arguments(CLI::App &app, CommandLine &parsed, int argc, char **argv) {
-    seal_command_secrets(*app.get_subcommand("encrypt"), parsed.encrypt_options, parsed.encrypt_secrets,
-                         parsed.command == Command::encrypt, argc, argv);
-    seal_command_secrets(*app.get_subcommand("decrypt"), parsed.decrypt_options, parsed.decrypt_secrets,
-                         parsed.command == Command::decrypt, argc, argv);
+    for (const auto &[name, ran] : {std::pair{"encrypt", Command::encrypt}, std::pair{"decrypt", Command::decrypt}}) {
+        CLI::App &command = *app.get_subcommand(name);
+        if (command.get_option_no_throw("--key") == nullptr) continue; // defined without its options
+        const bool encrypt = ran == Command::encrypt;
+        seal_command_secrets(command, encrypt ? parsed.encrypt_options : parsed.decrypt_options,
+                             encrypt ? parsed.encrypt_secrets : parsed.decrypt_secrets, parsed.command == ran, argc,
+                             argv);
+    }
 }
 
 std::string gpu_code_text(std::string_view architectures) {
@@ -1195,7 +1240,10 @@ std::string version_text() {
                                             : std::string("built without CUDA"));
 }
 
-void define_command_line(CLI::App &app, CommandLine &parsed) {
+void define_command_line(CLI::App &app, CommandLine &parsed, std::string_view named) {
+    // Every command's options, unless the command line names one command.
+    const bool one = std::find(kCommands.begin(), kCommands.end(), named) != kCommands.end();
+    const auto options_of = [&](std::string_view command) { return !one || named == command; };
     app.description(kDescription);
     app.name("aesgpu");
     app.set_version_flag("-V,--version", [] { return version_text(); });
@@ -1206,59 +1254,30 @@ void define_command_line(CLI::App &app, CommandLine &parsed) {
         "encrypt",
         "Encrypt FILE (or standard input) with AES: ECB with PKCS#7 padding, CTR, CBC, or authenticated GCM");
     parsed.encrypt_options.direction = Direction::encrypt;
-    add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
+    if (options_of("encrypt")) add_cipher_options(*encrypt, parsed.encrypt_options, parsed.encrypt_secrets);
     encrypt->footer(std::string(kEncryptExamples) + kExitCodes);
     encrypt->callback([&parsed] { parsed.command = Command::encrypt; });
 
     auto *decrypt = app.add_subcommand(
         "decrypt", "Decrypt FILE (or standard input); GCM checks every segment, ECB and CBC the padding");
     parsed.decrypt_options.direction = Direction::decrypt;
-    add_cipher_options(*decrypt, parsed.decrypt_options, parsed.decrypt_secrets);
-    decrypt->add_flag("--no-pbkdf2", parsed.decrypt_options.no_pbkdf2,
-                      "A passphrase file made by `openssl enc` without -pbkdf2, whose key and IV come from openssl's "
-                      "old key derivation: one digest pass (--md: sha256, or md5 before OpenSSL 1.1.0), no "
-                      "iterations, weak. Read only: aesgpu never writes it");
-    decrypt->add_flag("-t,--test", parsed.decrypt_options.test_only,
-                      "Decrypt and check the file without writing anything: the padding in ecb, every segment's tag "
-                      "in gcm (exit 1 on a bad file); not with ctr, which has nothing to check");
-    decrypt
-        ->add_option_function<std::string>(
-            "--range", [&parsed](const std::string &text) { parsed.decrypt_options.range = parse_range(text); },
-            "gcm: decrypt only the plaintext bytes OFFSET to OFFSET+LENGTH (sizes as 1M, 4G; OFFSET: to the end), "
-            "reading and checking only the segments that hold them (and the last one's tag where the range reaches "
-            "the end). Needs a file it can seek in, and -o, -c or -t")
-        ->option_text("OFFSET:[LENGTH]");
+    if (options_of("decrypt")) add_decrypt_options(*decrypt, parsed);
     decrypt->footer(std::string(kDecryptExamples) + kExitCodes);
     decrypt->callback([&parsed] { parsed.command = Command::decrypt; });
 
     auto *keygen = app.add_subcommand("keygen", "Make a random AES key (OpenSSL RAND_bytes)");
-    keygen
-        ->add_option("-o,--output", parsed.keygen_options.output,
-                     "Write the key as raw bytes to this new file, mode 0600 (an existing file is never replaced). "
-                     "Default: hex on standard output")
-        ->option_text("FILE");
-    keygen
-        ->add_option("--bits", parsed.keygen_options.bits,
-                     fmt::format("Key size: 128, 192 or 256 (default {})", KeygenOptions{}.bits))
-        ->check(CLI::IsMember({128u, 192u, 256u}))
-        ->option_text("BITS");
+    if (options_of("keygen")) add_keygen_options(*keygen, parsed.keygen_options);
     keygen->footer(std::string(kKeygenExamples) + kExitCodes);
     keygen->callback([&parsed] { parsed.command = Command::keygen; });
 
     auto *info = app.add_subcommand(
         "info", "Show the build, CPU AES support, OpenSSL and CUDA devices; or, given files, what each one's start "
                 "says of how it was encrypted (no key needed)");
-    info->add_flag("--json", parsed.info_json,
-                   "One JSON object on standard output instead of the table (one line per FILE)");
-    info->add_option(
-        "FILE", parsed.info_files,
-        "A file to describe from its header: aesgpu's GCM passphrase header (scrypt cost, key and "
-        "segment size), a Tink GCM stream's (key size), openssl's Salted__, another tool's (gzip, zstd, xz, age, "
-        "gpg, text), or none (raw ECB, CTR or CBC)");
+    if (options_of("info")) add_info_options(*info, parsed);
     info->callback([&parsed] { parsed.command = Command::info; });
 
     auto *bench = app.add_subcommand("bench", "Measure both backends against the hardware's own limits");
-    add_bench_options(*bench, parsed.bench_options);
+    if (options_of("bench")) add_bench_options(*bench, parsed.bench_options);
     bench->footer(kBenchNotes);
     bench->callback([&parsed] { parsed.command = Command::bench; });
 }

@@ -39,8 +39,10 @@ struct CommandLine {
 };
 
 // Declares every subcommand and option of `app`, bound to `parsed`. After app.parse(),
-// parsed.command says which subcommand ran.
-void define_command_line(CLI::App &app, CommandLine &parsed);
+// parsed.command says which subcommand ran. With `named` (the first word of the command line)
+// a command, only that command gets its options: the others' tables cost a run as much as its
+// cipher of a small file, and nothing of them is used.
+void define_command_line(CLI::App &app, CommandLine &parsed, std::string_view named = {});
 
 // Parses argv. Handles `--` itself (CLI11 2.x hands the words after it to the parent command when
 // a subcommand's FILE list already has one), so `aesgpu encrypt 'a b' -- -dash` takes both files.

@@ -11,6 +11,7 @@
 #include "app/process_hardening.hpp"
 #include "common/errors.hpp"
 
+#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -117,6 +118,12 @@ int run_command(const aesgpu::CommandLine &parsed) {
 // main() but for the one failure that cannot be reported as the others are.
 int run_aesgpu(int argc, char **argv) {
     using namespace aesgpu;
+    // OpenSSL as a command that lives for one file needs it: its ciphers and digests are asked for
+    // as objects and fetched from providers, never by their old names, so the tables of those names
+    // are not built (0.45 ms a run); and the process ends without freeing OpenSSL's memory one
+    // piece at a time (0.24 ms). The configuration (openssl.cnf) is still read.
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS | OPENSSL_INIT_NO_ATEXIT,
+                        nullptr);
     // Before anything opens a file, starts a thread or reads a secret.
     if (!open_standard_descriptors()) return kExitRuntimeFailure;
     keep_memory_private();
@@ -132,7 +139,7 @@ int run_aesgpu(int argc, char **argv) {
 
     CommandLine parsed;
     CLI::App app;
-    define_command_line(app, parsed);
+    define_command_line(app, parsed, argc > 1 ? argv[1] : "");
     if (const std::optional<int> status = parse_arguments(app, parsed, argc, argv)) return *status;
     return run_command(parsed);
 }

@@ -21,9 +21,16 @@ constexpr std::size_t kPipelineSlots = 3;
 std::unique_ptr<OpenSslBackend> make_cpu_backend(const BackendRequest &request, const CipherSpec &spec,
                                                  std::span<const std::uint8_t> key,
                                                  CpuSubmit submit = CpuSubmit::caller_runs_first_piece) {
-    // CBC encryption chains every block to the one before: one thread does it all.
+    // CBC encryption chains every block to the one before: one thread does it all. A small input
+    // has fewer pieces than the hardware threads.
     const bool serial = spec.mode == Mode::cbc && spec.direction == Direction::encrypt;
-    return std::make_unique<OpenSslBackend>(key, spec, serial ? 1 : request.cpu_threads, submit);
+    unsigned threads = request.cpu_threads;
+    if (threads == 0 && request.input_bytes) {
+        const std::uint64_t pieces =
+            (*request.input_bytes + kCipherPieces.min_piece_bytes - 1) / kCipherPieces.min_piece_bytes;
+        if (pieces < default_cpu_threads()) threads = static_cast<unsigned>(std::max<std::uint64_t>(pieces, 1));
+    }
+    return std::make_unique<OpenSslBackend>(key, spec, serial ? 1 : threads, submit);
 }
 
 // The CPU's threads that cipher at the same moment: more than the hardware threads share the cores,

@@ -47,7 +47,10 @@ inline constexpr bool kAutoKeepsTheCpuBesideTheGpus = true;
 struct BackendRequest {
     BackendChoice choice = BackendChoice::automatic;
     bool wait_for_gpu = false; // no CPU start: every block goes through a GPU
-    unsigned cpu_threads = 0;  // 0: all hardware threads
+    unsigned cpu_threads = 0;  // 0: all hardware threads (or as few as a small input needs: input_bytes)
+    // The input's size where it is known: a small one starts only the CPU threads its pieces can
+    // keep busy (a 4 KiB file, one), since starting the others costs more than its cipher.
+    std::optional<std::uint64_t> input_bytes;
     unsigned gpu_streams = kDefaultGpuStreams;
     std::vector<int> devices; // --devices: empty for every GPU this process sees
 };
@@ -99,8 +102,8 @@ struct SelectedBackend {
                                              std::span<const std::uint8_t> key, std::size_t gpus);
 
 // Fails, as select_backend would, for `gpu` or GPUs named in `devices` (any choice but cpu), when
-// no GPU is there at all or a device named is not; nothing for the others. Lets a run that prompts for a passphrase fail before
-// asking, and tells a failure that will come again (no GPU) from one that may pass.
+// no GPU is there at all or a device named is not; nothing for the others. Lets a run that prompts for a passphrase
+// fail before asking, and tells a failure that will come again (no GPU) from one that may pass.
 void check_required_backend(const BackendRequest &request);
 
 // False when `request` needs a GPU and check_required_backend finds none it could use (no driver,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -19,6 +20,14 @@
 namespace aesgpu {
 
 namespace {
+
+// The chunk a file of `bytes` fits in, in steps of kSmallChunkStep: direct I/O's alignment holds,
+// and a few sizes cover every small file.
+std::size_t chunk_for(std::uint64_t bytes) {
+    constexpr std::size_t kSmallChunkStep = std::size_t{64} << 10;
+    const std::uint64_t steps = std::max<std::uint64_t>(1, (bytes + kSmallChunkStep - 1) / kSmallChunkStep);
+    return static_cast<std::size_t>(std::min<std::uint64_t>(steps, SIZE_MAX / kSmallChunkStep)) * kSmallChunkStep;
+}
 
 void tell_notes(NoteQueue &notes, CipherObserver &observer) {
     notes.tell_queued([&observer](NoteLevel level, const std::string &what) { observer.note(level, what); });
@@ -30,17 +39,26 @@ PipelineStats run_with_key(InputSource &source, OutputSink &sink, const CipherSe
     const CipherSpec &spec = key.spec;
     // What the output is decides whether the GPU may start behind the CPU: bytes that reached a
     // pipe or a device cannot be taken back if the GPU then fails.
-    SelectedBackend selected = select_backend(settings.backend, spec, key.key.view(), sink.withdrawable(), &notes);
+    BackendRequest request = settings.backend;
+    request.input_bytes = source.size();
+    SelectedBackend selected = select_backend(request, spec, key.key.view(), sink.withdrawable(), &notes);
     observer.backend_selected(selected);
-    const std::size_t default_chunk = source.size() ? selected.file_chunk_bytes : kStreamChunkBytes;
+    // A file smaller than a chunk gets a ring of its size: each slot is page-locked or faulted in
+    // whole, and a 4 MiB slot costs a small file's run more than its cipher.
+    const std::size_t default_chunk =
+        source.size() ? std::min(selected.file_chunk_bytes, chunk_for(*source.size())) : kStreamChunkBytes;
     FileJob job{source, sink,
                 PipelineOptions{settings.direction, format.framing(),
                                 settings.chunk_bytes ? settings.chunk_bytes : default_chunk, selected.ring_slots}};
     job.pipeline.segments = format.segments();
     // Past a control group's limit the OOM killer ends the run; no allocation fails first. The
     // page cache of the files counts there too, and a dirty page cannot be given back until written.
+    // A file of one chunk holds a ring and page cache too small to meet a limit: not looked up.
     bool tight = false;
-    const std::optional<std::uint64_t> limit = settings.memory_limit ? settings.memory_limit : cgroup_memory_limit();
+    const bool one_chunk = source.size() && *source.size() <= job.pipeline.chunk_bytes;
+    const std::optional<std::uint64_t> limit = settings.memory_limit ? settings.memory_limit
+                                               : one_chunk           ? std::nullopt
+                                                                     : cgroup_memory_limit();
     if (limit && *limit != 0) {
         job.pipeline.memory_limit = *limit;
         tight = *limit < kTightMemoryLimit;

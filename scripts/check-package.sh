@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `cpack -G DEB` in BUILD_DIR makes two packages. The command's depends on the libraries aesgpu
-# links (libssl3, libfmt, libspdlog), holds the stripped (and hardened) binary, the gzipped man
+# links (libssl3; libfmt and libspdlog where AESGPU_STATIC_CXX_RUNTIME is off, and never them nor
+# libstdc++ where it is on), holds the stripped (and hardened) binary, the gzipped man
 # page, the completions (zsh's in vendor-completions, on Debian's $fpath) and, in
 # /usr/share/doc/PACKAGE, README.md and the docs it points to (usage.md, modes.md, FORMAT.md,
 # library.md, packaging.md), the copyright and changelog.gz; its aesgpu runs
@@ -53,8 +54,16 @@ cuda_built() { grep -q '^AESGPU_CUDA_BUILT:INTERNAL=ON$' "$1/CMakeCache.txt"; }
 read -r deb dev_deb <<<"$(make_packages "$build" "$out/debs")"
 [ -n "$deb" ] || exit 1
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libssl3 libfmt libspdlog; do
+if grep -q '^AESGPU_STATIC_CXX_RUNTIME:BOOL=OFF$' "$build/CMakeCache.txt"; then
+    needed=(libssl3 libfmt libspdlog) carried=()
+else
+    needed=(libssl3) carried=(libstdc++ libgcc-s libfmt libspdlog)
+fi
+for library in "${needed[@]}"; do
     grep -q "$library" <<<"$depends" || fail "Depends lacks $library: $depends"
+done
+for library in "${carried[@]}"; do
+    grep -q "$library" <<<"$depends" && fail "Depends names $library, which the binary carries: $depends"
 done
 name=$(dpkg-deb -f "$deb" Package)
 dev_name=$(dpkg-deb -f "$dev_deb" Package)

@@ -139,11 +139,16 @@ TEST_F(Cli, BackendTakesItsNamesOnly) {
 }
 
 TEST_F(Cli, ThreadsZeroMeansEveryHardwareThread) {
-    write_file(file("p"), random_bytes(1000));
     const unsigned hardware = std::thread::hardware_concurrency();
+    write_file(file("p"), random_bytes((hardware << 20) + 1)); // a 1 MiB piece for every thread
     Outcome r = run("$AESGPU encrypt p -v -T0 --backend cpu" + kKey);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find(", " + std::to_string(hardware) + " thread"), std::string::npos) << r.err;
+    // A file of fewer pieces starts only the threads they keep busy: a small one, one.
+    write_file(file("small"), random_bytes(1000));
+    r = run("$AESGPU encrypt small -v --backend cpu" + kKey);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find(", 1 thread)"), std::string::npos) << r.err;
 }
 
 // -v ends each file with its wall time and what it cost the CPU, user and system, per GiB where
