@@ -103,6 +103,27 @@ std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is
     throw std::logic_error("no CPU lane beside the GPUs for this choice");
 }
 
+// The GPUs to run on, or none and why (`why_none`) where the CPU may stand in. GPUs named
+// (devices) must be there, whatever the choice, as any must for `gpu`: GpuUnavailable. No driver:
+// nothing to start beside the CPU. Asked only where a GPU may be used: finding the driver loads
+// libcuda, which cost --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte
+// file: 9 ms without).
+std::optional<std::vector<int>> usable_gpus(const BackendRequest &request, std::string &why_none) {
+    const bool required = request.choice == BackendChoice::gpu || !request.devices.empty();
+    if (!gpu_driver_found()) {
+        why_none = gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support";
+        if (required) throw GpuUnavailable("no usable CUDA device: " + why_none);
+        return std::nullopt;
+    }
+    try {
+        return gpu_devices(request);
+    } catch (const GpuUnavailable &e) {
+        if (required) throw;
+        why_none = e.what();
+        return std::nullopt;
+    }
+}
+
 // A lane per GPU over the dispatcher's ring, each started on its own thread, and the CPU as
 // `share` says. The ring has room for every GPU's streams and, where the CPU ciphers beside them,
 // for its jobs too; where it only starts the run, the GPUs need the room.
@@ -202,23 +223,10 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
         return cpu_instead(request, spec, key, CpuInstead::serial_mode,
                            "CBC encryption chains every block to the one before: one CPU thread");
     }
-    // No driver: nothing to start beside the CPU (`gpu` then fails at once, the others use the
-    // CPU). Asked only where a GPU may be used: finding the driver loads libcuda, which cost
-    // --backend cpu 7 MiB and about 0.25 s per run on the H200 host (a 1-byte file: 9 ms without).
-    // GPUs named (devices) must be there, whatever the choice: the CPU stands in for none named.
-    const bool gpus_required = request.choice == BackendChoice::gpu || !request.devices.empty();
-    if (!gpu_driver_found()) {
-        const char *reason = gpu_support_built_in() ? kNoDriverMessage : "this aesgpu was built without CUDA support";
-        if (gpus_required) throw GpuUnavailable(std::string("no usable CUDA device: ") + reason);
-        return cpu_instead(request, spec, key, CpuInstead::no_gpu, reason);
-    }
-    std::vector<int> devices;
-    try {
-        devices = gpu_devices(request);
-    } catch (const GpuUnavailable &e) {
-        if (gpus_required) throw;
-        return cpu_instead(request, spec, key, CpuInstead::no_gpu, e.what());
-    }
+    std::string why_none;
+    const std::optional<std::vector<int>> usable = usable_gpus(request, why_none);
+    if (!usable) return cpu_instead(request, spec, key, CpuInstead::no_gpu, why_none);
+    const std::vector<int> &devices = *usable;
     SelectionNotes notes;
     notes.gpus = devices.size();
     notes.devices = devices;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "format/foreign.hpp"
 
+#include "common/utf8.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 namespace aesgpu {
@@ -24,59 +27,76 @@ std::uint8_t at(std::span<const std::byte> bytes, std::size_t i) {
     return i < bytes.size() ? std::to_integer<std::uint8_t>(bytes[i]) : 0;
 }
 
-// OpenPGP (RFC 4880, 9580): the first packet's tag, and the fields after its header, for the two
-// packets that begin an encrypted message as gpg writes them: a public-key session key (version 3,
-// an 8-byte key ID, a public-key algorithm) or a passphrase's (version 4, a symmetric algorithm,
-// an S2K specifier, its hash). Enough fields that random bytes almost never pass (about 2^-30).
-std::optional<ForeignFormat> openpgp(std::span<const std::byte> start) {
+// An OpenPGP packet's tag, and where its body starts (after the tag and length), from its first
+// byte: the new format says the length's size in its first octet, the old one in the tag byte.
+struct PacketHeader {
+    unsigned tag;
+    std::size_t body;
+};
+
+std::optional<PacketHeader> packet_header(std::span<const std::byte> start) {
     const std::uint8_t first = at(start, 0);
     if ((first & 0x80) == 0 || start.size() < 3) return std::nullopt;
-    unsigned tag = 0;
-    std::size_t header = 0;
-    if ((first & 0x40) != 0) { // new format: the length's first octet says its size
-        tag = first & 0x3f;
+    if ((first & 0x40) != 0) {
         const std::uint8_t length = at(start, 1);
-        header = length < 192 ? 2 : length < 224 ? 3 : length == 255 ? 6 : 2;
-    } else { // old format: the tag's byte says the length's size (3: indeterminate, none)
-        tag = (first >> 2) & 0x0f;
-        constexpr std::array<std::size_t, 4> kLengthBytes{1, 2, 4, 0};
-        header = 1 + kLengthBytes[first & 3];
+        return PacketHeader{first & 0x3fu, std::size_t{length < 192    ? 2u
+                                                       : length < 224  ? 3u
+                                                       : length == 255 ? 6u
+                                                                       : 2u}};
     }
-    const auto one_of = [](std::uint8_t value, std::initializer_list<std::uint8_t> values) {
-        return std::find(values.begin(), values.end(), value) != values.end();
-    };
-    const std::uint8_t version = at(start, header);
-    if (tag == 1 && version == 3 && one_of(at(start, header + 9), {1, 2, 3, 16, 18, 22, 25})) {
+    constexpr std::array<std::size_t, 4> kLengthBytes{1, 2, 4, 0}; // 3: indeterminate, none
+    return PacketHeader{(first >> 2) & 0x0fu, 1 + kLengthBytes[first & 3]};
+}
+
+bool one_of(std::uint8_t value, std::initializer_list<std::uint8_t> values) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// OpenPGP (RFC 4880, 9580): the two packets that begin an encrypted message as gpg writes them, a
+// public-key session key (version 3, an 8-byte key ID, a public-key algorithm) or a passphrase's
+// (version 4, a symmetric algorithm, an S2K specifier, its hash). Enough fields that random bytes
+// almost never pass (about 2^-30).
+std::optional<ForeignFormat> openpgp(std::span<const std::byte> start) {
+    const std::optional<PacketHeader> packet = packet_header(start);
+    if (!packet) return std::nullopt;
+    const std::size_t body = packet->body;
+    if (packet->tag == 1 && at(start, body) == 3 && one_of(at(start, body + 9), {1, 2, 3, 16, 18, 22, 25})) {
         return ForeignFormat::openpgp_public_key;
     }
-    if (tag == 3 && version == 4 && at(start, header + 1) >= 1 && at(start, header + 1) <= 13 &&
-        one_of(at(start, header + 2), {0, 1, 3}) && one_of(at(start, header + 3), {1, 2, 3, 8, 9, 10, 11})) {
+    const std::uint8_t cipher = at(start, body + 1);
+    if (packet->tag == 3 && at(start, body) == 4 && cipher >= 1 && cipher <= 13 &&
+        one_of(at(start, body + 2), {0, 1, 3}) && one_of(at(start, body + 3), {1, 2, 3, 8, 9, 10, 11})) {
         return ForeignFormat::openpgp_passphrase;
     }
     return std::nullopt;
 }
 
-// UTF-8 text: printable characters, tab, newline, carriage return and form feed; a character cut
-// by the end of `start` counts.
-bool is_text(std::span<const std::byte> start) {
-    if (start.empty()) return false;
-    for (std::size_t i = 0; i < start.size();) {
-        const std::uint8_t c = at(start, i);
-        std::size_t length = c < 0x80             ? 1
-                             : (c & 0xe0) == 0xc0 ? 2
-                             : (c & 0xf0) == 0xe0 ? 3
-                             : (c & 0xf8) == 0xf0 ? 4
-                                                  : 0;
-        if (length == 0 || (c >= 0xc0 && c < 0xc2) || c > 0xf4) return false;
-        if (length == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') return false;
-        if (c == 0x7f) return false;
-        for (std::size_t k = 1; k < length; ++k) {
-            if (i + k >= start.size()) return true; // cut by the end of what was read
-            if ((at(start, i + k) & 0xc0) != 0x80) return false;
-        }
-        i += length;
+// The start of a UTF-8 character that the end of what was read cut: a lead byte and fewer
+// continuation bytes than it announces.
+bool cut_short(std::string_view rest) {
+    const auto byte = [&rest](std::size_t i) { return static_cast<unsigned char>(rest[i]); };
+    const std::size_t length = byte(0) >= 0xf0 ? 4 : byte(0) >= 0xe0 ? 3 : 2;
+    if (byte(0) < 0xc2 || byte(0) > 0xf4 || rest.size() >= length) return false;
+    for (std::size_t i = 1; i < rest.size(); ++i) {
+        if ((byte(i) & 0xc0) != 0x80) return false;
     }
     return true;
+}
+
+// UTF-8 text (common/utf8): printable characters, tab, newline, carriage return and form feed; a
+// character cut by the end of `start` counts.
+bool is_text(std::span<const std::byte> start) {
+    const std::string_view text(reinterpret_cast<const char *>(start.data()), start.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::optional<Utf8Character> character = decode_utf8(text, i);
+        if (!character) return cut_short(text.substr(i));
+        const char32_t code = character->code;
+        if ((code < 0x20 && code != '\t' && code != '\n' && code != '\r' && code != '\f') || code == 0x7f) {
+            return false;
+        }
+        i += character->length;
+    }
+    return !text.empty();
 }
 
 } // namespace

@@ -245,6 +245,8 @@ TEST(ForeignFormat, OtherToolsFilesByTheirMagicAndRandomBytesAsNone) {
         << "no such version";
     EXPECT_EQ(foreign_format(bytes_of("caf\xc3\xa9 au lait\n\tindented\r\n")), ForeignFormat::text);
     EXPECT_EQ(foreign_format(bytes_of("cut inside a character: \xc3")), ForeignFormat::text);
+    EXPECT_EQ(foreign_format(bytes_of("cut inside a character: \xe2\x82")), ForeignFormat::text);
+    EXPECT_EQ(foreign_format(bytes_of("not a character: \xc3" "A")), std::nullopt);
     EXPECT_EQ(foreign_format(bytes_of("a bell \x07")), std::nullopt);
     EXPECT_EQ(foreign_format(bytes_of("\xc0\xafoverlong")), std::nullopt);
     EXPECT_EQ(foreign_format({}), std::nullopt);
