@@ -301,11 +301,7 @@ TEST_F(Cli, AFileWhosePaddingFitsBothEcbAndCbcIsRefusedAndOneThatFitsOneIsThatMo
         Bytes c1 = random_bytes(16);
         c1[15] = last;
         write_file(file("plain"), ecb(Direction::decrypt, c1));
-        // openssl enc -S writes no header: it goes in front here.
-        ASSERT_EQ(run("(printf Salted__; echo " + salt +
-                      " | xxd -r -p; openssl enc -aes-256-ecb -pbkdf2 -pass pass:x -S " + salt + " -in plain) > ecbf")
-                      .status,
-                  0);
+        ASSERT_EQ(run(openssl_fixed_salt("ecb", "plain", "ecbf")).status, 0);
         const Outcome r = run("rm -f b; $AESGPU decrypt -v -p pass:x ecbf -o b");
         SCOPED_TRACE(int(last));
         if (last == 0x11) {
