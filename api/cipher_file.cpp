@@ -218,7 +218,11 @@ public:
           cleanups_(cleanups) {}
 
     void backend_selected(const SelectedBackend &selected) override {
-        if (selected.notes.cpu_instead != CpuInstead::no) tell([&] { observer_->note(selected.notes.cpu_reason); });
+        // A small file on the CPU alone is auto's own choice, not a GPU missing.
+        const CpuInstead instead = selected.notes.cpu_instead;
+        if (instead != CpuInstead::no && instead != CpuInstead::small_input) {
+            tell([&] { observer_->note(selected.notes.cpu_reason); });
+        }
     }
     void starting(const JobPlan &plan) override {
         selected_ = &plan.selected;

@@ -92,6 +92,7 @@ void SelectionLog::tell(const BackendRequest &request, const SelectedBackend &se
     switch (notes.cpu_instead) {
     case CpuInstead::no: break;
     case CpuInstead::gpu_failed:
+    case CpuInstead::small_input:
     case CpuInstead::serial_mode: spdlog::info("backend {}: using the CPU ({})", choice, notes.cpu_reason); break;
     case CpuInstead::no_gpu: {
         const auto level = said_no_gpu_              ? spdlog::level::debug

@@ -223,6 +223,11 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
         return cpu_instead(request, spec, key, CpuInstead::serial_mode,
                            "CBC encryption chains every block to the one before: one CPU thread");
     }
+    if (request.choice == BackendChoice::automatic && !request.wait_for_gpu && request.devices.empty() &&
+        request.input_bytes && *request.input_bytes <= kFileChunkBytes) {
+        return cpu_instead(request, spec, key, CpuInstead::small_input,
+                           "a file of one chunk: the CPU is done before a GPU could start");
+    }
     std::string why_none;
     const std::optional<std::vector<int>> usable = usable_gpus(request, why_none);
     if (!usable) return cpu_instead(request, spec, key, CpuInstead::no_gpu, why_none);

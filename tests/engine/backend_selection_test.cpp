@@ -208,6 +208,31 @@ TEST(BackendSelection, AllIsEveryGpuAndTheCpuThroughoutOrTheCpuAlone) {
     EXPECT_EQ(taking, every);
 }
 
+// auto and a file of one chunk: the CPU alone, without asking for a driver (a GPU's start costs
+// more than the file). Not for a larger file, nor where GPUs are named or waited for.
+TEST(BackendSelection, AutoCiphersAFileOfOneChunkOnTheCpuAlone) {
+    const Bytes key = random_bytes(16);
+    BackendRequest small = request(BackendChoice::automatic);
+    small.input_bytes = kFileChunkBytes;
+    const SelectedBackend selected = select_backend(small, Direction::encrypt, key, true);
+    EXPECT_NE(dynamic_cast<OpenSslBackend *>(selected.backend.get()), nullptr);
+    EXPECT_EQ(selected.notes.cpu_instead, CpuInstead::small_input);
+    EXPECT_EQ(selected.notes.gpus, 0u);
+    BackendRequest larger = small;
+    larger.input_bytes = kFileChunkBytes + 1;
+    EXPECT_NE(select_backend(larger, Direction::encrypt, key, true).notes.cpu_instead, CpuInstead::small_input);
+    BackendRequest waited = small;
+    waited.wait_for_gpu = true;
+    BackendRequest named = small;
+    named.devices = {0};
+    BackendRequest all = small;
+    all.choice = BackendChoice::all;
+    for (const BackendRequest &other : {waited, all}) {
+        EXPECT_NE(select_backend(other, Direction::encrypt, key, true).notes.cpu_instead, CpuInstead::small_input);
+    }
+    if (!gpu_usable()) EXPECT_THROW((void)select_backend(named, Direction::encrypt, key, true), GpuUnavailable);
+}
+
 TEST(BackendSelection, AutoIsNamedByItsLanesAsTheJsonSummariesNameThem) {
     // `aesgpu info` says what auto runs on; a run's --json says what it ran on: the same names.
     EXPECT_EQ(auto_lane_names({}), "cpu");
