@@ -41,16 +41,15 @@ struct Target {
 };
 
 // Names that stand for a stream of this process or the system's, whose symbolic links are there to
-// be written through: /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N (procfs), links in
-// /dev. Nobody but the system makes links there.
+// be written through: /dev/stdout and /dev/stderr (links in /dev itself, which only root writes),
+// /dev/fd/N and /proc/self/fd/N (procfs). Not /dev/shm or /dev/mqueue: anyone may make links there.
 bool names_a_system_stream(const std::string &given) {
     const std::filesystem::path path = given;
     const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     struct statfs file_system {};
     if (::statfs(parent.c_str(), &file_system) == 0 && file_system.f_type == PROC_SUPER_MAGIC) return true;
     std::error_code error;
-    const std::filesystem::path directory = std::filesystem::canonical(parent, error);
-    return !error && (directory == "/dev" || directory.string().starts_with("/dev/"));
+    return std::filesystem::canonical(parent, error) == "/dev" && !error;
 }
 
 Target resolve_target(const std::string &given) {

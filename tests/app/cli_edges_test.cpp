@@ -570,6 +570,15 @@ TEST_F(Cli, AnotherUsersLinkAtTheOutputNameNeverWritesRootsFile) {
         EXPECT_EQ(run("$AESGPU decrypt -f --mode gcm -K " + kKey128 + " p.aes -o " + where + "/q").status, 0);
         EXPECT_EQ(read_file(file("roots")), Bytes({'r', 'o', 'o', 't'}));
     }
+    // /dev/shm is under /dev, and anyone may write there: its links are no system streams.
+    if (!std::filesystem::is_directory("/dev/shm")) return;
+    const std::string planted = "/dev/shm/aesgpu-test-" + std::to_string(::getpid());
+    ASSERT_EQ(run("ln -sf \"$PWD/roots\" " + planted + " && chown -h 65534:65534 " + planted).status, 0);
+    const Outcome shm = run("$AESGPU decrypt -f --mode gcm -K " + kKey128 + " p.aes -o " + planted);
+    EXPECT_EQ(shm.status, 0) << shm.err;
+    EXPECT_EQ(read_file(file("roots")), Bytes({'r', 'o', 'o', 't'}));
+    EXPECT_FALSE(std::filesystem::is_symlink(planted));
+    std::filesystem::remove(planted);
 }
 
 TEST_F(Cli, GpuBackendToAPipeOrDeviceNeverSendsWhatItCannotWithdraw) {
