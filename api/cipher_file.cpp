@@ -213,9 +213,8 @@ std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Sett
 class PublicObserver final : public CipherObserver {
 public:
     PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source,
-                   const std::filesystem::path &input, const DirectIoOutcome &io, CleanupRegistry *cleanups)
-        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io),
-          cleanups_(cleanups) {}
+                   const std::filesystem::path &input, const DirectIoOutcome &io)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io) {}
 
     void backend_selected(const SelectedBackend &selected) override {
         // A small file on the CPU alone is auto's own choice, not a GPU missing.
@@ -242,7 +241,7 @@ public:
         check_stop();
         if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);
         if (settings_.remove_input) {
-            commit_removing_input(sink, source_, input_.string(), cleanups_);
+            commit_removing_input(sink, source_, input_.string());
             input_removed = true;
         } else {
             sink.commit();
@@ -267,7 +266,6 @@ private:
     const InputSource &source_;
     const std::filesystem::path &input_;
     const DirectIoOutcome &io_;
-    CleanupRegistry *cleanups_;
     const SelectedBackend *selected_ = nullptr;
 };
 
@@ -333,7 +331,7 @@ Result cipher_file(const std::filesystem::path &input, const std::filesystem::pa
         // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
         if (keys.passphrase_mode()) check_required_backend(library.backend);
         const CipherKey cipher_key_in_hand = cipher_key(*format, keys);
-        PublicObserver told(observer, settings, stop, source, input, io, registry);
+        PublicObserver told(observer, settings, stop, source, input, io);
         const PipelineStats stats = cipher_file_with_key(source, sink, library, *format, cipher_key_in_hand, told);
         return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes), told.input_removed};
     } catch (const CallerFailure &failure) {

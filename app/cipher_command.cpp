@@ -735,7 +735,7 @@ public:
         const auto commit_start = std::chrono::steady_clock::now();
         run_uninterrupted([&] {
             if (options_.remove_input) {
-                commit_removing_input(sink, source_, summary_.input, &interrupt_cleanups());
+                commit_removing_input(sink, source_, summary_.input);
                 summary_.input_removed = true;
             } else {
                 sink.commit();

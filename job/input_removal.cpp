@@ -3,11 +3,10 @@
 
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
-#include "io/hidden_name.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <stdio.h> // renameat2
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,76 +67,26 @@ std::optional<std::string> why_unlink_would_refuse(const InputSource &source, co
     return std::nullopt;
 }
 
-// An input taken from its name for its removal: renamed to a hidden name in its directory, which
-// only one run can do; given its name back unless removed.
-class ClaimedInput {
-public:
-    ClaimedInput(const std::string &input, const std::string &display_name, CleanupRegistry *cleanups)
-        : display_name_(display_name) {
-        const std::filesystem::path path = input;
-        const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-        name_ = path.filename().string();
-        directory_ = UniqueFd(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        if (!directory_.valid()) throw IoError(errno_message("cannot remove", display_name_, errno));
-        int error = EEXIST;
-        for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
-            hidden_ = hidden_name(name_);
-            // Registered as one step with the rename: a signal after it finds the name given back.
-            given_back_on_interrupt_ = InterruptCleanup::after(
-                cleanups,
-                [&] {
-                    error = take(RENAME_NOREPLACE);
-                    // A file system that cannot promise "no replace": the name is random.
-                    if (error == EINVAL) error = take(0);
-                    return error == 0;
-                },
-                [this] { give_back(); });
-        }
-        if (error == ENOENT)
-            throw IoError("not removing " + display_name_ +
-                          ": it is no longer there (another run "
-                          "took it?); nothing was written");
-        if (error != 0) throw IoError(errno_message("cannot remove", display_name_, error));
+// Why `input` cannot go now: the name no longer leads to exactly the data that was read, or the
+// file changed while it was read (a same-size rewrite would be lost). None where it can.
+std::optional<std::string> why_not_removable_now(const InputSource &source, const std::string &input) {
+    if (std::optional<std::string> why = why_the_name_is_not_the_data(source, input)) return why;
+    const struct stat &read = source.status();
+    struct stat now {};
+    if (::fstat(source.fd(), &now) != 0 || now.st_size != read.st_size || !same_time(now.st_mtim, read.st_mtim) ||
+        !same_time(now.st_ctim, read.st_ctim)) {
+        return "it changed while it was read";
     }
-    ClaimedInput(const ClaimedInput &) = delete;
-    ClaimedInput &operator=(const ClaimedInput &) = delete;
-    ~ClaimedInput() {
-        given_back_on_interrupt_.release();
-        if (!hidden_.empty()) give_back();
-    }
+    return std::nullopt;
+}
 
-    // True when what was taken is the file that was read.
-    [[nodiscard]] bool holds(const struct stat &read) const {
-        struct stat taken {};
-        return ::fstatat(directory_.get(), hidden_.c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0 && same_file(taken, read);
+// After the output's commit: the same rules again, then unlink.
+void remove_input(const InputSource &source, const std::string &input) {
+    if (const std::optional<std::string> why = why_not_removable_now(source, input)) {
+        throw IoError("not removing " + source.display_name() + ": " + *why + "; its output is in place");
     }
-
-    void remove() {
-        given_back_on_interrupt_.release();
-        if (::unlinkat(directory_.get(), hidden_.c_str(), 0) != 0) {
-            throw IoError(errno_message("cannot remove", display_name_, errno));
-        }
-        hidden_.clear();
-    }
-
-private:
-    // Renames the input to the hidden name; 0 or the errno.
-    int take(unsigned flags) {
-        const int dir = directory_.get();
-        return ::renameat2(dir, name_.c_str(), dir, hidden_.c_str(), flags) == 0 ? 0 : errno;
-    }
-
-    // Where a file took the name meanwhile, the input stays under the hidden one (never lost).
-    void give_back() noexcept {
-        (void)::renameat2(directory_.get(), hidden_.c_str(), directory_.get(), name_.c_str(), RENAME_NOREPLACE);
-    }
-
-    std::string display_name_;
-    UniqueFd directory_;
-    std::string name_;
-    std::string hidden_;
-    InterruptCleanup given_back_on_interrupt_;
-};
+    if (::unlink(input.c_str()) != 0) throw IoError(errno_message("cannot remove", source.display_name(), errno));
+}
 
 } // namespace
 
@@ -153,23 +102,18 @@ void check_input_removable(const InputSource &source, const std::string &input) 
     if (why) throw IoError("not removing " + source.display_name() + ": " + *why + "; nothing was written");
 }
 
-void commit_removing_input(OutputSink &sink, const InputSource &source, const std::string &input,
-                           CleanupRegistry *cleanups) {
+void commit_removing_input(OutputSink &sink, const InputSource &source, const std::string &input) {
     const std::string name = source.display_name();
     const auto refuse = [&name](const std::string &why) {
         throw IoError("not removing " + name + ": " + why + "; nothing was written");
     };
-    if (const std::optional<std::string> why = why_the_name_is_not_the_data(source, input)) refuse(*why);
-    const struct stat &read = source.status();
-    struct stat now {};
-    if (::fstat(source.fd(), &now) != 0 || now.st_size != read.st_size || !same_time(now.st_mtim, read.st_mtim) ||
-        !same_time(now.st_ctim, read.st_ctim)) {
-        refuse("it changed while it was read");
-    }
-    ClaimedInput claimed(input, name, cleanups);
-    if (!claimed.holds(read)) refuse("the name no longer leads to the file that was read");
-    sink.commit(); // a failure here gives the input its name back (~ClaimedInput)
-    claimed.remove();
+    // One run at a time removes an input: a run that removes one holds a lock on the file it read
+    // until it ends, so another run (or thread) removing it too is refused here, before its output
+    // appears. (Where the file system takes no locks, the checks after the commit still hold.)
+    if (::flock(source.fd(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) refuse("another run is removing it");
+    if (const std::optional<std::string> why = why_not_removable_now(source, input)) refuse(*why);
+    sink.commit();
+    remove_input(source, input);
 }
 
 } // namespace aesgpu

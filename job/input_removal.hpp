@@ -7,7 +7,6 @@
 // (a same-size rewrite would be lost). Otherwise it stays, and the run fails, so that a caller
 // counting on the space does not go on.
 #include "common/errors.hpp"
-#include "common/interrupt_cleanup.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
 
@@ -35,14 +34,11 @@ void prepare_input_removal(const InputSource &source, const std::string &input, 
 // marked immutable or append-only. A run that would fail only at its end writes nothing instead.
 void check_input_removable(const InputSource &source, const std::string &input);
 
-// Puts the output in place (sink.commit()) and removes `input` as one step, so that no other run
-// can remove the same input too and no output appears without its input's removal: the rules
-// above again (the input may have changed meanwhile); the input taken from its name (renamed to
-// a hidden name beside it, which only one run can do); the commit; the hidden name removed. A
-// failure before the commit leaves the input under its name and no output. `cleanups`: where a
-// program ends itself on a signal, the input gets its name back. Throws IoError, or what the
-// commit throws.
-void commit_removing_input(OutputSink &sink, const InputSource &source, const std::string &input,
-                           CleanupRegistry *cleanups);
+// Puts the output in place (sink.commit()) and removes `input`: the rules above are checked
+// again first (the input may have changed meanwhile), and the file read is locked (flock), so that
+// of two runs removing one input the second fails before its output appears; where they fail
+// there is no output. Once the output is in place the input is checked once more and unlinked
+// (a failure then says the output is in place). Throws IoError, or what the commit throws.
+void commit_removing_input(OutputSink &sink, const InputSource &source, const std::string &input);
 
 } // namespace aesgpu

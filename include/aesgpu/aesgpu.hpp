@@ -81,9 +81,9 @@ struct Settings {
     // Past the page cache or through it (IoChoice). direct: the input and output must be regular
     // files (an output may not exist yet) on a file system that takes O_DIRECT, else an Error.
     IoChoice io = IoChoice::automatic;
-    // Remove the input once the output is in place and on the disk (durable too), as gzip does:
-    // the input is first taken from its name (renamed beside it), so that of two calls removing
-    // one input the second fails before its output appears.
+    // Remove the input once the output is in place and on the disk (durable too), as gzip does.
+    // The input file is locked (flock) for it, so that of two calls removing one input the second
+    // fails before its output appears.
     // Checked before any work: the input must be a regular file whose name removes its data (no
     // symbolic link, no other hard link) from a directory this process may change, and the output
     // a file. Decrypting, gcm only: the one mode that proves the key right before the only
