@@ -166,9 +166,9 @@ OutputSink::OutputSink(OutputSink &&other) noexcept
       target_name_(std::move(other.target_name_)), temporary_name_(std::exchange(other.temporary_name_, {})),
       interrupt_cleanups_(other.interrupt_cleanups_), cleanup_(std::move(other.cleanup_)),
       attributes_(other.attributes_), overwrite_(other.overwrite_), committed_(other.committed_),
-      settled_(other.settled_), durable_(other.durable_), bytes_written_(other.bytes_written_),
-      expected_size_(other.expected_size_), reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_),
-      may_map_(other.may_map_), mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
+      durable_(other.durable_), bytes_written_(other.bytes_written_), expected_size_(other.expected_size_),
+      reserved_bytes_(other.reserved_bytes_), io_threads_(other.io_threads_), may_map_(other.may_map_),
+      mapped_(std::move(other.mapped_)), direct_fd_(std::move(other.direct_fd_)),
       direct_alignment_(other.direct_alignment_), direct_queue_(std::move(other.direct_queue_)), notes_(other.notes_),
       held_back_(std::move(other.held_back_)), direct_refused_at_(other.direct_refused_at_), behind_(other.behind_) {
     other.mapped_.reset();
@@ -610,20 +610,9 @@ void OutputSink::rename_into_place() {
     if (::renameat(dir, from, dir, to) != 0) throw IoError(errno_message("cannot create", display_name_, errno));
 }
 
-void OutputSink::settle() {
-    if (settled_) return;
+void OutputSink::commit() {
     if (mapped_) mapped_->finish();
     write_held_back();
-    if (kind_ == Kind::unnamed_temporary || kind_ == Kind::named_temporary) {
-        apply_attributes();
-        release_unwritten_reservation();
-        if (durable_ && ::fsync(fd_) != 0) throw IoError(errno_message("error writing", display_name_, errno));
-    }
-    settled_ = true;
-}
-
-void OutputSink::commit() {
-    settle();
     if (kind_ == Kind::discard) {
         committed_ = true;
         return;
@@ -640,6 +629,9 @@ void OutputSink::commit() {
         committed_ = true;
         return;
     }
+    apply_attributes();
+    release_unwritten_reservation();
+    if (durable_ && ::fsync(fd_) != 0) throw IoError(errno_message("error writing", display_name_, errno));
     if (kind_ == Kind::unnamed_temporary) {
         // Linked by its descriptor, so closed after: O_TMPFILE exists only on local file systems,
         // where close() reports nothing that write() did not.

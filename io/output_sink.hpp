@@ -98,11 +98,6 @@ public:
     [[nodiscard]] std::uint64_t position() const { return bytes_written_; }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
-    // All of commit() but putting the file in place: the data written, its attributes set and (made
-    // durable) on the disk, so that commit() then only links it in (and syncs its directory). A
-    // caller that must do something right before the name appears (take the input's away) calls
-    // this first. Throws IoError.
-    void settle();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
     // it is linked in, and of its directory after; a file or device written directly is flushed):
     // for --sync, and for --rm, which deletes the only other copy.
@@ -153,7 +148,6 @@ private:
     Attributes attributes_;
     bool overwrite_ = false;
     bool committed_ = false;
-    bool settled_ = false; // settle() done
     bool durable_ = false;
     std::uint64_t bytes_written_ = 0;
     std::uint64_t expected_size_ = 0;
