@@ -894,6 +894,10 @@ ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource
     }
     const std::string reads_as = guess.padding_decides ? "ecb or --mode cbc" : mode_name(guess.mode);
     spdlog::info("{} reads as --mode {}: {}", source.display_name(), reads_as, guess.why);
+    if (options.test_only && guess.mode == Mode::ctr) {
+        throw UsageError("-t/--test checks ECB's and CBC's padding and GCM's tags, and " + source.display_name() +
+                         " reads as CTR (" + guess.why + "), which has nothing to check");
+    }
     const FormatRules rules = format_rules(guess.mode);
     if (options.remove_input && !rules.proves_the_key) {
         throw UsageError(

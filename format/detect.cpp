@@ -58,6 +58,10 @@ ModeGuess guess_mode(std::span<const std::byte> start, std::optional<std::uint64
             return {.mode = Mode::ecb, .why = "no GCM passphrase header: read as ECB"}; // fails on its missing header
         }
         if (!length) throw std::invalid_argument("a Salted__ input's mode needs its length");
+        if (no_pad) {
+            throw ModeNotRecorded("openssl's 'Salted__' header does not record the mode, and without padding nothing "
+                                  "tells ECB from CBC (or CTR)");
+        }
         const std::uint64_t data = *length - std::min<std::uint64_t>(*length, kSaltedHeaderBytes);
         if (data % 16 != 0 || data == 0) {
             return {.mode = Mode::ctr,
@@ -65,10 +69,6 @@ ModeGuess guess_mode(std::span<const std::byte> start, std::optional<std::uint64
                            std::to_string(data) +
                            " bytes) is not whole 16-byte blocks, which ECB and CBC always are (a file of theirs cut "
                            "short reads so too)"};
-        }
-        if (no_pad) {
-            throw ModeNotRecorded("openssl's 'Salted__' header does not record the mode, and without padding nothing "
-                                  "tells ECB from CBC (or CTR)");
         }
         return {.mode = Mode::ecb,
                 .why = "openssl's 'Salted__' header does not record the mode, and its data is whole blocks: ECB or "

@@ -338,6 +338,13 @@ TEST_F(Cli, AStreamTooLongToHoldIsRefusedWithoutModeAndNothingReachesThePipe) {
     EXPECT_EQ(no_pad.status, 2);
     EXPECT_NE(no_pad.err.find("without padding nothing tells ECB from CBC"), std::string::npos) << no_pad.err;
     EXPECT_FALSE(fs::exists(file("nb")));
+    const Outcome ragged = run("head -c 70 /dev/zero > z70 && openssl enc -aes-256-ctr -pbkdf2 -pass pass:x -in z70 "
+                               "-out r && $AESGPU decrypt --no-pad -p pass:x r -o rb");
+    EXPECT_EQ(ragged.status, 2) << "without padding, not CTR either: " << ragged.err;
+    // Read as CTR by its length: -t has nothing to check, as with --mode ctr.
+    const Outcome test_only = run("$AESGPU decrypt -t -p pass:x r");
+    EXPECT_EQ(test_only.status, 2) << test_only.err;
+    EXPECT_NE(test_only.err.find("reads as CTR"), std::string::npos) << test_only.err;
 }
 
 TEST_F(Cli, InfoSaysWhatEachFileTellsWithoutAKeyAndNoMore) {

@@ -177,6 +177,8 @@ TEST(GuessMode, ASaltedFileIsCtrByItsLengthOrLeftToThePadding) {
         const ModeGuess guess = guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0);
         EXPECT_EQ(guess.mode, Mode::ctr) << data;
         EXPECT_FALSE(guess.padding_decides) << data;
+        EXPECT_THROW((void)guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0, true), ModeNotRecorded)
+            << "without padding, not CTR either: " << data;
     }
     for (const std::uint64_t data : {16u, 32u, 1024u}) {
         const ModeGuess guess = guess_mode(start, kSaltedHeaderBytes + data, passphrase, 0);
@@ -246,7 +248,9 @@ TEST(ForeignFormat, OtherToolsFilesByTheirMagicAndRandomBytesAsNone) {
     EXPECT_EQ(foreign_format(bytes_of("caf\xc3\xa9 au lait\n\tindented\r\n")), ForeignFormat::text);
     EXPECT_EQ(foreign_format(bytes_of("cut inside a character: \xc3")), ForeignFormat::text);
     EXPECT_EQ(foreign_format(bytes_of("cut inside a character: \xe2\x82")), ForeignFormat::text);
-    EXPECT_EQ(foreign_format(bytes_of("not a character: \xc3" "A")), std::nullopt);
+    EXPECT_EQ(foreign_format(bytes_of("not a character: \xc3"
+                                      "A")),
+              std::nullopt);
     EXPECT_EQ(foreign_format(bytes_of("a bell \x07")), std::nullopt);
     EXPECT_EQ(foreign_format(bytes_of("\xc0\xafoverlong")), std::nullopt);
     EXPECT_EQ(foreign_format({}), std::nullopt);
