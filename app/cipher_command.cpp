@@ -301,7 +301,8 @@ private:
 
 // An output that is another input of the run (decrypt -f a.aes.aes a.aes: the first's output is
 // the second), or a name given and skipped (encrypt -f a a.aes): it would be replaced. Refused
-// before any work, -f or not.
+// before any work, -f or not. (A name -r found and skipped is no input: encrypt -f -r replaces
+// its .aes files as a second run should.)
 void refuse_outputs_over_inputs(const CipherOptions &options, const InputList &list) {
     if (options.test_only || options.print_key) return;
     std::vector<std::string> inputs = list.inputs;
@@ -313,12 +314,16 @@ void refuse_outputs_over_inputs(const CipherOptions &options, const InputList &l
             outputs.emplace_back(); // said when its turn comes
         }
     }
-    for (const SkippedInput &skipped : list.skipped) inputs.push_back(skipped.name); // no output
+    for (const SkippedInput &skipped : list.skipped) {
+        if (skipped.named) inputs.push_back(skipped.name); // no output
+    }
     if (const std::optional<OutputOverInput> pair = output_over_input(inputs, outputs)) {
+        const bool skipped = pair->input_of >= list.inputs.size();
         throw UsageError("the output of " + quoted_name(inputs[pair->output_of]) + " would be " +
                          quoted_name(inputs[pair->input_of]) +
-                         ", another input of this run, replaced before it is read: run them apart or name other "
-                         "outputs");
+                         (skipped ? ", named in this run (and skipped for its suffix): it would be replaced"
+                                  : ", another input of this run, replaced before it is read") +
+                         ": run them apart or name other outputs");
     }
 }
 
@@ -1185,7 +1190,7 @@ int run_each(const CipherOptions &options, const std::vector<std::string> &input
 
 // Each input set aside before the run, said once.
 void warn_of_skipped(const std::vector<SkippedInput> &skipped) {
-    for (const auto &[name, why] : skipped) spdlog::warn("{} {}", quoted_name(name), why);
+    for (const SkippedInput &input : skipped) spdlog::warn("{} {}", quoted_name(input.name), input.why);
 }
 
 // -r: each directory it could not read, said before any work. Returns the exit status those

@@ -33,13 +33,16 @@ bool skipped_for_suffix(const CipherOptions &options, const std::string &name) {
            !options.print_key && name != "-" && ends_in_suffix(name, options.suffix);
 }
 
-void add_input(const CipherOptions &options, const std::string &name, InputList &list) {
+// `named`: given as a FILE or in --filelist, not found by -r.
+void add_input(const CipherOptions &options, const std::string &name, InputList &list, bool named) {
     if (!skipped_for_suffix(options, name)) {
         list.inputs.push_back(name);
         return;
     }
-    list.skipped.push_back({name, "already ends in " + quoted_name(options.suffix) +
-                                      ": skipped (to encrypt it anyway, give -o OUT or another -S)"});
+    list.skipped.push_back({name,
+                            "already ends in " + quoted_name(options.suffix) +
+                                ": skipped (to encrypt it anyway, give -o OUT or another -S)",
+                            named});
 }
 
 // Where a standard stream was closed, main() holds "/" there (O_PATH): /dev/stdin then leads to
@@ -102,7 +105,7 @@ void walk(const CipherOptions &options, const fs::path &directory, InputList &li
         } else if (!fs::is_regular_file(status)) {
             spdlog::info("-r: {} is not a regular file: left out", quoted_name(name));
         } else if (options.direction == Direction::encrypt || ends_in_suffix(name, options.suffix)) {
-            add_input(options, name, list);
+            add_input(options, name, list, false);
         } else if (entry.path().filename() == options.suffix) {
             list.skipped.push_back({name, "is named just " + quoted_name(options.suffix) +
                                               ": decrypting it would leave no name; skipped (give it with -o OUT)"});
@@ -193,7 +196,7 @@ InputList expand_inputs(const CipherOptions &options, const std::vector<std::str
     InputList list;
     for (const std::string &name : names) {
         if (!is_a_directory(name)) {
-            add_input(options, name, list);
+            add_input(options, name, list, true);
         } else if (options.recursive) {
             walk(options, name, list);
         } else {

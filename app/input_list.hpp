@@ -18,7 +18,8 @@ namespace aesgpu {
 // An input set aside before the run, and why (a warning: "'x.aes' already ends in '.aes': ...").
 struct SkippedInput {
     std::string name;
-    std::string why; // after the quoted name
+    std::string why;    // after the quoted name
+    bool named = false; // given as a FILE or in --filelist (not found by -r)
 };
 
 struct InputList {

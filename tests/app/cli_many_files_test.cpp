@@ -295,8 +295,14 @@ TEST_F(ManyFilesCli, AnInputSkippedForItsSuffixIsNeverAnotherInputsOutput) {
     const std::string before = slurp(file("a.aes"));
     const Outcome r = run("$AESGPU encrypt -f a a.aes" + kGcm);
     EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("the output of 'a' would be 'a.aes', another input of this run"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the output of 'a' would be 'a.aes', named in this run (and skipped for its suffix)"),
+              std::string::npos)
+        << r.err;
     EXPECT_TRUE(slurp(file("a.aes")) == before) << "a.aes was replaced";
+    // Found by -r and skipped, it is no input: a second run with -f encrypts the tree again.
+    write("e/b", 500);
+    const Outcome twice = run("$AESGPU encrypt -q -r e" + kGcm + " && $AESGPU encrypt -q -f -r e" + kGcm);
+    EXPECT_EQ(twice.status, 0) << twice.err;
 }
 
 // decrypt -r: a file named just the suffix has no name to decrypt to: said and counted, not
