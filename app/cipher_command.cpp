@@ -184,10 +184,11 @@ public:
     [[nodiscard]] const std::optional<struct stat> &read_from() const { return read_from_; }
 
     // The raw key (-K, --key-file) or the passphrase, as aesgpu's own format (GCM) takes it: a line
-    // whole, up to kMaxPassphraseBytes.
+    // whole, up to kMaxPassphraseBytes. Decrypting, a longer line's first so many bytes (no file
+    // opens with them, but one aesgpu made when it cut every line opens with openssl_line()).
     const SecretBytes &secret() override {
         load();
-        if (secret_.longer) {
+        if (secret_.longer && options_.direction == Direction::encrypt) {
             throw KeyError(fmt::format("the passphrase from {} is longer than {} bytes: it is no passphrase for "
                                        "--mode gcm, which takes the whole line",
                                        secret_.from, kMaxPassphraseBytes));

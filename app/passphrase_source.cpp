@@ -43,8 +43,10 @@ std::optional<GivenPassphrase> read_line(int fd, const std::string &what) {
     // openssl copies the line as a C string and cuts it at the first newline.
     const auto end = std::find_if(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length),
                                   [](std::uint8_t b) { return b == '\n' || b == '\0'; });
-    const std::size_t kept = std::min<std::size_t>(static_cast<std::size_t>(end - bytes.begin()), kMaxPassphraseBytes);
-    return GivenPassphrase{SecretBytes(bytes.first(kept)), what, true, kept == kMaxPassphraseBytes && length > kept};
+    const std::size_t taken = static_cast<std::size_t>(end - bytes.begin());
+    // Past kMaxPassphraseBytes with no newline or NUL there: the line goes on.
+    const bool longer = taken > kMaxPassphraseBytes;
+    return GivenPassphrase{SecretBytes(bytes.first(std::min(taken, kMaxPassphraseBytes))), what, true, longer};
 }
 
 GivenPassphrase first_line(int fd, const std::string &what) {

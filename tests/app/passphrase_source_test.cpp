@@ -75,6 +75,10 @@ TEST(Passphrase, FileLinesReadAsOpensslAppGetPassReadsThem) {
     EXPECT_TRUE(longest.line);
     EXPECT_FALSE(longest.longer);
     EXPECT_EQ(longest.bytes.size(), kMaxPassphraseBytes);
+    Bytes exactly(kMaxPassphraseBytes, 'z');
+    exactly.push_back('\n');
+    write_file(dir.file("p"), exactly);
+    EXPECT_FALSE(read_passphrase("file:" + dir.file("p"), nullptr).longer) << "the newline ends it at the bound";
     write_file(dir.file("p"), Bytes(kMaxPassphraseBytes + 1, 'z'));
     const GivenPassphrase longer = read_passphrase("file:" + dir.file("p"), nullptr);
     EXPECT_TRUE(longer.longer);
