@@ -177,6 +177,10 @@ void FileListParser::end_name() {
         throw UsageError(
             fmt::format("the file list {} has more than {} names: run it in parts", what_, kMaxListedNames));
     }
+    if ((kept_ += name_.size()) > kMaxListedBytes) {
+        throw UsageError(fmt::format("the file list {} holds more than {} MiB of names: run it in parts", what_,
+                                     kMaxListedBytes >> 20));
+    }
     if (!name_.empty()) names_.push_back(std::move(name_));
     name_.clear();
 }

@@ -32,15 +32,18 @@ struct InputList {
     std::vector<std::string> unreadable;
 };
 
-// How many names a --filelist may hold (empty ones counted), and how long one may be: PATH_MAX
-// with its ending NUL. Past either the list is no list of names (/dev/zero, a binary file).
+// How many names a --filelist may hold (empty ones counted), how long one may be (PATH_MAX with
+// its ending NUL), and how many bytes they may take together (what the run holds of them). Past
+// any, the list is no list of names (/dev/zero, a binary file) or a run to split.
 inline constexpr std::size_t kMaxListedNames = 1000000;
 inline constexpr std::size_t kMaxListedNameBytes = 4095;
+inline constexpr std::size_t kMaxListedBytes = std::size_t{128} << 20;
 
 // The names a --filelist holds, fed to it in pieces as they are read: one a line, or each ended by
 // a NUL byte (`nul_separated`, as find -print0 writes them). Empty names are dropped; nothing else
 // is trimmed. Throws UsageError, naming `what` and the line, for a NUL byte in a list of lines (a
-// name cut there), a name longer than kMaxListedNameBytes, or more than kMaxListedNames names.
+// name cut there), a name longer than kMaxListedNameBytes, more than kMaxListedNames names, or
+// names of more than kMaxListedBytes together.
 class FileListParser {
 public:
     FileListParser(bool nul_separated, std::string what);
@@ -55,6 +58,7 @@ private:
     std::string what_;
     std::string name_;
     std::size_t ended_ = 0; // names ended so far, empty ones too
+    std::size_t kept_ = 0;  // their bytes
     std::vector<std::string> names_;
 };
 

@@ -224,13 +224,19 @@ std::uint64_t InputSource::look_ahead(std::uint64_t limit) {
 }
 
 // A stream's next `bytes` bytes kept in peeked_ (fewer where it ends); returns how many are held.
+// The buffer grows as the stream gives bytes, doubling: a short stream held for a long look ahead
+// takes little memory.
 std::size_t InputSource::hold(std::size_t bytes) {
-    const std::size_t held = peeked_.size() - peeked_from_;
-    if (held >= bytes) return held;
     peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_from_));
     peeked_from_ = 0;
-    peeked_.resize(bytes);
-    peeked_.resize(held + fill(std::span(peeked_).subspan(held), std::nullopt, nullptr));
+    while (peeked_.size() < bytes) {
+        const std::size_t held = peeked_.size();
+        const std::size_t more = std::min(bytes - held, std::max<std::size_t>(held, std::size_t{64} << 10));
+        peeked_.resize(held + more);
+        const std::size_t got = fill(std::span(peeked_).subspan(held, more), std::nullopt, nullptr);
+        peeked_.resize(held + got);
+        if (got < more) break; // the stream ended
+    }
     return peeked_.size();
 }
 

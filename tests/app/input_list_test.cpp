@@ -84,6 +84,13 @@ TEST(InputList, AFileListFedInPiecesGivesTheSameNamesAndTheSameBounds) {
             parser.feed("\n");
         },
         "has more than 1000000 names");
+    expect_usage_error(
+        [] {
+            FileListParser parser(false, "the list");
+            const std::string line = std::string(4000, 'n') + '\n';
+            for (std::size_t bytes = 0; bytes <= kMaxListedBytes; bytes += 4000) parser.feed(line);
+        },
+        "holds more than 128 MiB of names");
     FileListParser most(false, "the list");
     most.feed(std::string(kMaxListedNames - 1, '\n') + "last");
     EXPECT_EQ(most.finish(), Names{"last"});
