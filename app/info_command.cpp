@@ -222,6 +222,8 @@ int print_file_info(std::ostream &out, const std::vector<std::string> &files, bo
             const FileFacts file = read_file_facts(name);
             if (json) {
                 out << json_text(facts_json(name, file)) << "\n";
+            } else if (file.bytes == 0) {
+                out << shown << ": empty\n";
             } else {
                 out << shown << ": "
                     << (file.bytes ? std::to_string(*file.bytes) + (*file.bytes == 1 ? " byte, " : " bytes, ")

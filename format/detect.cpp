@@ -22,6 +22,13 @@ bool starts_with_text(std::span<const std::byte> bytes, std::string_view text) {
                                                      [](char a, std::byte b) { return a == static_cast<char>(b); });
 }
 
+// openssl enc -a writes lines of 64 characters: a first line of 16 or more (or none ending in
+// what was read). Short lines of the alphabet are text (seq's numbers), not base64.
+bool long_first_line(std::span<const std::byte> start) {
+    const auto newline = std::find(start.begin(), start.end(), std::byte{'\n'});
+    return newline - start.begin() >= 16;
+}
+
 bool is_base64_text(std::byte byte) {
     const auto c = static_cast<unsigned char>(byte);
     return std::isalnum(c) || c == '+' || c == '/' || c == '=' || c == '\n' || c == '\r';
@@ -46,7 +53,9 @@ CiphertextStart classify_ciphertext_start(std::span<const std::byte> start) {
     }
     if (starts_with_text(start, kSaltedMagic)) return CiphertextStart::salted_cut_short;
     if (starts_with_passphrase_magic(start)) return CiphertextStart::gcm_passphrase;
-    if (start.size() >= 16 && std::all_of(start.begin(), start.end(), is_base64_text)) return CiphertextStart::base64;
+    if (start.size() >= 16 && std::all_of(start.begin(), start.end(), is_base64_text) && long_first_line(start)) {
+        return CiphertextStart::base64;
+    }
     return CiphertextStart::unknown;
 }
 

@@ -54,8 +54,8 @@ bool one_of(std::uint8_t value, std::initializer_list<std::uint8_t> values) {
 
 // OpenPGP (RFC 4880, 9580): the two packets that begin an encrypted message as gpg writes them, a
 // public-key session key (version 3, an 8-byte key ID, a public-key algorithm) or a passphrase's
-// (version 4, a symmetric algorithm, an S2K specifier, its hash). Enough fields that random bytes
-// almost never pass (about 2^-30).
+// (version 4, a symmetric algorithm, an S2K specifier, its hash). Random bytes pass as the first
+// about once in 2^19, as the second once in 2^30.
 std::optional<ForeignFormat> openpgp(std::span<const std::byte> start) {
     const std::optional<PacketHeader> packet = packet_header(start);
     if (!packet) return std::nullopt;
@@ -83,6 +83,9 @@ bool cut_short(std::string_view rest) {
     return true;
 }
 
+// Fewer printable bytes than this say little: a few bytes of raw CTR are printable as often.
+constexpr std::size_t kShortestText = 16;
+
 // UTF-8 text (common/utf8): printable characters, tab, newline, carriage return and form feed; a
 // character cut by the end of `start` counts.
 bool is_text(std::span<const std::byte> start) {
@@ -96,7 +99,7 @@ bool is_text(std::span<const std::byte> start) {
         }
         i += character->length;
     }
-    return !text.empty();
+    return text.size() >= kShortestText;
 }
 
 } // namespace

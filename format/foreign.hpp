@@ -18,7 +18,7 @@ enum class ForeignFormat {
     openpgp_public_key, // gpg: a public-key encrypted session key packet (tag 1) leads
     openpgp_passphrase, // gpg -c: a symmetric-key encrypted session key packet (tag 3) leads
     openpgp_armored,    // "-----BEGIN PGP MESSAGE-----"
-    text,               // UTF-8 text: printable characters and white space only
+    text,               // UTF-8 text: printable characters and white space only, 16 bytes or more
 };
 
 // What `start` (a file's first bytes, up to 64 of them) is, where it is one of these.

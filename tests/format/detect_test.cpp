@@ -80,6 +80,8 @@ TEST(Detect, Base64WithAndWithoutTheSaltedHeader) {
     // One byte out of the alphabet among them, and it is not base64.
     longer[20] = std::byte{0x01};
     EXPECT_EQ(classify_ciphertext_start(longer), CiphertextStart::unknown);
+    // Short lines of the alphabet are text (seq 1 100), not openssl's 64-character lines.
+    EXPECT_EQ(classify_ciphertext_start(bytes_of("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n")), CiphertextStart::unknown);
 }
 
 TEST(Detect, TheGcmPassphraseHeader) {
@@ -254,6 +256,7 @@ TEST(ForeignFormat, OtherToolsFilesByTheirMagicAndRandomBytesAsNone) {
     EXPECT_EQ(foreign_format(bytes_of("a bell \x07")), std::nullopt);
     EXPECT_EQ(foreign_format(bytes_of("\xc0\xafoverlong")), std::nullopt);
     EXPECT_EQ(foreign_format({}), std::nullopt);
+    EXPECT_EQ(foreign_format(bytes_of("ok\n")), std::nullopt) << "too short to tell from a few bytes of CTR";
     int named = 0;
     // gzip's 3 bytes match one random start in 2^24; the rest far less often.
     for (int i = 0; i < 10000; ++i) named += foreign_format(random_start(64)).has_value();
