@@ -11,9 +11,11 @@ namespace aesgpu {
 namespace {
 
 // openssl enc's option, and what aesgpu takes for it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kHabits{{
-    {"-in", "-in is openssl's: aesgpu takes the input as a FILE argument (aesgpu encrypt FILE -o OUT)"},
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kHabits{{
+    {"-in", "-in is openssl's: aesgpu takes the input as a FILE argument (FILE -o OUT)"},
     {"-out", "-out is openssl's: aesgpu's output is -o OUT (or --output)"},
+    {"-kfile", "-kfile is openssl's: aesgpu's is -p file:PATH"},
+    {"-salt", "-salt is openssl's default: aesgpu salts every passphrase; drop it"},
     {"-pass", "-pass is openssl's: aesgpu's is -p/--pass SPEC (pass:, env:, file:, fd:, stdin as openssl's)"},
     {"-pbkdf2",
      "-pbkdf2 is openssl's: aesgpu's passphrases are PBKDF2 already (openssl enc -pbkdf2's format); drop it"},
@@ -34,6 +36,10 @@ std::optional<std::string> cipher_habit(std::string_view word) {
     std::cmatch match;
     if (!std::regex_match(word.begin(), word.end(), match, cipher)) return std::nullopt;
     const std::string mode = match[3].matched ? match[3].str() : "cbc";
+    if (mode == "gcm") {
+        return std::string(word) + ": openssl enc takes no GCM; aesgpu's authenticated mode is --mode gcm (Tink's "
+                                   "streaming format)";
+    }
     return std::string(word) + " is openssl's: aesgpu's is --mode " + mode + " (a raw key's size gives AES-" +
            match[1].str() + "; with a passphrase, --key-bits " + match[1].str() + ")";
 }

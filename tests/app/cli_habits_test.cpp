@@ -56,6 +56,10 @@ TEST_F(Cli, OpensslsFlagsGetTheirAesgpuWords) {
           "--key-bits 128)"}},
         {"decrypt -e p" + kKey, {"-e is openssl's: encrypting is `aesgpu encrypt ...`"}},
         {"encrypt -a p" + kKey, {"-a is openssl's base64"}},
+        {"decrypt -in q -aes-256-gcm" + kKey,
+         {"-in is openssl's: aesgpu takes the input as a FILE argument (FILE -o OUT)",
+          "openssl enc takes no GCM; aesgpu's authenticated mode is --mode gcm"}},
+        {"encrypt -kfile pw p -o q", {"-kfile is openssl's: aesgpu's is -p file:PATH"}},
         {"encrypt --no-pbkdf2 -p pass:hunter2 p",
          {"--no-pbkdf2 reads openssl's old key derivation, for decrypt; "
           "aesgpu never writes it"}},
