@@ -204,18 +204,17 @@ public:
         return &*openssl_line_;
     }
 
+    // Said without the passphrase's length: a log should not narrow a secret down.
     void took_openssl_line(bool openssl_format, const std::string &input) override {
-        const std::string length =
-            secret_.longer ? fmt::format("more than {}", kMaxPassphraseBytes) : std::to_string(secret_.bytes.size());
         if (openssl_format && !told_openssl_line_) {
             told_openssl_line_ = true;
-            spdlog::warn("the passphrase from {} is {} bytes long; openssl keeps the first {} bytes of a line, and so "
-                         "does aesgpu for ECB, CTR and CBC (--mode gcm takes the whole line)",
-                         secret_.from, length, kMaxPassphraseLineBytes);
+            spdlog::warn("the passphrase from {} is longer than {} bytes; openssl keeps the first {} bytes of a line, "
+                         "and so does aesgpu for ECB, CTR and CBC (--mode gcm takes the whole line)",
+                         secret_.from, kMaxPassphraseLineBytes, kMaxPassphraseLineBytes);
         } else if (!openssl_format) {
             spdlog::warn("{} opened with the first {} bytes of the passphrase from {}, as aesgpu kept them until "
-                         "--mode gcm took the whole line: encrypt it again to use all {} bytes",
-                         input, kMaxPassphraseLineBytes, secret_.from, length);
+                         "--mode gcm took the whole line: encrypt it again to use the whole line",
+                         input, kMaxPassphraseLineBytes, secret_.from);
         }
     }
 

@@ -99,11 +99,12 @@ Without --mode, decrypt reads the mode from each file where the file tells it: a
 passphrase header; a first byte that is Tink's header length for the raw key's size (segment 0's
 tag then decides; an ECB file that starts so, one in 256, fails with "give --mode ecb"); else with
 a raw key, ecb. openssl's passphrase files (Salted__) do not record the mode: their data is ctr
-where it is not whole 16-byte blocks, else ecb or cbc as the last block's padding fits once the
-key is derived. Where both fit (one file in 256) it stops and asks for --mode, writing nothing; a
-ctr file of whole blocks fits one by chance about 2 times in 256 and then decrypts to garbage
-(-v says which check decided). A pipe in that format is held up to 64 MiB to find its end before
-anything is written; a longer one needs --mode. Scripts should name the mode.
+where it is not whole 16-byte blocks (as an ecb or cbc file cut short is too), else ecb or cbc as
+the last block's padding fits once the key is derived. Where both fit (one file in 256) it stops
+and asks for --mode, writing nothing; a ctr file of whole blocks fits one by chance about 2 times
+in 256 and then decrypts to garbage (-v says which check decided). A pipe in that format is held
+up to 64 MiB to find its end before anything is written; a longer one needs --mode. Scripts should
+name the mode.
 gcm: a wrong key, passphrase or --aad, or any change to the file, fails with "authentication failed
 in segment N" (exit 1) and no output file; to standard output, only segments that passed are
 written. ecb and cbc: a wrong key fails the padding check ("bad decrypt", exit 1) about 255 times
