@@ -65,12 +65,12 @@ RangeRead decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::
     if (range.offset > plaintext || (range.length && *range.length > plaintext - range.offset)) {
         throw RangePastTheEnd(range, plaintext);
     }
-    const std::uint64_t length = range.length.value_or(plaintext - range.offset);
+    const std::uint64_t range_bytes = range.length.value_or(plaintext - range.offset);
     const std::uint64_t last_segment = geometry.segments_for_ciphertext(data_bytes) - 1;
-    const std::uint64_t end = range.offset + length;
+    const std::uint64_t end = range.offset + range_bytes;
     // An empty range covers no segment, but at the very end it still checks the last one: the
     // stream is whole.
-    if (length == 0 && end != plaintext) return {0, 0};
+    if (range_bytes == 0 && end != plaintext) return {0, 0};
     const std::uint64_t first = segment_of(geometry, std::min(range.offset, end == plaintext ? plaintext - 1 : end));
     const std::uint64_t final = end == plaintext ? last_segment : segment_of(geometry, end - 1);
     EvpGcmSegmentCipher cipher(key.view(), spec);
@@ -90,7 +90,7 @@ RangeRead decrypt_gcm_range(InputSource &source, std::uint64_t data_start, std::
         const std::uint64_t to = std::min(end, text_start + segment.plaintext_bytes());
         if (to > from) sink.write_all(bytes.subspan(static_cast<std::size_t>(from - text_start), to - from));
     }
-    return {read, length};
+    return {read, range_bytes};
 }
 
 } // namespace aesgpu

@@ -599,7 +599,7 @@ TEST_F(Cli, WithoutADriverTheGpuSaysSoAndAutoGoesStraightToTheCpu) {
     if (info.find("CUDA driver:    none") == std::string::npos) {
         GTEST_SKIP() << "needs a CUDA build on a machine without an NVIDIA driver";
     }
-    write_file(file("p"), random_bytes(100000));
+    write_file(file("p"), random_bytes((5u << 20) + 1)); // more than a chunk: auto looks for a GPU
     EXPECT_NE(info.find("GPU:            unavailable (no NVIDIA driver found)"), std::string::npos) << info;
     Outcome gpu = run("$AESGPU encrypt p --backend gpu" + kKey);
     EXPECT_EQ(gpu.status, 1);
@@ -617,8 +617,14 @@ TEST_F(Cli, TheCpuBackendNeverLooksForTheGpuDriver) {
     write_file(file("p"), random_bytes(1000));
     Outcome r = run("LD_DEBUG=libs $AESGPU encrypt -q --backend cpu p" + kKey + " 2>&1 | grep -c libcuda");
     EXPECT_EQ(r.out, "0\n") << "--backend cpu tried to load libcuda";
+    // Nor does auto for a file of one chunk: the CPU is done before a GPU could start (0.34 s on an
+    // H100 host for a 4 KiB file).
+    r = run("LD_DEBUG=libs $AESGPU encrypt -q -f p" + kKey + " 2>&1 | grep -c libcuda");
+    EXPECT_EQ(r.out, "0\n") << "auto tried to load libcuda for a small file";
     if (run("$AESGPU info").out.find("CUDA support:   compiled in") == std::string::npos) return;
-    Outcome automatic = run("LD_DEBUG=libs $AESGPU encrypt -q -f p" + kKey + " 2>&1 | grep -c 'find library=libcuda'");
+    write_file(file("big"), random_bytes((5u << 20) + 1)); // more than a chunk
+    Outcome automatic =
+        run("LD_DEBUG=libs $AESGPU encrypt -q -f big" + kKey + " 2>&1 | grep -c 'find library=libcuda'");
     EXPECT_NE(automatic.out, "0\n") << "the check itself sees auto look for it";
 }
 

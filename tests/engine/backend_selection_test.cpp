@@ -230,7 +230,9 @@ TEST(BackendSelection, AutoCiphersAFileOfOneChunkOnTheCpuAlone) {
     for (const BackendRequest &other : {waited, all}) {
         EXPECT_NE(select_backend(other, Direction::encrypt, key, true).notes.cpu_instead, CpuInstead::small_input);
     }
-    if (!gpu_usable()) EXPECT_THROW((void)select_backend(named, Direction::encrypt, key, true), GpuUnavailable);
+    if (!gpu_usable()) {
+        EXPECT_THROW((void)select_backend(named, Direction::encrypt, key, true), GpuUnavailable);
+    }
 }
 
 TEST(BackendSelection, AutoIsNamedByItsLanesAsTheJsonSummariesNameThem) {
