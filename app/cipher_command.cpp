@@ -890,6 +890,39 @@ void log_done(const CipherOptions &options, const PipelineStats &stats, const Cp
 
 // Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
 // options given are another mode's (before anything that asks for the key).
+// An option of openssl's formats that was given (none: the defaults), for a file that reads as GCM.
+const char *openssl_option_given(const CipherOptions &options) {
+    return options.no_pad                                   ? "--no-pad"
+           : options.print_key                              ? "-P/--print-key"
+           : options.iterations != kDefaultPbkdf2Iterations ? "--iter"
+           : options.key_bits != kDefaultPassphraseKeyBits  ? "--key-bits"
+           : options.digest != kDefaultDigest               ? "--md"
+           : options.no_pbkdf2                              ? "--no-pbkdf2"
+                                                            : nullptr;
+}
+
+// What the options ask of a file whose mode was read and the mode cannot give: -t of CTR, --rm of
+// a mode that does not prove the key, openssl's options of a GCM file.
+void refuse_options_the_mode_cannot_take(const CipherOptions &options, const InputSource &source,
+                                         const ModeGuess &guess, const std::string &reads_as) {
+    if (options.test_only && guess.mode == Mode::ctr) {
+        throw UsageError("-t/--test checks ECB's and CBC's padding and GCM's tags, and " + source.display_name() +
+                         " reads as CTR (" + guess.why + "), which has nothing to check");
+    }
+    if (options.remove_input && !format_rules(guess.mode).proves_the_key) {
+        throw UsageError(
+            unproven_decrypt_rm(guess.padding_decides
+                                    ? "in ECB and CBC a wrong key passes the padding check about once in 256"
+                                    : unproven_key_reason(guess.mode, options.no_pad)) +
+            " (" + source.display_name() + " reads as --mode " + reads_as + ": " + guess.why + ")");
+    }
+    const char *not_gcm = guess.mode == Mode::gcm ? openssl_option_given(options) : nullptr;
+    if (not_gcm) {
+        throw UsageError(fmt::format("{} is a GCM file ({}): {} does not apply to it; drop it", source.display_name(),
+                                     guess.why, not_gcm));
+    }
+}
+
 ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource &keys, std::size_t segment_bytes) {
     ModeGuess guess;
     try {
@@ -899,31 +932,7 @@ ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource
     }
     const std::string reads_as = guess.padding_decides ? "ecb or --mode cbc" : mode_name(guess.mode);
     spdlog::info("{} reads as --mode {}: {}", source.display_name(), reads_as, guess.why);
-    if (options.test_only && guess.mode == Mode::ctr) {
-        throw UsageError("-t/--test checks ECB's and CBC's padding and GCM's tags, and " + source.display_name() +
-                         " reads as CTR (" + guess.why + "), which has nothing to check");
-    }
-    const FormatRules rules = format_rules(guess.mode);
-    if (options.remove_input && !rules.proves_the_key) {
-        throw UsageError(
-            unproven_decrypt_rm(guess.padding_decides
-                                    ? "in ECB and CBC a wrong key passes the padding check about once in 256"
-                                    : unproven_key_reason(guess.mode, options.no_pad)) +
-            " (" + source.display_name() + " reads as --mode " + reads_as + ": " + guess.why + ")");
-    }
-    if (guess.mode == Mode::gcm) {
-        const char *not_gcm = options.no_pad                                   ? "--no-pad"
-                              : options.print_key                              ? "-P/--print-key"
-                              : options.iterations != kDefaultPbkdf2Iterations ? "--iter"
-                              : options.key_bits != kDefaultPassphraseKeyBits  ? "--key-bits"
-                              : options.digest != kDefaultDigest               ? "--md"
-                              : options.no_pbkdf2                              ? "--no-pbkdf2"
-                                                                               : nullptr;
-        if (not_gcm) {
-            throw UsageError(fmt::format("{} is a GCM file ({}): {} does not apply to it; drop it",
-                                         source.display_name(), guess.why, not_gcm));
-        }
-    }
+    refuse_options_the_mode_cannot_take(options, source, guess, reads_as);
     return guess;
 }
 

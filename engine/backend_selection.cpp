@@ -103,6 +103,13 @@ std::optional<LaneShare> cpu_share(const BackendRequest &request, bool output_is
     throw std::logic_error("no CPU lane beside the GPUs for this choice");
 }
 
+// auto with an input of one chunk, no GPU named or waited for: the CPU ciphers it before a GPU could
+// start, and loading the driver for it would cost more than the file.
+bool cpu_is_done_first(const BackendRequest &request) {
+    return request.choice == BackendChoice::automatic && !request.wait_for_gpu && request.devices.empty() &&
+           request.input_bytes && *request.input_bytes <= kFileChunkBytes;
+}
+
 // The GPUs to run on, or none and why (`why_none`) where the CPU may stand in. GPUs named
 // (devices) must be there, whatever the choice, as any must for `gpu`: GpuUnavailable. No driver:
 // nothing to start beside the CPU. Asked only where a GPU may be used: finding the driver loads
@@ -223,8 +230,7 @@ SelectedBackend select_backend(const BackendRequest &request, const CipherSpec &
         return cpu_instead(request, spec, key, CpuInstead::serial_mode,
                            "CBC encryption chains every block to the one before: one CPU thread");
     }
-    if (request.choice == BackendChoice::automatic && !request.wait_for_gpu && request.devices.empty() &&
-        request.input_bytes && *request.input_bytes <= kFileChunkBytes) {
+    if (cpu_is_done_first(request)) {
         return cpu_instead(request, spec, key, CpuInstead::small_input,
                            "a file of one chunk: the CPU is done before a GPU could start");
     }
