@@ -22,7 +22,7 @@ std::string suffixed_name(const CipherOptions &options, const std::string &input
     if (ends_in_suffix(input, suffix)) return input.substr(0, input.size() - suffix.size());
     if (std::filesystem::path(input).filename() == suffix) {
         throw UsageError("cannot name the output for " + quoted_name(input) + ": it is named just " +
-                         quoted_name(suffix) + ", which would leave no name; give one with -o OUT or -c");
+                         quoted_name(suffix) + ", which would leave no name; give one with -o OUT, -S SUFFIX, or -c");
     }
     throw UsageError("cannot name the output for " + quoted_name(input) + " (it does not end in " +
                      quoted_name(suffix) + "); give one with -o OUT, -S SUFFIX, or -c for standard output");
