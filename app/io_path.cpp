@@ -24,8 +24,9 @@ std::string in_flight(const DirectQueue &queue) {
 
 } // namespace
 
-void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs) {
-    if (options.io != IoChoice::direct) return;
+namespace {
+
+void check_direct_inputs(const std::vector<std::string> &inputs) {
     // stat(), never open(): a FIFO's open would wait for its other end.
     const auto regular_or_missing = [](const std::string &path) {
         struct stat status {};
@@ -40,10 +41,12 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
                              (input == "-" ? std::string("standard input") : quoted_name(input)) + " is not one");
         }
     }
-    if (options.test_only || options.print_key) return;
-    // Each input's own output, -o or a name made from the input's: a FIFO there (ff.aes beside ff)
-    // would otherwise be opened, and wait for a reader, before the refusal. A directory is left to
-    // the output's own check, which says so.
+}
+
+// Each input's own output, -o or a name made from the input's: a FIFO there (ff.aes beside ff)
+// would otherwise be opened, and wait for a reader, before the refusal. A directory is left to
+// the output's own check, which says so.
+void check_direct_outputs(const CipherOptions &options, const std::vector<std::string> &inputs) {
     const auto written_as_it_goes = [](const std::string &path) {
         struct stat status {};
         return ::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode);
@@ -61,6 +64,14 @@ void check_direct_io_targets(const CipherOptions &options, const std::vector<std
                              " is written as it goes");
         }
     }
+}
+
+} // namespace
+
+void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs) {
+    if (options.io != IoChoice::direct) return;
+    check_direct_inputs(inputs);
+    if (!options.test_only && !options.print_key) check_direct_outputs(options, inputs);
 }
 
 namespace {

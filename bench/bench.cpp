@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/bench.hpp"
 
-#include "backends/cpu/cpu_features.hpp"
-#include "backends/cpu/evp_cipher.hpp"
-#include "backends/cpu/evp_gcm.hpp"
-#include "backends/cpu/openssl_backend.hpp"
-#include "backends/cuda/device_probe.hpp"
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/evp_gcm.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "bench/disk_ceilings.hpp"
 #include "bench/gpu_bench.hpp"
 #include "bench/scratch.hpp"
@@ -18,7 +18,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "job/cipher_file.hpp"
+#include "job/file_run.hpp"
 #include "job/io_choice.hpp"
 #include "job/key_source.hpp"
 

@@ -4,7 +4,7 @@
 // and the kernel alone on device-resident data. Each timing is the median of `reps` runs after
 // one warm-up, timed with CUDA events. (The pinned host-to-host pipeline is timed through the
 // ordinary CipherBackend interface, by the caller.) Without CUDA, create() throws GpuUnavailable.
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 
 #include <cstddef>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/gpu_bench.hpp"
 
-#include "backends/cuda/aes_kernel.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/cuda_resources.hpp"
-#include "backends/cuda/gcm_kernel.hpp"
+#include "aes_gpu/aes_kernel.hpp"
+#include "aes_gpu/cuda_backend.hpp"
+#include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
 
 #include <algorithm>
 #include <cstring>

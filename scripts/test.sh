@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 # Python's tink for the --mode gcm interop tests; without it (no network) they skip.
-scripts/tink-venv.sh || echo "test.sh: the tink interop tests will skip"
+scripts/checks/tink-venv.sh || echo "test.sh: the tink interop tests will skip"
 ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -5,7 +5,7 @@
 # network, from wheels unpacked in .whl/site<pyver> (pip install --target, for that Python).
 # Exit 0 when `import tink` works in the result.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 python=${PYTHON:-python3}
 venv=.venv-tink
 if [ -x "$venv/bin/python3" ] && "$venv/bin/python3" -c 'import tink' 2>/dev/null; then exit 0; fi

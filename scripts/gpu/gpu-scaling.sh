@@ -12,14 +12,14 @@
 #             on /dev/shm, encrypted with --backend gpu and auto: wall, CPU s/GiB (scripts/
 #             measure.py), median of REPS; then once with -v for the bytes each lane took
 # Usage: [STEPS="topology bench subsets files"] [SIZE=4G] [REPS=3] [FILE_REPS=REPS] [FILE_GIB=8] [DISK_DIR=/var/tmp]
-#        scripts/gpu-scaling.sh BUILD_DIR      (BUILD_DIR holds a built aesgpu)
+#        scripts/gpu/gpu-scaling.sh BUILD_DIR      (BUILD_DIR holds a built aesgpu)
 # nvidia-smi numbers the GPUs in PCI bus order, and so does CUDA here (CUDA_DEVICE_ORDER): the
 # subsets' numbers are the ones --devices takes. CUDA_VISIBLE_DEVICES would renumber them, so it
 # must not be set.
 set -uo pipefail
-build=$(realpath "${1:?usage: scripts/gpu-scaling.sh BUILD_DIR}")
+build=$(realpath "${1:?usage: scripts/gpu/gpu-scaling.sh BUILD_DIR}")
 disk_dir=$(realpath "${DISK_DIR:-/var/tmp}")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 aesgpu=$build/aesgpu
 if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
   echo "gpu-scaling: CUDA_VISIBLE_DEVICES renumbers the GPUs that nvidia-smi names: unset it" >&2
@@ -54,7 +54,7 @@ if wanted subsets; then
   step "subsets of the GPUs by NUMA node (nvidia-smi topo -m), --size $size, ECB encrypt, AES-128"
   # "count placement list" lines from the NUMA Affinity column.
   subsets=$(mktemp) json=$(mktemp)
-  nvidia-smi topo -m | python3 scripts/gpu-subsets.py "$gpus" > "$subsets" || status=1
+  nvidia-smi topo -m | python3 scripts/gpu/gpu-subsets.py "$gpus" > "$subsets" || status=1
   printf "%-5s %-7s %-16s %14s %14s %8s %14s\n" GPUs placing devices "ceiling GB/s" "pipeline GB/s" "of it" "with CPU GB/s"
   while read -r count placing list; do
     if ! "$aesgpu" bench --backend gpu --devices "$list" --size "$size" --mode ecb --key-bits 128 \
@@ -103,7 +103,7 @@ if wanted files; then
         rm -f "$work/out"
         drop_caches
         # A failed run's times stay out of the medians.
-        if cost=$(python3 scripts/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
+        if cost=$(python3 bench/scripts/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
           "$work/in" -o "$work/out"); then
           echo "$backend $cost" >> "$work/times"
         else

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Fails when a folder includes a folder it may not depend on: dependencies point one way
-# (docs/layout.md). A folder's subfolders are its own (backends/cuda/kernels is backends/cuda's).
+# (docs/layout.md). A folder's subfolders are its own (aes_gpu/kernels is aes_gpu's).
 # Run by ctest (Layers.IncludesPointOneWay).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 declare -A allowed=(
   [common]=""
   [cipher]="common"
   [io]="cipher common"
   [keys]="cipher common io"
   [format]="keys cipher common io"
-  [backends/cpu]="cipher common"
-  [backends/cuda]="cipher common"
-  [engine]="backends/cpu backends/cuda cipher common io"
+  [aes_cpu]="cipher common"
+  [aes_gpu]="cipher common"
+  [engine]="aes_cpu aes_gpu cipher common io"
   [job]="engine format keys cipher common io"
-  [api]="job engine format keys backends/cpu backends/cuda cipher common io"
-  [bench]="backends/cpu backends/cuda engine job format cipher common io keys"
-  [app]="backends/cpu backends/cuda engine job format bench cipher common io keys"
+  [api]="job engine format keys aes_cpu aes_gpu cipher common io"
+  [bench]="aes_cpu aes_gpu engine job format cipher common io keys"
+  [app]="aes_cpu aes_gpu engine job format bench cipher common io keys"
 )
 # True when folder $2 is $1 or inside it.
 within() { [[ "$2" == "$1" || "$2" == "$1"/* ]]; }
@@ -38,10 +38,10 @@ done
 # Kernels are device code: they include other kernels and the key schedule they are given, not
 # the backend that launches them (CUDA's runtime API, its owners, the host ring).
 while read -r hit; do
-  echo "$hit: backends/cuda/kernels/ includes only kernels and backends/cuda/key_schedule.hpp"
+  echo "$hit: aes_gpu/kernels/ includes only kernels and aes_gpu/key_schedule.hpp"
   status=1
-done < <(grep -n -E '^#include "' backends/cuda/kernels/* |
-         grep -v -E '#include "backends/cuda/(kernels/[a-z_]+\.(cuh|hpp)|key_schedule\.hpp)"' || true)
+done < <(grep -n -E '^#include "' aes_gpu/kernels/* |
+         grep -v -E '#include "aes_gpu/(kernels/[a-z_]+\.(cuh|hpp)|key_schedule\.hpp)"' || true)
 # The public headers stand alone: they include each other and the standard library, nothing of
 # the tree (a program that links the library has only include/aesgpu/).
 while read -r line; do
@@ -53,7 +53,7 @@ done < <(grep -n -E '^#include' include/aesgpu/*.hpp | grep -v -E '#include <(ae
 while read -r file; do
   echo "$file includes spdlog, CLI11 or fmt: below app/ a warning goes to a NoteSink, and the caller says it"
   status=1
-done < <(grep -rl -E '#include <(spdlog|CLI|fmt)/' common cipher io keys format engine job api bench backends || true)
+done < <(grep -rl -E '#include <(spdlog|CLI|fmt)/' common cipher io keys format engine job api bench aes_cpu aes_gpu || true)
 # Below app/ a message names a setting, not a command-line flag (long, or short as " -f"), and
 # nothing throws UsageError (an exit status is the app's to choose: app/exit_status maps the
 # library's errors). Other tools' flags in advice (ulimit -v, openssl enc -a, cp --reflink) pass.
@@ -61,7 +61,7 @@ while read -r hit; do
   echo "$hit: a flag or UsageError below app/: name the setting, and let app/ say the flag"
   status=1
 done < <(grep -rn -E '"[^"]*(--[a-z][a-z-]+|-[a-zA-Z]/--| -[a-zA-Z]([ ",;)]|$))|throw UsageError' common cipher io keys \
-           format engine job api bench backends --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' |
+           format engine job api bench aes_cpu aes_gpu --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' |
          grep -v -E '^[^:]+:[0-9]+:[[:space:]]*//' | grep -v -E '^bench/scratch\.cpp:.*"cp", "--reflink' |
          grep -v -E 'ulimit -[a-z]|openssl enc -[a-z]' || true)
 # io/ is files and streams: no OpenSSL, no CUDA.

@@ -9,7 +9,7 @@
 # Run by ctest (Build.SwitchesDoWhatTheySay).
 set -uo pipefail
 cmake_command=$(command -v "${1:-cmake}") || { echo "no cmake"; exit 1; }
-source_dir=$(cd "$(dirname "$0")/.." && pwd)
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 status=0

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Reads `nvidia-smi topo -m` on standard input and prints the GPU subsets that
-scripts/gpu-scaling.sh times, one per line: "COUNT PLACING LIST", e.g. "2 spread 0,4".
+scripts/gpu/gpu-scaling.sh times, one per line: "COUNT PLACING LIST", e.g. "2 spread 0,4".
 
 For each count of 1, 2, 4, 8 ... GPUs (and all of them), "near" takes GPU 0 and the GPUs
 closest to it: its NUMA node first, then by the PCIe path to it (PIX, PXB, PHB, NODE, SYS);
 "spread" takes one GPU from each NUMA node in turn. A spread subset that is the near one is
 left out, so a host of one NUMA node gets near subsets only.
-Usage: nvidia-smi topo -m | scripts/gpu-subsets.py [GPU_COUNT]"""
+Usage: nvidia-smi topo -m | scripts/gpu/gpu-subsets.py [GPU_COUNT]"""
 import re
 import sys
 

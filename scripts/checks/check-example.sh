@@ -7,7 +7,7 @@
 # decrypted by the command. Run by ctest (Build.ExampleLinksTheInstalledLibrary).
 set -euo pipefail
 build=$(cd "${1:?usage: check-example.sh BUILD_DIR}" && pwd)
-source_dir=$(cd "$(dirname "$0")/.." && pwd)
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 aesgpu=$build/aesgpu
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

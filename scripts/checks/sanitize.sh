@@ -3,9 +3,9 @@
 # Builds the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer, then with
 # ThreadSanitizer, and runs it under each; any report fails the run. CPU only (the CUDA runtime
 # does not run under the sanitizers' memory layout; GPU code is checked by compute-sanitizer in
-# scripts/gpu-check.sh). Usage: scripts/sanitize.sh [address|thread ...] (default: both).
+# scripts/gpu/gpu-check.sh). Usage: scripts/checks/sanitize.sh [address|thread ...] (default: both).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scripts/install-deps.sh
 kinds=("$@")
 [ ${#kinds[@]} -eq 0 ] && kinds=(address thread)
