@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cpu/cpu_features.hpp"
+#include "aes_cpu/cpu_features.hpp"
 
 #include <openssl/crypto.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cpu/evp_cipher.hpp"
+#include "aes_cpu/evp_cipher.hpp"
 
 #include <openssl/err.h>
 

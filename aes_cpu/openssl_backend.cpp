@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 
 #include <openssl/crypto.h>
 

@@ -6,8 +6,8 @@
 // itself, so a small job never waits for a hand-off and `threads` counts it: N threads are the
 // caller plus N - 1 pool workers. Beside GPUs it posts every piece to N workers and returns at
 // once, so the thread that feeds the GPUs never stops to cipher.
-#include "backends/cpu/evp_cipher.hpp"
-#include "backends/cpu/evp_gcm.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/evp_gcm.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/worker_pool.hpp"

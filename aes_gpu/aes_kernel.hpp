@@ -3,7 +3,7 @@
 // One key's AES kernel (ECB, CTR, or CBC decryption) on the current device: its parameters (round keys, tables and
 // CTR's first counter, wiped when it goes), its launch shape, and the launch. The backend and the
 // bench both launch through it. Plain C++ over aes_kernels.hpp, so host files need no nvcc.
-#include "backends/cuda/kernels/aes_kernels.hpp"
+#include "aes_gpu/kernels/aes_kernels.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/cuda_backend.hpp"
+#include "aes_gpu/cuda_backend.hpp"
 
 #include "common/errors.hpp"
 

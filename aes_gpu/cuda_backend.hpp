@@ -6,10 +6,10 @@
 // the kernel, chunk i+1 is on its way in and chunk i-1 on its way out. A slot's host buffer is
 // handed back to the pipeline only after the event recorded behind its device-to-host copy has
 // completed.
-#include "backends/cuda/aes_kernel.hpp"
-#include "backends/cuda/cuda_resources.hpp"
-#include "backends/cuda/gcm_kernel.hpp"
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/aes_kernel.hpp"
+#include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 
 #include <functional>
 #include <optional>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/cuda_check.hpp"
+#include "aes_gpu/cuda_check.hpp"
 
 #include "cipher/cipher_backend.hpp"
 

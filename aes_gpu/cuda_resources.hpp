@@ -3,7 +3,7 @@
 // Move-only owners of CUDA resources: streams (non-blocking), events (no timing unless asked),
 // device memory, pinned host memory, page-locked registrations, and the current device. Creation
 // throws CudaError, or ResourceExhausted when memory runs out; destruction never throws.
-#include "backends/cuda/cuda_check.hpp"
+#include "aes_gpu/cuda_check.hpp"
 #include "cipher/cipher_backend.hpp"
 
 #include <cuda_runtime_api.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/device_probe.hpp"
+#include "aes_gpu/device_probe.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 
 #include <cuda_runtime_api.h>
 

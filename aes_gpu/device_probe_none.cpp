@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The probe of a build without the CUDA toolkit: it reports that, and nothing else.
-#include "backends/cuda/device_probe.hpp"
+#include "aes_gpu/device_probe.hpp"
 
 namespace aesgpu {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/gcm_kernel.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
 
-#include "backends/cuda/aes_tables.hpp"
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/gpu_backend.hpp"
-#include "backends/cuda/kernels/aes_block.cuh"
-#include "backends/cuda/kernels/gcm_block.cuh"
+#include "aes_gpu/aes_tables.hpp"
+#include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/gpu_backend.hpp"
+#include "aes_gpu/kernels/aes_block.cuh"
+#include "aes_gpu/kernels/gcm_block.cuh"
 
 #include <algorithm>
 #include <stdexcept>

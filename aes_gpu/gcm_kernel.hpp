@@ -5,9 +5,9 @@
 // run weights (cleared on that device before it is freed, whichever device is current then), and
 // the launch. Plain C++ over
 // gcm_kernels.hpp, so host files need no nvcc.
-#include "backends/cuda/cuda_resources.hpp"
-#include "backends/cuda/kernels/gcm_block.cuh"
-#include "backends/cuda/kernels/gcm_kernels.hpp"
+#include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/kernels/gcm_block.cuh"
+#include "aes_gpu/kernels/gcm_kernels.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 

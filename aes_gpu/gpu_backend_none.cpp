@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU backend of a build without the CUDA toolkit: there is none, and it says so.
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 
 namespace aesgpu {
 

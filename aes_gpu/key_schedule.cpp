@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/key_schedule.hpp"
+#include "aes_gpu/key_schedule.hpp"
 
-#include "backends/cuda/aes_tables.hpp"
+#include "aes_gpu/aes_tables.hpp"
 
 #include <stdexcept>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public cipher_file over job/'s: public settings to the library's, the Observer over
 // CipherObserver, the caller's stop token checked between chunks, and every failure as one Error.
-#include "job/cipher_file.hpp"
 #include "api/error_kind.hpp"
-#include "api/key_source.hpp"
+#include "api/key.hpp"
 #include "cipher/segments.hpp"
 #include "common/errors.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
+#include "job/file_run.hpp"
 #include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
 #include "job/outputs_over_inputs.hpp"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/error_kind.hpp"
 
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "common/errors.hpp"
 #include "format/tink_gcm.hpp"
 #include "keys/passphrase.hpp"
 #ifdef AESGPU_HAVE_CUDA
-#include "backends/cuda/cuda_check.hpp"
+#include "aes_gpu/cuda_check.hpp"
 #endif
 
 #include <new>

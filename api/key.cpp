@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "api/key_source.hpp"
+#include "api/key.hpp"
 
 #include "api/error_kind.hpp"
 

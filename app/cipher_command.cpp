@@ -26,7 +26,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
-#include "job/cipher_file.hpp"
+#include "job/file_run.hpp"
 #include "job/input_removal.hpp"
 #include "job/outputs_over_inputs.hpp"
 #include "keys/raw_key.hpp"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli.hpp"
 
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "app/associated_data.hpp"
 #include "app/io_path.hpp"
 #include "app/openssl_habits.hpp"
 #include "app/progress.hpp"
-#include "backends/cpu/cpu_features.hpp"
-#include "backends/cuda/device_probe.hpp"
-#include "backends/cuda/gpu_backend.hpp"
 #include "common/errors.hpp"
 #include "engine/pipeline.hpp"
 #include "format/file_format.hpp"

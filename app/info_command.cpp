@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/info_command.hpp"
 
+#include "aes_cpu/cpu_features.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
 #include "app/json_text.hpp"
-#include "backends/cpu/cpu_features.hpp"
-#include "backends/cpu/openssl_backend.hpp"
-#include "backends/cuda/device_probe.hpp"
 #include "common/errors.hpp"
 #include "common/units.hpp"
 #include "engine/backend_selection.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The one seam between the streaming pipeline (engine/) and the ciphers (backends/cpu, backends/cuda).
+// The one seam between the streaming pipeline (engine/) and the ciphers (aes_cpu, aes_gpu).
 //
 // A backend has one host buffer per ring slot (pinned memory for the GPU, aligned memory for the
 // CPU, or buffers a dispatcher owns) and transforms whole 16-byte blocks of a slot's buffer in

@@ -1,7 +1,7 @@
 # bash completion for aesgpu                                   -*- shell-script -*-
 # SPDX-License-Identifier: Apache-2.0
 # Install as share/bash-completion/completions/aesgpu (bash-completion 2.x loads it on first use),
-# or source it into any bash: it needs nothing from bash-completion. scripts/check-completions.sh
+# or source it into any bash: it needs nothing from bash-completion. scripts/checks/check-completions.sh
 # checks it against `aesgpu COMMAND --help`: keep the option lists below in step with app/cli.cpp.
 
 # __aesgpu_options COMMAND: sets the caller's `flags` (options without a value) and `valued`

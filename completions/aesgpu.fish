@@ -1,6 +1,6 @@
 # fish completion for aesgpu: install as share/fish/vendor_completions.d/aesgpu.fish
 # SPDX-License-Identifier: Apache-2.0
-# scripts/check-completions.sh compares the options each condition below gives a command
+# scripts/checks/check-completions.sh compares the options each condition below gives a command
 # ('__aesgpu_using COMMAND...', __aesgpu_no_command for the top level) with `aesgpu COMMAND --help`.
 
 # The command word (the first word after aesgpu that is not an option), if any.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/backend_selection.hpp"
 
-#include "backends/cpu/openssl_backend.hpp"
-#include "backends/cuda/device_probe.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "engine/pipeline.hpp"
 

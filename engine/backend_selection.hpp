@@ -4,7 +4,7 @@
 // chunk sizes that suit it: the CPU alone, one GPU alone, or a dispatcher that spreads jobs over
 // every GPU (each its own lane) and the CPU, which ciphers while the GPUs start and, for `all`,
 // beside them all run long. The command line and the bench both choose through here.
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "engine/dispatcher.hpp"
 

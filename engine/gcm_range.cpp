@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/gcm_range.hpp"
 
-#include "backends/cpu/evp_gcm.hpp"
+#include "aes_cpu/evp_gcm.hpp"
 #include "common/errors.hpp"
 
 #include <unistd.h>

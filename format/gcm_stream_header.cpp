@@ -3,15 +3,11 @@
 
 #include "common/errors.hpp"
 #include "keys/hkdf.hpp"
+#include "keys/scrypt.hpp"
 
-#include <openssl/core_names.h>
-#include <openssl/err.h>
-#include <openssl/kdf.h>
-#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -21,7 +17,6 @@ namespace {
 
 constexpr std::uint8_t kPassphraseVersion = 1;
 constexpr std::uint8_t kScryptKdf = 1;
-constexpr std::uint64_t kMaxScryptBytes = std::uint64_t{1} << 30;
 // scrypt's work grows with N * r * p: a forged header may ask for at most 2^20 * 8 (about 5 s on
 // the H200 host's cores), 16 times what aesgpu writes (2^16 * 8 * 1).
 constexpr std::uint64_t kMaxScryptWork = (std::uint64_t{1} << 20) * 8;
@@ -30,27 +25,6 @@ void random_fill(std::span<std::uint8_t> bytes) {
     if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
         throw std::runtime_error("OpenSSL could not produce random bytes");
     }
-}
-
-struct KdfFree {
-    void operator()(EVP_KDF *kdf) const { EVP_KDF_free(kdf); }
-    void operator()(EVP_KDF_CTX *ctx) const { EVP_KDF_CTX_free(ctx); }
-};
-
-// Runs OpenSSL's KDF `name` with `params` into `out`.
-void run_kdf(const char *name, const OSSL_PARAM *params, std::span<std::uint8_t> out) {
-    std::unique_ptr<EVP_KDF, KdfFree> kdf(EVP_KDF_fetch(nullptr, name, nullptr));
-    std::unique_ptr<EVP_KDF_CTX, KdfFree> ctx(kdf ? EVP_KDF_CTX_new(kdf.get()) : nullptr);
-    if (!ctx || EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) != 1) {
-        const unsigned long code = ERR_get_error();
-        char reason[256] = "unknown reason";
-        if (code) ERR_error_string_n(code, reason, sizeof reason);
-        throw std::runtime_error(std::string("OpenSSL ") + name + " failed: " + reason);
-    }
-}
-
-void *mutable_data(std::span<const std::uint8_t> bytes) {
-    return const_cast<std::uint8_t *>(bytes.data()); // OSSL_PARAM takes void *; the KDF only reads
 }
 
 } // namespace
@@ -131,6 +105,17 @@ bool starts_with_passphrase_magic(std::span<const std::byte> start) {
                       [](char c, std::byte b) { return static_cast<std::byte>(c) == b; });
 }
 
+namespace {
+
+// What a forged header may make scrypt cost (the header is authenticated only by the stream after it).
+bool cost_in_bounds(const ScryptCost &cost) {
+    return cost.log2_n >= 10 && cost.log2_n <= 20 && cost.r >= 1 && cost.r <= 32 && cost.p >= 1 && cost.p <= 16 &&
+           (std::uint64_t{128} << cost.log2_n) * cost.r <= kMaxScryptBytes &&
+           (std::uint64_t{1} << cost.log2_n) * cost.r * cost.p <= kMaxScryptWork;
+}
+
+} // namespace
+
 PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
     if (!starts_with_passphrase_magic(bytes)) throw NoPassphraseHeader();
     if (bytes.size() < kPassphraseHeaderBytes) {
@@ -150,33 +135,15 @@ PassphraseHeader parse_passphrase_header(std::span<const std::byte> bytes) {
         std::size_t{byte(12)} << 24 | std::size_t{byte(13)} << 16 | std::size_t{byte(14)} << 8 | byte(15);
     std::transform(bytes.begin() + 16, bytes.begin() + 32, header.salt.begin(),
                    [](std::byte b) { return std::to_integer<std::uint8_t>(b); });
-    const bool cost_ok = header.cost.log2_n >= 10 && header.cost.log2_n <= 20 && header.cost.r >= 1 &&
-                         header.cost.r <= 32 && header.cost.p >= 1 && header.cost.p <= 16 &&
-                         (std::uint64_t{128} << header.cost.log2_n) * header.cost.r <= kMaxScryptBytes &&
-                         (std::uint64_t{1} << header.cost.log2_n) * header.cost.r * header.cost.p <= kMaxScryptWork;
-    if (!cost_ok || !is_gcm_key_size(header.key_bytes) || header.segment_bytes < min_segment_bytes(header.key_bytes) ||
-        header.segment_bytes > kMaxSegmentBytes) {
+    if (!cost_in_bounds(header.cost) || !is_gcm_key_size(header.key_bytes) ||
+        header.segment_bytes < min_segment_bytes(header.key_bytes) || header.segment_bytes > kMaxSegmentBytes) {
         throw FormatError("its passphrase header holds parameters out of range (damaged?)");
     }
     return header;
 }
 
 SecretBytes derive_main_key(const SecretBytes &passphrase, const PassphraseHeader &header) {
-    SecretBytes key(header.key_bytes);
-    std::uint64_t n = std::uint64_t{1} << header.cost.log2_n;
-    std::uint32_t r = header.cost.r;
-    std::uint32_t p = header.cost.p;
-    std::uint64_t max_memory = kMaxScryptBytes + (std::uint64_t{1} << 20);
-    const OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, mutable_data(passphrase.view()), passphrase.size()),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, mutable_data(header.salt), header.salt.size()),
-        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
-        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
-        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
-        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &max_memory),
-        OSSL_PARAM_construct_end()};
-    run_kdf("SCRYPT", params, key.mutable_view());
-    return key;
+    return scrypt(passphrase, header.salt, header.cost, header.key_bytes);
 }
 
 } // namespace aesgpu

@@ -8,6 +8,7 @@
 #include "cipher/cipher_backend.hpp"
 #include "cipher/secret_bytes.hpp"
 #include "common/errors.hpp"
+#include "keys/scrypt.hpp"
 
 #include <array>
 #include <cstddef>
@@ -56,12 +57,6 @@ struct StreamHeader {
 // main key's size, the ciphertext segment size (4 bytes, big-endian), a 16-byte random salt.
 inline constexpr std::string_view kPassphraseMagic = "AESGPU";
 inline constexpr std::size_t kPassphraseHeaderBytes = 32;
-
-struct ScryptCost {
-    unsigned log2_n = 16; // N = 65536: 64 MiB with r = 8
-    unsigned r = 8;
-    unsigned p = 1;
-};
 
 struct PassphraseHeader {
     ScryptCost cost;

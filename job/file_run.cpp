@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "job/cipher_file.hpp"
+#include "job/file_run.hpp"
 
 #include "common/errors.hpp"
 #include "common/memory_limit.hpp"

@@ -6,9 +6,9 @@
 // registers. CBC decryption XORs each deciphered block with the ciphertext block before it (`chain`
 // before the first), so it reads `in` and writes `out` apart: in place, a thread would overwrite
 // the ciphertext its neighbour still has to read.
-#include "backends/cuda/kernels/aes_block.cuh"
-#include "backends/cuda/kernels/aes_kernels.hpp"
-#include "backends/cuda/kernels/shared_tables.cuh"
+#include "aes_gpu/kernels/aes_block.cuh"
+#include "aes_gpu/kernels/aes_kernels.hpp"
+#include "aes_gpu/kernels/shared_tables.cuh"
 
 #include <cstring>
 

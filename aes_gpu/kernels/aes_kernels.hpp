@@ -3,7 +3,7 @@
 // The interface between the host code and the AES kernels in aes_kernels.cu (ECB in either
 // direction, CTR, CBC decryption): what a launch carries, and the two calls the host makes. Plain C++, so host
 // files need no nvcc.
-#include "backends/cuda/key_schedule.hpp"
+#include "aes_gpu/key_schedule.hpp"
 
 #include <cuda_runtime_api.h>
 

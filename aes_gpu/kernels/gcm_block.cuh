@@ -10,7 +10,7 @@
 //   reduction deferred and computed;
 // - of two arbitrary values, bit by bit with masks instead of branches (constant time), for the
 //   few combining steps per run of blocks.
-#include "backends/cuda/kernels/aes_block.cuh"
+#include "aes_gpu/kernels/aes_block.cuh"
 
 #include <cstdint>
 

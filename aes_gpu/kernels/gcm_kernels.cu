@@ -7,10 +7,10 @@
 // replicated per lane; the sum, weighted by its run's power of H, joins its segment's sum. The
 // second kernel adds a segment's length block and writes the tag (encrypt) or compares it
 // (decrypt), recording the first segment that fails.
-#include "backends/cuda/kernels/aes_block.cuh"
-#include "backends/cuda/kernels/gcm_block.cuh"
-#include "backends/cuda/kernels/gcm_kernels.hpp"
-#include "backends/cuda/kernels/shared_tables.cuh"
+#include "aes_gpu/kernels/aes_block.cuh"
+#include "aes_gpu/kernels/gcm_block.cuh"
+#include "aes_gpu/kernels/gcm_kernels.hpp"
+#include "aes_gpu/kernels/shared_tables.cuh"
 
 #include <limits>
 

@@ -2,7 +2,7 @@
 #pragma once
 // The interface between the host code and the GCM segment kernels in gcm_kernels.cu. Plain C++,
 // so host files need no nvcc.
-#include "backends/cuda/key_schedule.hpp"
+#include "aes_gpu/key_schedule.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -18,11 +18,23 @@ declare -A allowed=(
   [api]="job engine format keys aes_cpu aes_gpu cipher common io"
   [bench]="aes_cpu aes_gpu engine job format cipher common io keys"
   [app]="aes_cpu aes_gpu engine job format bench cipher common io keys"
+  # The Python package (import aesgpu) stands on the public library alone: <aesgpu/...>.
+  [python]=""
 )
+# Folders of sources outside the layers: the tests, the example that links the installed
+# library, the public headers (checked below).
+outside_layers="tests examples include"
 # True when folder $2 is $1 or inside it.
 within() { [[ "$2" == "$1" || "$2" == "$1"/* ]]; }
 status=0
+# Every top-level folder with C++ or CUDA sources is a layer above, or outside them by name.
+while read -r folder; do
+  [[ -v "allowed[$folder]" || " $outside_layers " == *" $folder "* ]] && continue
+  echo "$folder/ holds sources but has no place in the layers: name it in scripts/checks/check-layers.sh"
+  status=1
+done < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null | sed -n 's#^\([^/]*\)/.*#\1#p' | sort -u)
 for folder in "${!allowed[@]}"; do
+  [ -d "$folder" ] || continue
   while read -r file; do
     while read -r included; do
       within "$folder" "$included" && continue

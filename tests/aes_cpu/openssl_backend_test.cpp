@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The OpenSSL backend: known answers, agreement with one-shot OpenSSL across thread counts and
 // piece boundaries, and misuse.
-#include "backends/cpu/evp_cipher.hpp"
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "support/allocation_hooks.hpp"
 #include "support/offset_jobs.hpp"
@@ -167,8 +167,9 @@ TEST(OpenSslBackend, CbcMatchesOpenSslAcrossPiecesAndJobs) {
             const std::size_t third = size / 48 * 16;
             Bytes joined;
             for (const auto &[from, to] : {std::pair{std::size_t{0}, third}, std::pair{third, size}}) {
-                const Bytes part = run_backend(encrypt, Bytes(plain.begin() + static_cast<std::ptrdiff_t>(from),
-                                                               plain.begin() + static_cast<std::ptrdiff_t>(to)),
+                const Bytes part = run_backend(encrypt,
+                                               Bytes(plain.begin() + static_cast<std::ptrdiff_t>(from),
+                                                     plain.begin() + static_cast<std::ptrdiff_t>(to)),
                                                from / 16);
                 joined.insert(joined.end(), part.begin(), part.end());
             }
@@ -379,14 +380,20 @@ TEST(OpenSslBackend, JobsAtOffsetsAndOutOfPlaceGiveWhatInPlaceGives) {
 
     backend.configure_slots(1, 8192);
     // An output overlaps its input only exactly; no job reaches past its slot.
-    EXPECT_THROW(backend.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 16, .segments = 1,
+    EXPECT_THROW(backend.submit({.slot = 0,
+                                 .bytes = 4096,
+                                 .input_offset = 0,
+                                 .output_offset = 16,
+                                 .segments = 1,
                                  .holds_last_segment = true}),
                  std::invalid_argument);
     OpenSslBackend ecb(key, Direction::encrypt, 1);
     ecb.configure_slots(1, 8192);
     EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 16}), std::invalid_argument);
-    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 4096, .output_offset = 16}), std::invalid_argument);
-    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4112}), std::invalid_argument);
+    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 4096, .output_offset = 16}),
+                 std::invalid_argument);
+    EXPECT_THROW(ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4112}),
+                 std::invalid_argument);
     ecb.submit({.slot = 0, .bytes = 4096, .input_offset = 0, .output_offset = 4096});
     ecb.wait(0);
 }
@@ -501,7 +508,7 @@ TEST(OpenSslBackend, TellsItsListenerOfEachJobEndOnceBeforeWaitReturns) {
 TEST(OpenSslBackend, HasRoomForJobsThatKeepEveryThreadBusy) {
     // 8 MiB jobs in 1 MiB pieces: 16 threads take two at once, and one more waits behind them.
     EXPECT_EQ(cpu_jobs_at_once(16, 8u << 20), 3u);
-    EXPECT_EQ(cpu_jobs_at_once(2, 8u << 20), 2u);  // two 4 MiB pieces: one job, one queued
+    EXPECT_EQ(cpu_jobs_at_once(2, 8u << 20), 2u);   // two 4 MiB pieces: one job, one queued
     EXPECT_EQ(cpu_jobs_at_once(32, 1u << 20), 33u); // one piece a job
     const Bytes key = random_bytes(16);
     OpenSslBackend backend(key, Direction::encrypt, 16, CpuSubmit::post_every_piece);
@@ -517,34 +524,34 @@ TEST(OpenSslBackend, AJobThatCannotBeHandedOutFailsAtWaitInsteadOfHanging) {
     Bytes expected;
     ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, false, plain, expected));
     for (const CpuSubmit submit : {CpuSubmit::caller_runs_first_piece, CpuSubmit::post_every_piece})
-    at_every_allocation([&](int successes) {
-        SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
-        auto backend = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 4, submit);
-        backend->configure_slots(2, plain.size());
-        std::memcpy(backend->slot_buffer(0).data(), plain.data(), plain.size());
-        bool failed = false;
-        bool reached = false;
-        {
-            const FailingAllocation failing(successes);
-            try {
-                backend->submit({0, plain.size()});
-                backend->wait(0);
-            } catch (const std::bad_alloc &) {
-                failed = true;
+        at_every_allocation([&](int successes) {
+            SCOPED_TRACE("allocation " + std::to_string(successes + 1) + " fails");
+            auto backend = std::make_unique<OpenSslBackend>(key, Direction::encrypt, 4, submit);
+            backend->configure_slots(2, plain.size());
+            std::memcpy(backend->slot_buffer(0).data(), plain.data(), plain.size());
+            bool failed = false;
+            bool reached = false;
+            {
+                const FailingAllocation failing(successes);
+                try {
+                    backend->submit({0, plain.size()});
+                    backend->wait(0);
+                } catch (const std::bad_alloc &) {
+                    failed = true;
+                }
+                reached = failing.reached();
             }
-            reached = failing.reached();
-        }
-        if (!failed) {
-            EXPECT_EQ(std::memcmp(backend->slot_buffer(0).data(), expected.data(), expected.size()), 0);
-        }
-        // Destroyed on another thread, so that a hang fails the test instead of stalling it.
-        auto destroyed = std::async(std::launch::async, [&backend] { backend.reset(); });
-        if (destroyed.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
-            ADD_FAILURE() << "the backend cannot be destroyed: a piece never finished";
-            std::quick_exit(1);
-        }
-        return reached;
-    });
+            if (!failed) {
+                EXPECT_EQ(std::memcmp(backend->slot_buffer(0).data(), expected.data(), expected.size()), 0);
+            }
+            // Destroyed on another thread, so that a hang fails the test instead of stalling it.
+            auto destroyed = std::async(std::launch::async, [&backend] { backend.reset(); });
+            if (destroyed.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
+                ADD_FAILURE() << "the backend cannot be destroyed: a piece never finished";
+                std::quick_exit(1);
+            }
+            return reached;
+        });
 }
 
 } // namespace

@@ -3,8 +3,8 @@
 // boundaries with 1, 2 and 8 streams and rings as small as 2 slots (buffer-reuse races), large
 // chunks, misuse, and the GPU taking over a CPU backend's ring mid-run. Every test skips itself
 // where no usable CUDA device is present.
-#include "backends/cpu/openssl_backend.hpp"
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "cipher/host_ring.hpp"
 #include "common/errors.hpp"
 #include "engine/dispatcher.hpp"
@@ -21,10 +21,9 @@
 #include <vector>
 
 #if defined(AESGPU_HAVE_CUDA)
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/cuda_resources.hpp"
-#include "backends/cuda/gcm_kernel.hpp"
-
+#include "aes_gpu/cuda_check.hpp"
+#include "aes_gpu/cuda_resources.hpp"
+#include "aes_gpu/gcm_kernel.hpp"
 
 #include <functional>
 #include <string>
@@ -283,8 +282,8 @@ TEST_F(Gpu, TakesOverFromTheCpuMidRunAndMatchesOpenSsl) {
         ASSERT_TRUE(openssl_ecb(key, Direction::encrypt, true, plain, cipher));
         Dispatcher backend = cpu_then_gpu(key, direction);
         // The GPU is up after the first chunk: later chunks all go to it.
-        expect_openssl_bytes_once_every_lane_is_up(backend, {direction, Framing::pkcs7, chunk, slots}, direction,
-                                                   plain, cipher);
+        expect_openssl_bytes_once_every_lane_is_up(backend, {direction, Framing::pkcs7, chunk, slots}, direction, plain,
+                                                   cipher);
         const std::vector<LaneReport> report = backend.report();
         EXPECT_TRUE(report[1].ready) << report[1].failure;
         EXPECT_NE(report[1].description.find("gpu ("), std::string::npos);
@@ -384,8 +383,8 @@ CipherSpec gcm_spec(Direction direction, std::size_t key_bytes, std::size_t segm
     return spec;
 }
 
-Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, std::size_t chunk,
-                 unsigned streams = 2, int device = 0) {
+Bytes gcm_on_gpu(const Bytes &key, const CipherSpec &spec, const Bytes &input, std::size_t chunk, unsigned streams = 2,
+                 int device = 0) {
     auto backend = make_gpu_backend(key, spec, {device, streams});
     PipelineOptions options{spec.direction, Framing::any_length, chunk, 3};
     options.segments = spec.gcm.geometry;
@@ -547,7 +546,8 @@ TEST_F(Gpu, AFailedCleanUpIsToldAndLeavesNoErrorForTheNextCheck) {
 TEST_F(Gpu, ABackendThatGoesCleanlyTellsItsNotesNothing) {
     NotesHeard notes;
     {
-        auto backend = make_gpu_backend(random_bytes(16), Direction::encrypt, {.device = 0, .streams = 2, .notes = &notes});
+        auto backend =
+            make_gpu_backend(random_bytes(16), Direction::encrypt, {.device = 0, .streams = 2, .notes = &notes});
         backend->configure_slots(2, 1 << 20);
     }
     EXPECT_TRUE(notes.heard.empty()) << notes.heard.front();
@@ -606,8 +606,9 @@ TEST_F(Gpu, GcmNamesTheFirstSegmentThatFails) {
 // a failure in segment 2^32 - 1 is not taken for "none failed" (0xffffffff), and no job past them
 // reaches the kernel.
 TEST_F(Gpu, GcmJobsNearTheSegmentLimit) {
-    expect_gcm_jobs_near_the_segment_limit(
-        [](const Bytes &key, const CipherSpec &spec) { return make_gpu_backend(key, spec, {0, 2}); });
+    expect_gcm_jobs_near_the_segment_limit([](const Bytes &key, const CipherSpec &spec) {
+        return make_gpu_backend(key, spec, {0, 2});
+    });
 }
 
 // The CPU ciphers the first chunks of a GCM stream and the GPU the rest.
@@ -660,26 +661,27 @@ TEST_F(Gpu, JobsLargerThanTheDeviceBufferGoThroughInPieces) {
 // Against one-shot OpenSSL at piece, chunk and block borders, over 2 streams; with PKCS#7 too.
 TEST_F(Gpu, CbcDecryptionMatchesOpenSslAcrossPiecesChunksAndStreams) {
     const std::size_t chunk = (3u << 20) + 4096;
-    const std::size_t sizes[] = {16, kMinDevicePieceBytes - 16, kMinDevicePieceBytes + 16, chunk - 16, chunk,
-                                 chunk + 16, 5 * chunk + 48};
+    const std::size_t sizes[] = {
+        16, kMinDevicePieceBytes - 16, kMinDevicePieceBytes + 16, chunk - 16, chunk, chunk + 16, 5 * chunk + 48};
     for (const std::size_t key_bytes : {16u, 24u, 32u}) {
         const Bytes key = random_bytes(key_bytes);
         CounterBlock iv{};
         const Bytes iv_bytes = random_bytes(16);
         std::copy(iv_bytes.begin(), iv_bytes.end(), iv.begin());
-        auto backend = make_gpu_backend(key, CipherSpec(Direction::decrypt, Mode::cbc, iv), {0, 2, kMinDevicePieceBytes});
+        auto backend =
+            make_gpu_backend(key, CipherSpec(Direction::decrypt, Mode::cbc, iv), {0, 2, kMinDevicePieceBytes});
         for (const std::size_t size : sizes) {
             SCOPED_TRACE("key bits " + std::to_string(key_bytes * 8) + " size " + std::to_string(size));
             const Bytes plain = random_bytes(size);
             const Bytes cipher = openssl_cbc(key, iv, Direction::encrypt, plain);
-            ASSERT_TRUE(run_pipeline_on_files(*backend, cipher, {Direction::decrypt, Framing::whole_blocks, chunk, 3}) ==
-                        plain);
+            ASSERT_TRUE(run_pipeline_on_files(*backend, cipher,
+                                              {Direction::decrypt, Framing::whole_blocks, chunk, 3}) == plain);
             // PKCS#7: the last block's padding, checked and taken off after the GPU.
             Bytes padded = plain;
             padded.insert(padded.end(), 16, 16);
             const Bytes padded_cipher = openssl_cbc(key, iv, Direction::encrypt, padded);
-            ASSERT_TRUE(run_pipeline_on_files(*backend, padded_cipher, {Direction::decrypt, Framing::pkcs7, chunk, 3}) ==
-                        plain);
+            ASSERT_TRUE(run_pipeline_on_files(*backend, padded_cipher,
+                                              {Direction::decrypt, Framing::pkcs7, chunk, 3}) == plain);
         }
     }
     // Encrypting chains every block to the one before: not the GPU's.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU's round logic and key schedule, run on the host (no GPU needed): the same
 // __host__ __device__ code the kernels execute, checked against FIPS-197 and SP 800-38A.
-#include "backends/cuda/kernels/aes_block.cuh"
-#include "backends/cuda/aes_tables.hpp"
-#include "backends/cuda/kernels/gcm_block.cuh"
-#include "backends/cuda/key_schedule.hpp"
+#include "aes_gpu/aes_tables.hpp"
+#include "aes_gpu/kernels/aes_block.cuh"
+#include "aes_gpu/kernels/gcm_block.cuh"
+#include "aes_gpu/key_schedule.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // The CUDA backend when the GPU is nearly full: it fills device memory, so it is a program of its
 // own that ctest runs alone (RUN_SERIAL), never beside other GPU tests it would starve. Skips
 // itself where no usable CUDA device is present.
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "cipher/host_ring.hpp"
 #include "support/gpu_fixture.hpp"
 #include "support/test_support.hpp"

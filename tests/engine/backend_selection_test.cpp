@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The backend choice, in process: what --backend cpu, gpu, auto and all build, with and without a
 // GPU (this runs in CPU-only builds, in CUDA builds on machines with no GPU, and on GPU machines).
-#include "backends/cpu/openssl_backend.hpp"
-#include "backends/cuda/device_probe.hpp"
-#include "backends/cuda/gpu_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
+#include "aes_gpu/device_probe.hpp"
+#include "aes_gpu/gpu_backend.hpp"
 #include "engine/backend_selection.hpp"
 #include "engine/pipeline.hpp"
 #include "support/test_support.hpp"

@@ -4,8 +4,8 @@
 // ready; output always matches OpenSSL. The other lanes here are OpenSSL too (stand-ins for the
 // GPUs, so this runs everywhere): started behind a gate the test opens, or paced to run at a speed
 // the test sets.
-#include "backends/cpu/evp_cipher.hpp"
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/evp_cipher.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "engine/dispatcher.hpp"
 #include "engine/pipeline.hpp"

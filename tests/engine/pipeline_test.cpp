@@ -2,7 +2,7 @@
 // The streaming pipeline with the CPU backend, checked against one-shot OpenSSL: every size
 // around block and chunk boundaries, several chunk sizes and thread counts, files and pipes with
 // odd read/write sizes, and every way a run must fail.
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "engine/pipeline.hpp"
 #include "support/test_support.hpp"

@@ -4,7 +4,7 @@
 // (support/budget_queue.hpp). The run
 // fails with the error's own words, nothing is put in place, no temporary is left, and the input
 // is as it was.
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"
@@ -80,16 +80,17 @@ TEST_P(DirectFaults, MidRunTheErrorIsToldAndNothingIsLeft) {
     EXPECT_TRUE(read_file(dir.file("in")) == plain);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EnginesAndFaults, DirectFaults,
-    testing::Combine(testing::Values(DirectEngine::io_uring, DirectEngine::threads),
-                     testing::Values(Fault{DirectOp::write, ENOSPC}, Fault{DirectOp::write, EIO},
-                                     Fault{DirectOp::read, EIO})),
-    [](const testing::TestParamInfo<std::tuple<DirectEngine, Fault>> &parameters) {
-        const Fault fault = std::get<1>(parameters.param);
-        return std::string(std::get<0>(parameters.param) == DirectEngine::io_uring ? "IoUring" : "Threads") +
-               (fault.side == DirectOp::read ? "Read" : "Write") + (fault.error == ENOSPC ? "NoSpace" : "IoError");
-    });
+INSTANTIATE_TEST_SUITE_P(EnginesAndFaults, DirectFaults,
+                         testing::Combine(testing::Values(DirectEngine::io_uring, DirectEngine::threads),
+                                          testing::Values(Fault{DirectOp::write, ENOSPC}, Fault{DirectOp::write, EIO},
+                                                          Fault{DirectOp::read, EIO})),
+                         [](const testing::TestParamInfo<std::tuple<DirectEngine, Fault>> &parameters) {
+                             const Fault fault = std::get<1>(parameters.param);
+                             return std::string(std::get<0>(parameters.param) == DirectEngine::io_uring ? "IoUring"
+                                                                                                        : "Threads") +
+                                    (fault.side == DirectOp::read ? "Read" : "Write") +
+                                    (fault.error == ENOSPC ? "NoSpace" : "IoError");
+                         });
 
 } // namespace
 } // namespace aesgpu::test

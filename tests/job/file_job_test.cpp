@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One input to one output: the header goes first, the output is put in place only when the run
 // succeeded, and an input whose length does not add up leaves nothing behind.
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "common/errors.hpp"
 #include "job/file_job.hpp"
 #include "support/test_support.hpp"

@@ -5,7 +5,7 @@
 #include "common/errors.hpp"
 #include "format/openssl_enc.hpp"
 #include "format/tink_gcm.hpp"
-#include "job/cipher_file.hpp"
+#include "job/file_run.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

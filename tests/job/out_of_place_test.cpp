@@ -4,7 +4,7 @@
 // the output's odd tail and the input's last partial page go to and from the disk directly, in
 // aligned requests, and the bytes are those of the buffered path. A queue in front of the real one
 // counts what went directly, or refuses writes partway (EINVAL, as a file system may).
-#include "backends/cpu/openssl_backend.hpp"
+#include "aes_cpu/openssl_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "io/direct_io.hpp"
 #include "io/direct_requests.hpp"

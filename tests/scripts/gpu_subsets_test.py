@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""scripts/gpu-subsets.py on topologies as `nvidia-smi topo -m` prints them (tab-separated, the
+"""scripts/gpu/gpu-subsets.py on topologies as `nvidia-smi topo -m` prints them (tab-separated, the
 header's first cell empty): an eight-GPU NVLink host of two NUMA nodes, a four-GPU PCIe host whose
 nodes interleave, a two-GPU host with no NUMA affinity, and text that is not a topology.
 Usage: gpu_subsets_test.py SCRIPT"""

@@ -75,7 +75,7 @@ inline bool gpu_available() {
     return available;
 }
 
-// Set by scripts/sanitize.sh: the binary then needs terabytes of address space for shadow memory.
+// Set by scripts/checks/sanitize.sh: the binary then needs terabytes of address space for shadow memory.
 inline bool under_sanitizer() {
     return std::getenv("AESGPU_TEST_UNDER_SANITIZER") != nullptr;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GPU tests skip themselves, with the reason, where no usable CUDA device is present (CI).
-#include "backends/cuda/device_probe.hpp"
+#include "aes_gpu/device_probe.hpp"
 
 #include <gtest/gtest.h>
 

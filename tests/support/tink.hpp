@@ -4,7 +4,7 @@
 // the reference the --mode gcm tests check our files against, both ways.
 //
 // Python with tink: $AESGPU_TINK_PYTHON (a command), else <source>/.venv-tink/bin/python3 (made
-// by scripts/tink-venv.sh), else python3. Without tink the interop tests skip, unless
+// by scripts/checks/tink-venv.sh), else python3. Without tink the interop tests skip, unless
 // AESGPU_REQUIRE_TINK is set (CI sets it), when they fail.
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ inline std::string tink_command() {
     do {                                                                                                               \
         if (tink_command().empty()) {                                                                                  \
             if (std::getenv("AESGPU_REQUIRE_TINK")) FAIL() << "Python's tink is required here: " << tink_python();     \
-            GTEST_SKIP() << "Python's tink is not installed (scripts/tink-venv.sh makes .venv-tink)";                  \
+            GTEST_SKIP() << "Python's tink is not installed (scripts/checks/tink-venv.sh makes .venv-tink)";           \
         }                                                                                                              \
     } while (false)
 
