@@ -41,14 +41,15 @@ void refuse_outside(Enum value, Enum last, const char *field, const char *type_n
 
 void refuse_values_outside_enums(const Settings &settings) {
     refuse_outside(settings.direction, Direction::decrypt, "direction", "Direction");
-    refuse_outside(settings.mode, Mode::cbc, "mode", "Mode");
+    if (!settings.mode) refuse("mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
+    refuse_outside(*settings.mode, Mode::cbc, "mode", "Mode");
     refuse_outside(settings.backend, BackendChoice::all, "backend", "BackendChoice");
     refuse_outside(settings.io, IoChoice::buffered, "io", "IoChoice");
 }
 
 // The job `settings` describe, for the rules of where a setting counts (job/setting_rules).
 SettingUse use_of(const Settings &settings, bool passphrase) {
-    return {settings.direction, settings.mode, passphrase, settings.backend};
+    return {settings.direction, *settings.mode, passphrase, settings.backend};
 }
 
 // Settings that would be ignored are refused: a caller who set one expects it to count.
@@ -87,7 +88,7 @@ void check_passphrase_settings(const Settings &settings, const SettingUse &use) 
         refuse("passphrase_key_bits: a passphrase file's header gives its own");
     }
     if (settings.pbkdf2_iterations == 0) refuse("pbkdf2_iterations must be at least 1");
-    if (!passphrase_key_bits_fit(settings.passphrase_key_bits, settings.mode)) {
+    if (!passphrase_key_bits_fit(settings.passphrase_key_bits, *settings.mode)) {
         refuse(settings.mode == Mode::gcm ? "passphrase_key_bits must be 128 or 256 for mode gcm"
                                           : "passphrase_key_bits must be 128, 192 or 256");
     }
@@ -162,7 +163,7 @@ void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &i
 CipherSettings library_settings(const Settings &settings) {
     CipherSettings library;
     library.direction = settings.direction;
-    library.mode = settings.mode;
+    library.mode = *settings.mode;
     library.iv = settings.iv;
     library.no_pad = settings.no_pad;
     library.pbkdf2_iterations = settings.pbkdf2_iterations;

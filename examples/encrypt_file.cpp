@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 // Encrypts a file with libaesgpu, on every GPU and the CPU, as `aesgpu encrypt` would:
-//   encrypt_file ecb|ctr|gcm HEX_KEY INPUT OUTPUT [HEX_IV]   (ctr with a raw key needs the IV)
+//   encrypt_file ecb|ctr|cbc|gcm HEX_KEY INPUT OUTPUT [HEX_IV]   (ctr and cbc need the IV)
 #include <aesgpu/aesgpu.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string_view>
+
+namespace {
+
+// The mode named on the command line; none for a name that is no mode (the library has no default).
+std::optional<aesgpu::Mode> mode_named(std::string_view name) {
+    if (name == "ecb") return aesgpu::Mode::ecb;
+    if (name == "ctr") return aesgpu::Mode::ctr;
+    if (name == "cbc") return aesgpu::Mode::cbc;
+    if (name == "gcm") return aesgpu::Mode::gcm;
+    return std::nullopt;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
     if (argc != 5 && argc != 6) {
         std::fprintf(stderr, "usage: %s ecb|ctr|cbc|gcm HEX_KEY INPUT OUTPUT [HEX_IV]\n", argv[0]);
         return 2;
     }
-    const std::string_view mode = argv[1];
     aesgpu::Settings settings;
-    settings.mode = mode == "gcm"   ? aesgpu::Mode::gcm
-                    : mode == "ctr" ? aesgpu::Mode::ctr
-                    : mode == "cbc" ? aesgpu::Mode::cbc
-                                    : aesgpu::Mode::ecb;
+    settings.mode = mode_named(argv[1]);
+    if (!settings.mode) {
+        std::fprintf(stderr, "encrypt_file: unknown mode '%s': give ecb, ctr, cbc or gcm\n", argv[1]);
+        return 2;
+    }
     try {
         if (argc == 6) settings.iv = aesgpu::iv_from_hex(argv[5]);
         aesgpu::Key key = aesgpu::Key::raw_hex(argv[2]);

@@ -6,7 +6,7 @@
 // with aesgpu's passphrase header in front when a passphrase keys it.
 //
 //     aesgpu::Settings settings;
-//     settings.mode = aesgpu::Mode::gcm;
+//     settings.mode = aesgpu::Mode::gcm; // required: there is no default mode
 //     aesgpu::Key key = aesgpu::Key::raw_hex(hex);
 //     aesgpu::cipher_file("plain.txt", "plain.txt.aes", settings, key);
 //
@@ -56,7 +56,9 @@ namespace aesgpu {
 // What a caller prefers. Field names are what an Error's message names when one is wrong.
 struct Settings {
     Direction direction = Direction::encrypt;
-    Mode mode = Mode::ecb;
+    // No default: a call without a mode is refused (ErrorKind::settings), as the mode decides what
+    // the output is (and ECB, the command's default, is the one that shows patterns).
+    std::optional<Mode> mode;
     // ctr and cbc with a raw key: CTR's first counter block, CBC's IV (required: a fixed one would
     // repeat the keystream, or give equal starts equal ciphertext, across files). A passphrase
     // derives its own; ecb and gcm take none. Every enum field holds one of its enum's values, or

@@ -60,5 +60,12 @@ for program in "${programs[@]}"; do
     cmp "$data" "$stage/$name.back" || fail "aesgpu decrypt --mode gcm gave other bytes than $name encrypted"
     if "$program" ctr "$key" "$data" "$stage/$name.no-iv" 2>"$stage/err"; then fail "$name ctr without an IV ran"; fi
     grep -qi "iv is required" "$stage/err" || fail "$name ctr without an IV said: $(cat "$stage/err")"
+    # A mode it does not know (or a case it does not take) is refused, never taken for ECB.
+    for unknown in GCM bogus; do
+        rc=0
+        "$program" "$unknown" "$key" "$data" "$stage/$name.$unknown" 2>"$stage/err" || rc=$?
+        [ $rc -eq 2 ] && [ ! -e "$stage/$name.$unknown" ] || fail "$name $unknown exited $rc (wrote: $(ls "$stage/$name.$unknown" 2>&1))"
+        grep -q "unknown mode '$unknown'" "$stage/err" || fail "$name $unknown said: $(cat "$stage/err")"
+    done
 done
 echo "ok: ${programs[*]##*/} write what aesgpu encrypt writes: ecb, ctr; gcm decrypts"

@@ -458,6 +458,7 @@ TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
     aesgpu::Key raw = aesgpu::Key::raw(random_bytes(16));
     {
         aesgpu::Settings settings;
+        settings.mode = aesgpu::Mode::ecb;
         settings.backend = aesgpu::BackendChoice::gpu;
         settings.devices = {99}; // on no machine here
         FileRecorder told;
@@ -864,6 +865,22 @@ TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProv
     EXPECT_TRUE(fs::exists(dir / "linked"));
 }
 
+// Settings have no default mode: a call that names none is refused, whichever the direction,
+// before anything is opened (it used to write openssl's ECB).
+TEST(PublicCipherFile, ACallWithoutAModeIsRefused) {
+    Directory dir;
+    write_file(dir / "in", random_bytes(1000));
+    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+    for (const aesgpu::Direction direction : {aesgpu::Direction::encrypt, aesgpu::Direction::decrypt}) {
+        aesgpu::Settings settings = cpu(direction, aesgpu::Mode::ecb);
+        settings.mode.reset();
+        const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
+        EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
+        EXPECT_EQ(message, "mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
+        EXPECT_FALSE(fs::exists(dir / "out"));
+    }
+}
+
 // A value outside its enum (a cast, a file read without checking) is refused as any bad setting,
 // before anything is opened; it used to run (Direction(9) decrypted without taking the padding off).
 TEST(PublicCipherFile, ValuesOutsideTheirEnumsAreRefused) {
@@ -1023,6 +1040,7 @@ TEST(PublicCipherFile, TheGpusAloneAndBesideTheCpuGiveOpensslsBytes) {
     const Bytes expected = openssl(EVP_aes_256_ecb(), key, nullptr, data);
     for (const aesgpu::BackendChoice backend : {aesgpu::BackendChoice::gpu, aesgpu::BackendChoice::all}) {
         aesgpu::Settings settings;
+        settings.mode = aesgpu::Mode::ecb;
         settings.backend = backend;
         settings.wait_for_gpu = backend == aesgpu::BackendChoice::gpu; // else the CPU may do it all as they start
         settings.overwrite = true;
