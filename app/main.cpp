@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // aesgpu: parse the command line, run one command, map failures to exit codes and one line.
+#include "app/argv_secrets.hpp"
 #include "app/bench_command.hpp"
 #include "app/cipher_command.hpp"
-#include "app/cli.hpp"
 #include "app/exit_status.hpp"
 #include "app/info_command.hpp"
 #include "app/interrupts.hpp"
 #include "app/keygen_command.hpp"
 #include "app/logging.hpp"
+#include "app/option_rules.hpp"
+#include "app/option_tables.hpp"
 #include "app/process_hardening.hpp"
+#include "app/suggestions.hpp"
 #include "common/errors.hpp"
 
 #include <openssl/crypto.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Install as share/bash-completion/completions/aesgpu (bash-completion 2.x loads it on first use),
 # or source it into any bash: it needs nothing from bash-completion. scripts/checks/check-completions.sh
-# checks it against `aesgpu COMMAND --help`: keep the option lists below in step with app/cli.cpp.
+# checks it against `aesgpu COMMAND --help`: keep the option lists below in step with app/option_tables.cpp.
 
 # __aesgpu_options COMMAND: sets the caller's `flags` (options without a value) and `valued`
 # (options taking a value) for COMMAND; "" is the top level, before any command.

@@ -431,7 +431,7 @@ else
 fi
 
 if [ "$failures" != 0 ]; then
-    echo "$failures check(s) failed: the completions in completions/ and the options in app/cli.cpp differ (or a completion is broken)"
+    echo "$failures check(s) failed: the completions in completions/ and the options in app/option_tables.cpp differ (or a completion is broken)"
     exit 1
 fi
 echo "all completion checks passed"

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // CLI11's terse parse errors in plain words, in the phrasings of the CLI11 versions the supported
 // distributions ship (2.3 on Debian 12, 2.4 on Ubuntu 24.04).
-#include "app/cli.hpp"
+#include "app/argv_secrets.hpp"
+#include "app/option_tables.hpp"
+#include "app/suggestions.hpp"
 
 #include <gtest/gtest.h>
 
