@@ -41,8 +41,7 @@ void refuse_outside(Enum value, Enum last, const char *field, const char *type_n
 
 void refuse_values_outside_enums(const Settings &settings) {
     refuse_outside(settings.direction, Direction::decrypt, "direction", "Direction");
-    if (!settings.mode) refuse("mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
-    refuse_outside(*settings.mode, Mode::cbc, "mode", "Mode");
+    if (settings.mode) refuse_outside(*settings.mode, Mode::cbc, "mode", "Mode");
     refuse_outside(settings.backend, BackendChoice::all, "backend", "BackendChoice");
     refuse_outside(settings.io, IoChoice::buffered, "io", "IoChoice");
 }
@@ -112,22 +111,30 @@ void check_mode_settings(const Settings &settings, const SettingUse &use) {
 }
 
 // remove_input: an input file, an output file, and on decrypt a mode that proves the key right.
-void check_removal_settings(const Settings &settings, const SettingUse &use, const std::filesystem::path &input,
-                            const std::filesystem::path &output) {
+constexpr const char *kRemovalNeedsProof =
+    "remove_input on decrypt takes mode gcm only, the one mode that proves the key right before the only ciphertext "
+    "goes";
+
+// remove_input: an input file, an output file, and on decrypt a mode that proves the key right
+// (where the mode is read from the input, checked once it is: ModeChecks).
+void check_removal_settings(const Settings &settings, const SettingUse &use, const Endpoint &input,
+                            const Endpoint &output, bool reads_mode) {
     if (!settings.remove_input) return;
-    if (fit_of(Setting::remove_input, use) == SettingFit::unproven_key) {
-        refuse("remove_input on decrypt takes mode gcm only, the one mode that proves the key right before the only "
-               "ciphertext goes");
-    }
-    if (input == "-") refuse("remove_input removes an input file; standard input is not one");
-    if (output == "-") refuse("remove_input needs an output file; standard output is not one");
+    if (!reads_mode && fit_of(Setting::remove_input, use) == SettingFit::unproven_key) refuse(kRemovalNeedsProof);
+    if (input.descriptor()) refuse("remove_input removes an input file; a descriptor is not one");
+    if (output.descriptor()) refuse("remove_input needs an output file; a descriptor is not one");
+    if (input.path() == "-") refuse("remove_input removes an input file; standard input is not one");
+    if (output.path() == "-") refuse("remove_input needs an output file; standard output is not one");
 }
 
 // io direct: regular files only, checked by name before anything is opened (opening a FIFO would
 // wait for its other end). An output not there yet will be a regular file.
-void check_io_settings(const Settings &settings, const std::filesystem::path &input,
-                       const std::filesystem::path &output) {
+void check_io_settings(const Settings &settings, const Endpoint &input_end, const Endpoint &output_end) {
     if (settings.io != IoChoice::direct) return;
+    if (input_end.descriptor() || output_end.descriptor())
+        refuse("io direct takes files named by path, not descriptors");
+    const std::filesystem::path &input = input_end.path();
+    const std::filesystem::path &output = output_end.path();
     struct stat status {};
     if (input == "-" || (::stat(input.c_str(), &status) == 0 && !S_ISREG(status.st_mode))) {
         refuse("io direct reads regular files only; " +
@@ -143,20 +150,24 @@ void check_io_settings(const Settings &settings, const std::filesystem::path &in
 
 // Neither the input nor an existing output may be the key file (any name for it): encrypting over
 // the key would destroy it. A missing key file is the key's failure, later.
-void refuse_the_key_file(const Key::Source &keys, const std::filesystem::path &input,
-                         const std::filesystem::path &output) {
+void refuse_the_key_file(const Key::Source &keys, const Endpoint &input_end, const Endpoint &output_end) {
     const std::filesystem::path *key_file = keys.file();
     struct stat key {};
     if (!key_file || ::stat(key_file->c_str(), &key) != 0) return;
-    const auto is_key_file = [&key](const std::filesystem::path &path) {
+    const auto is_key_file = [&key](const Endpoint &end) {
         struct stat named {};
-        return path != "-" && ::stat(path.c_str(), &named) == 0 && same_file(named, key);
+        if (const std::optional<Descriptor> descriptor = end.descriptor())
+            return ::fstat(descriptor->fd, &named) == 0 && same_file(named, key);
+        return end.path() != "-" && ::stat(end.path().c_str(), &named) == 0 && same_file(named, key);
     };
-    if (is_key_file(input))
-        throw Error(ErrorKind::settings, "the input " + quoted_name(input.string()) + " is the key file");
-    if (is_key_file(output)) {
-        throw Error(ErrorKind::settings,
-                    "the output " + quoted_name(output.string()) + " is the key file: name another output");
+    const std::string input =
+        input_end.descriptor() ? "descriptor " + std::to_string(input_end.descriptor()->fd) : input_end.path().string();
+    const std::string output = output_end.descriptor() ? "descriptor " + std::to_string(output_end.descriptor()->fd)
+                                                       : output_end.path().string();
+    if (is_key_file(input_end))
+        throw Error(ErrorKind::settings, "the input " + quoted_name(input) + " is the key file");
+    if (is_key_file(output_end)) {
+        throw Error(ErrorKind::settings, "the output " + quoted_name(output) + " is the key file: name another output");
     }
 }
 
@@ -177,15 +188,51 @@ CipherSettings library_settings(const Settings &settings) {
     return library;
 }
 
-OutputSink open_sink(const std::filesystem::path &output, const Settings &settings, const InputSource &source,
-                     unsigned io_threads, CleanupRegistry *interrupt_cleanups) {
-    if (output == "-") return OutputSink::standard_output(&source.status());
-    OutputSink sink = OutputSink::create(output.string(), OutputPolicy{.overwrite = settings.overwrite,
-                                                                       .input_status = &source.status(),
-                                                                       .io_threads = io_threads,
-                                                                       .interrupt_cleanups = interrupt_cleanups});
-    if (settings.durable) sink.make_durable();
-    return sink;
+// The mode a call asks for: the one given, or decrypting, GCM where a setting only GCM takes is
+// set (as the command takes --aad and --segment-size); none: read it from the input. iv and
+// no_pad need the mode given (a raw key's input reads as ECB or GCM only; ECB and CBC are told
+// apart by their padding).
+Settings with_mode_asked(const Settings &settings) {
+    Settings asked = settings;
+    if (settings.mode) return asked;
+    if (settings.direction == Direction::encrypt)
+        refuse("mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
+    if (!settings.associated_data.empty() || settings.segment_bytes != 0) {
+        asked.mode = Mode::gcm;
+        return asked;
+    }
+    if (settings.iv) refuse("iv needs the mode it is for (ctr or cbc): give mode");
+    if (settings.no_pad) refuse("no_pad needs mode ecb given: without a mode, the padding tells ECB from CBC");
+    return asked;
+}
+
+// range: decrypting GCM, the input read in part and kept.
+void check_range_settings(const Settings &settings) {
+    if (!settings.range) return;
+    if (settings.direction != Direction::decrypt) refuse("range applies to decrypting only");
+    if (settings.mode && settings.mode != Mode::gcm) refuse("range applies to mode gcm only");
+    if (settings.remove_input) refuse("remove_input with a range: the input is read in part, and kept");
+}
+
+RunEnd run_end(const Endpoint &end) {
+    if (const std::optional<Descriptor> descriptor = end.descriptor()) return {"", descriptor->fd};
+    return {end.path().string(), -1};
+}
+
+FileRun file_run_of(const Settings &settings, const Endpoint &input, const Endpoint &output,
+                    CleanupRegistry *interrupt_cleanups) {
+    FileRun run;
+    run.input = run_end(input);
+    run.output = run_end(output);
+    run.settings = library_settings(settings);
+    if (settings.range) run.range = ByteRange{settings.range->offset, settings.range->length};
+    run.io = settings.io;
+    run.overwrite = settings.overwrite;
+    run.durable = settings.durable;
+    run.remove_input = settings.remove_input;
+    run.io_threads = default_io_threads();
+    run.interrupt_cleanups = interrupt_cleanups;
+    return run;
 }
 
 std::vector<Lane> lanes_of(const SelectedBackend &selected, const Settings &settings) {
@@ -211,12 +258,26 @@ std::vector<LaneResult> lane_results(const SelectedBackend &selected, const Sett
 }
 
 // Tells the caller's Observer, stops when asked, and notes what each lane did before the commit.
-class PublicObserver final : public CipherObserver {
+class PublicObserver final : public RunObserver {
 public:
-    PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop, const InputSource &source,
-                   const std::filesystem::path &input, const DirectIoOutcome &io)
-        : observer_(observer), settings_(settings), stop_(std::move(stop)), source_(source), input_(input), io_(io) {}
+    PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop)
+        : observer_(observer), settings_(settings), stop_(std::move(stop)) {}
 
+    void opened(const InputSource &source, const OutputSink & /*sink*/) override { source_ = &source; }
+    // Decrypting without a mode: what the settings ask of the mode the input reads as.
+    void mode_read(const InputSource &source, const ModeGuess &guess) override {
+        if (settings_.remove_input && (guess.padding_decides || !format_rules(guess.mode).proves_the_key)) {
+            refuse(std::string(kRemovalNeedsProof) + "; " + source.display_name() + " reads as " +
+                   (guess.padding_decides ? std::string("ecb or cbc") : mode_name(guess.mode)) + " (" + guess.why +
+                   ")");
+        }
+        if (guess.mode == Mode::gcm && (settings_.pbkdf2_iterations != kDefaultPbkdf2Iterations)) {
+            refuse("pbkdf2_iterations: " + source.display_name() + " reads as gcm (" + guess.why +
+                   "), which derives with scrypt");
+        }
+    }
+    void io_chosen(const DirectIoOutcome &io) override { io_ = io; }
+    void key_in_hand(const CipherKey &key) override { mode = key.spec.mode; }
     void backend_selected(const SelectedBackend &selected) override {
         // A small file on the CPU alone is auto's own choice, not a GPU missing.
         const CpuInstead instead = selected.notes.cpu_instead;
@@ -228,7 +289,7 @@ public:
         selected_ = &plan.selected;
         tell([&] {
             observer_->starting(Plan{lanes_of(plan.selected, settings_), plan.chunk_bytes, plan.ring_slots,
-                                     source_.size(), io_.reads_direct, io_.writes_direct});
+                                     source_->size(), io_.reads_direct, io_.writes_direct});
         });
     }
     void progress(std::uint64_t bytes_done) override {
@@ -238,17 +299,14 @@ public:
     void note(NoteLevel /*level*/, std::string_view what) override {
         tell([&] { observer_->note(what); });
     }
-    void commit(OutputSink &sink, const PipelineStats &stats) override {
+    void commit_run(const PipelineStats &stats, const std::function<void()> &commit) override {
         check_stop();
         if (selected_) lanes = lane_results(*selected_, settings_, stats.bytes_ciphered);
-        if (settings_.remove_input) {
-            commit_removing_input(sink, source_, input_.string());
-            input_removed = true;
-        } else {
-            sink.commit();
-        }
+        commit();
+        input_removed = settings_.remove_input;
     }
 
+    Mode mode = Mode::ecb;
     std::vector<LaneResult> lanes;
     bool input_removed = false;
 
@@ -264,9 +322,8 @@ private:
     Observer *observer_;
     const Settings &settings_;
     std::stop_token stop_;
-    const InputSource &source_;
-    const std::filesystem::path &input_;
-    const DirectIoOutcome &io_;
+    const InputSource *source_ = nullptr;
+    DirectIoOutcome io_;
     const SelectedBackend *selected_ = nullptr;
 };
 
@@ -302,39 +359,37 @@ InterruptCleanups::Registry &registry_of(InterruptCleanups &cleanups) noexcept {
     return *cleanups.registry_;
 }
 
-Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
-                   Key &key, Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
+Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings &settings, Key &key,
+                   Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
     try {
         refuse_values_outside_enums(settings);
+        const Settings asked = with_mode_asked(settings);
+        const bool reads_mode = !asked.mode;
+        // The settings' checks take the openssl formats' rules where the mode is still to be read:
+        // what applies to GCM alone said GCM (with_mode_asked); the rest is checked once it is read.
+        Settings checked = asked;
+        if (reads_mode) checked.mode = Mode::ecb;
         Key::Source &keys = key_source(key);
-        const SettingUse use = use_of(settings, keys.passphrase_mode());
-        refuse_ignored_settings(settings, use);
-        check_passphrase_settings(settings, use);
-        check_mode_settings(settings, use);
-        check_removal_settings(settings, use, input, output);
+        const SettingUse use = use_of(checked, keys.passphrase_mode());
+        refuse_ignored_settings(checked, use);
+        check_passphrase_settings(checked, use);
+        check_mode_settings(checked, use);
+        check_range_settings(asked);
+        check_removal_settings(checked, use, input, output, reads_mode);
         check_io_settings(settings, input, output);
         refuse_the_key_file(keys, input, output);
         if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
-        const CipherSettings library = library_settings(settings);
-        const unsigned io_threads = default_io_threads();
-        InputSource source = InputSource::open(input.string(), io_threads);
-        CleanupRegistry *registry = cleanups ? &registry_of(*cleanups).registry : nullptr;
-        OutputSink sink = open_sink(output, settings, source, io_threads, registry);
-        if (settings.remove_input) {
-            try {
-                prepare_input_removal(source, input.string(), sink);
-            } catch (const OutputWrittenAsItGoes &e) {
-                refuse("remove_input needs a complete output file; " + e.output + " is not a regular file");
-            }
+        FileRun run = file_run_of(checked, input, output, cleanups ? &registry_of(*cleanups).registry : nullptr);
+        run.mode_from_file = reads_mode;
+        PublicObserver told(observer, settings, stop);
+        PipelineStats stats;
+        try {
+            stats = run_file(run, keys, told);
+        } catch (const OutputWrittenAsItGoes &e) {
+            refuse("remove_input needs a complete output file; " + e.output + " is not a regular file");
         }
-        const std::unique_ptr<FileFormat> format = file_format_for(library, keys, source);
-        const DirectIoOutcome io = choose_direct_io(settings.io, 0, source, &sink);
-        // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
-        if (keys.passphrase_mode()) check_required_backend(library.backend);
-        const CipherKey cipher_key_in_hand = cipher_key(*format, keys);
-        PublicObserver told(observer, settings, stop, source, input, io);
-        const PipelineStats stats = cipher_file_with_key(source, sink, library, *format, cipher_key_in_hand, told);
-        return Result{stats.bytes_read, stats.bytes_written, stats.seconds, std::move(told.lanes), told.input_removed};
+        return Result{told.mode,     stats.bytes_read,      stats.bytes_written,
+                      stats.seconds, std::move(told.lanes), told.input_removed};
     } catch (const CallerFailure &failure) {
         std::rethrow_exception(failure.thrown);
     } catch (...) {

@@ -4,6 +4,7 @@
 #include "aes_gpu/gpu_backend.hpp"
 #include "cipher/cipher_backend.hpp"
 #include "common/errors.hpp"
+#include "engine/gcm_range.hpp"
 #include "format/tink_gcm.hpp"
 #include "keys/passphrase.hpp"
 #ifdef AESGPU_HAVE_CUDA
@@ -26,6 +27,8 @@ std::optional<Error> caller_side(const std::exception_ptr &failure) {
         return error;
     } catch (const AuthenticationFailed &e) {
         return Error(ErrorKind::authentication, e.what());
+    } catch (const RangePastTheEnd &e) { // nothing was written
+        return Error(ErrorKind::format, e.what());
     } catch (const FormatError &e) { // NoSaltedHeader, BadPadding, StreamCutShort
         return Error(ErrorKind::format, e.what());
     } catch (const IoError &e) { // BrokenPipe

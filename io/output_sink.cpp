@@ -182,19 +182,23 @@ OutputSink::~OutputSink() {
 }
 
 OutputSink OutputSink::standard_output(const struct stat *input_status) {
-    const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
+    return descriptor(STDOUT_FILENO, "standard output", input_status);
+}
+
+OutputSink OutputSink::descriptor(int fd, std::string name, const struct stat *input_status) {
+    const int flags = ::fcntl(fd, F_GETFL);
     // main() puts an O_PATH descriptor, good for nothing, where standard output was closed.
     if (flags < 0 || (flags & O_PATH) != 0 || (flags & O_ACCMODE) == O_RDONLY) {
-        throw IoError("cannot write to standard output: it is closed (or open for reading only)");
+        throw IoError("cannot write to " + name + ": it is closed (or open for reading only)");
     }
     struct stat st {};
-    if (::fstat(STDOUT_FILENO, &st) != 0) throw IoError(errno_message("cannot use", "standard output", errno));
+    if (::fstat(fd, &st) != 0) throw IoError(errno_message("cannot use", name, errno));
     // `aesgpu encrypt f -c >> f` would read its own output forever.
     if (S_ISREG(st.st_mode) && input_status && same_file(st, *input_status)) {
-        throw IoError("refusing to write standard output: it is the input file");
+        throw IoError("refusing to write " + name + ": it is the input file");
     }
-    enlarge_pipe_buffer(STDOUT_FILENO);
-    return OutputSink(Kind::direct, UniqueFd{}, STDOUT_FILENO, "standard output");
+    enlarge_pipe_buffer(fd);
+    return OutputSink(Kind::direct, UniqueFd{}, fd, std::move(name));
 }
 
 OutputSink OutputSink::create(const std::string &path, const OutputPolicy &policy) {

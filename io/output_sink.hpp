@@ -46,6 +46,9 @@ class OutputSink {
 public:
     // Throws IoError when standard output is closed or is the input file.
     static OutputSink standard_output(const struct stat *input_status = nullptr);
+    // A descriptor the caller opened for writing (never closed here), written as the data comes,
+    // as standard output is; `name` in messages.
+    static OutputSink descriptor(int fd, std::string name, const struct stat *input_status = nullptr);
     // Follows symbolic links to the file they name. Throws IoError when the target exists and may
     // not be replaced (before any work is done), or cannot be created.
     static OutputSink create(const std::string &path, const OutputPolicy &policy);

@@ -6,7 +6,10 @@
 #include "engine/segment_chunks.hpp"
 #include "format/openssl_enc.hpp"
 #include "job/file_job.hpp"
+#include "job/input_removal.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -219,6 +222,94 @@ PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSet
     const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
     const CipherKey key = cipher_key(*format, keys);
     return cipher_file_with_key(source, sink, settings, *format, key, observer);
+}
+
+namespace {
+
+// "descriptor 5", as messages name an end given as one.
+std::string descriptor_name(int fd) {
+    return "descriptor " + std::to_string(fd);
+}
+
+InputSource open_input(const FileRun &run) {
+    if (run.input.is_descriptor()) {
+        // A copy of the caller's descriptor: the source closes its own, never the caller's.
+        UniqueFd copy(::fcntl(run.input.fd, F_DUPFD_CLOEXEC, 3));
+        if (!copy.valid()) throw IoError(errno_message("cannot use", descriptor_name(run.input.fd), errno));
+        return InputSource::adopt(std::move(copy), descriptor_name(run.input.fd));
+    }
+    // A FIFO's open waits for a writer: a range, which needs a file that can seek, never opens one.
+    struct stat named {};
+    if (run.range && run.input.path != "-" && ::stat(run.input.path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode)) {
+        throw std::invalid_argument("a byte range is read from a file that can seek (a regular file or block device)");
+    }
+    return InputSource::open(run.input.path, run.io_threads);
+}
+
+OutputSink open_output(const FileRun &run, const InputSource &source) {
+    if (run.output.is_descriptor()) {
+        return OutputSink::descriptor(run.output.fd, descriptor_name(run.output.fd), &source.status());
+    }
+    if (run.output.path == "-") return OutputSink::standard_output(&source.status());
+    OutputSink sink = OutputSink::create(run.output.path, OutputPolicy{.overwrite = run.overwrite,
+                                                                       .input_status = &source.status(),
+                                                                       .io_threads = run.io_threads,
+                                                                       .interrupt_cleanups = run.interrupt_cleanups});
+    if (run.durable) sink.make_durable();
+    return sink;
+}
+
+// Hands every callback to the run's observer; the commit goes through commit_run, with the input's
+// removal where asked.
+class RunCommit final : public CipherObserver {
+public:
+    RunCommit(const FileRun &run, const InputSource &source, RunObserver &observer)
+        : run_(run), source_(source), observer_(observer) {}
+    void backend_selected(const SelectedBackend &selected) override { observer_.backend_selected(selected); }
+    void starting(const JobPlan &plan) override { observer_.starting(plan); }
+    void progress(std::uint64_t bytes_done) override { observer_.progress(bytes_done); }
+    void note(NoteLevel level, std::string_view what) override { observer_.note(level, what); }
+    void commit(OutputSink &sink, const PipelineStats &stats) override {
+        observer_.commit_run(stats, [&] {
+            if (run_.remove_input) {
+                commit_removing_input(sink, source_, run_.input.path);
+            } else {
+                sink.commit();
+            }
+        });
+    }
+
+private:
+    const FileRun &run_;
+    const InputSource &source_;
+    RunObserver &observer_;
+};
+
+} // namespace
+
+PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer) {
+    InputSource source = open_input(run);
+    OutputSink sink = open_output(run, source);
+    if (run.remove_input) prepare_input_removal(source, run.input.path, sink);
+    observer.opened(source, sink);
+    CipherSettings settings = run.settings;
+    std::optional<ModeGuess> guess;
+    if (run.mode_from_file && settings.direction == Direction::decrypt) {
+        guess = guess_input_mode(source, keys, settings.segment_bytes, settings.no_pad);
+        settings.mode = guess->mode;
+        observer.mode_read(source, *guess);
+    }
+    const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
+    if (!run.range) observer.io_chosen(choose_direct_io(run.io, settings.chunk_bytes, source, &sink));
+    // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
+    if (keys.passphrase_mode() && !run.range) check_required_backend(settings.backend);
+    const CipherKey key = cipher_key(*format, keys, guess ? &*guess : nullptr, &source);
+    if (guess && guess->first_segment_decides) authenticate_first_segment(source, key.key, key.spec);
+    settings.mode = key.spec.mode; // where the padding decided, the mode it says
+    observer.key_in_hand(key);
+    RunCommit commit(run, source, observer);
+    if (run.range) return decrypt_range(source, sink, *format, key, *run.range, commit);
+    return cipher_file_with_key(source, sink, settings, *format, key, commit);
 }
 
 } // namespace aesgpu

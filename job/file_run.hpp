@@ -30,13 +30,16 @@
 #include "format/file_format.hpp"
 #include "io/input_source.hpp"
 #include "io/output_sink.hpp"
+#include "job/io_choice.hpp"
 #include "job/key_source.hpp"
 #include "keys/passphrase.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace aesgpu {
@@ -132,5 +135,54 @@ PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFor
 // The whole file job: file_format_for, cipher_key, cipher_file_with_key.
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
                           CipherObserver &observer);
+
+// Where a whole run reads or writes: a path ("-": standard input or output), or a descriptor the
+// caller opened (fd >= 0), which the run neither closes nor moves but for its reads or writes.
+struct RunEnd {
+    std::string path;
+    int fd = -1;
+    [[nodiscard]] bool is_descriptor() const { return fd >= 0; }
+};
+
+// One whole run, as the command and the public library ask for it.
+struct FileRun {
+    RunEnd input;
+    RunEnd output;
+    CipherSettings settings;
+    // Decrypting: settings.mode is read from the input (guess_input_mode) and what decides it
+    // checked before the run (segment 0's tag, the padding).
+    bool mode_from_file = false;
+    // Decrypting GCM from a file that can seek: only this part of the plaintext (decrypt_range).
+    std::optional<ByteRange> range;
+    IoChoice io = IoChoice::automatic;
+    bool overwrite = false;    // OutputPolicy::overwrite
+    bool durable = false;      // the output on the disk before the run returns
+    bool remove_input = false; // prepare_input_removal, then commit_removing_input
+    unsigned io_threads = 1;
+    CleanupRegistry *interrupt_cleanups = nullptr;
+};
+
+// Told the steps of a whole run besides what CipherObserver is told; each may throw to stop the
+// run there (no output). Its CipherObserver::commit is not called: commit_run is.
+class RunObserver : public CipherObserver {
+public:
+    // The input and output, open; nothing read but the input's status.
+    virtual void opened(const InputSource & /*source*/, const OutputSink & /*sink*/) {}
+    // Decrypting without a mode: what the input's start says (where the padding decides, `guess`
+    // says ECB until the key is in hand: key_in_hand then has the mode).
+    virtual void mode_read(const InputSource & /*source*/, const ModeGuess & /*guess*/) {}
+    virtual void io_chosen(const DirectIoOutcome & /*io*/) {}
+    virtual void key_in_hand(const CipherKey & /*key*/) {}
+    // The data is through and checked: `commit` puts the output in place (and removes the input
+    // where asked). A caller may report first, or hold signals off around it.
+    virtual void commit_run(const PipelineStats & /*stats*/, const std::function<void()> &commit) { commit(); }
+};
+
+// The whole run, in the order that asks for a passphrase only once everything that needs none has
+// passed: the input opened (a FIFO named for a range is refused before its open would wait), the
+// output opened and, with remove_input, checked; the mode read from the input's start where asked;
+// the header read or made; the I/O path chosen; the GPU checked where a passphrase is asked for;
+// the key; then the data (or the range) and the commit. Throws as each step does.
+PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer);
 
 } // namespace aesgpu

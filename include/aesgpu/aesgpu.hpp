@@ -53,18 +53,35 @@
 
 namespace aesgpu {
 
+// A part of a plaintext: `length` bytes from `offset` (none: to the end).
+struct Range {
+    std::uint64_t offset = 0;
+    std::optional<std::uint64_t> length;
+};
+
 // What a caller prefers. Field names are what an Error's message names when one is wrong.
 struct Settings {
     Direction direction = Direction::encrypt;
-    // No default: a call without a mode is refused (ErrorKind::settings), as the mode decides what
-    // the output is (and ECB, the command's default, is the one that shows patterns).
+    // No default. Encrypting without one is refused (ErrorKind::settings): the mode decides what
+    // the output is. Decrypting without one reads it from the input as the aesgpu command does
+    // (docs/usage.md, Modes): aesgpu's GCM passphrase header is GCM; openssl's
+    // passphrase files (Salted__) are CTR where their data is not whole 16-byte blocks, else ECB or
+    // CBC as the last block's padding fits (both fitting, one file in 256, is ErrorKind::format:
+    // give the mode); with a raw key, a first byte that is Tink's header length is GCM where
+    // segment 0's tag proves it, anything else ECB. associated_data or segment_bytes say GCM; iv
+    // and no_pad need the mode given. A pipe in openssl's passphrase format is held (up to 64 MiB)
+    // to find its end. Result::mode says what it read.
     std::optional<Mode> mode;
     // ctr and cbc with a raw key: CTR's first counter block, CBC's IV (required: a fixed one would
     // repeat the keystream, or give equal starts equal ciphertext, across files). A passphrase
     // derives its own; ecb and gcm take none. Every enum field holds one of its enum's values, or
     // the call is refused (ErrorKind::settings).
     std::optional<std::array<std::uint8_t, 16>> iv;
-    bool no_pad = false;                                      // ecb: whole 16-byte blocks only, no PKCS#7 padding
+    bool no_pad = false; // ecb: whole 16-byte blocks only, no PKCS#7 padding
+    // Decrypting gcm: only this part of the plaintext, from its segments alone, each checked against
+    // its tag, from an input that can seek (a regular file or block device). The output holds
+    // those bytes; a range that ends past the plaintext is ErrorKind::format, nothing written.
+    std::optional<Range> range;
     unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
     unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // 128, 192 or 256 (gcm: 128 or 256)
     // gcm with a raw key: the ciphertext segment size (Tink's; not recorded in the file, so decrypt
@@ -179,6 +196,7 @@ struct LaneResult {
 };
 
 struct Result {
+    Mode mode = Mode::ecb; // as given, or as read from the input
     std::uint64_t bytes_read = 0;
     std::uint64_t bytes_written = 0;
     double seconds = 0;
@@ -236,12 +254,34 @@ private:
     std::unique_ptr<Registry> registry_;
 };
 
+// A file descriptor the program opened, to read from or write to in place of a path. The library
+// neither closes it nor changes its flags; a descriptor is read or written from where it stands,
+// as the data comes (as a pipe), and messages name it "descriptor N".
+struct Descriptor {
+    int fd = -1;
+};
+
+// The input or output of cipher_file: a path ("-" is standard input or output) or a Descriptor.
+class Endpoint {
+public:
+    Endpoint(std::filesystem::path path) : path_(std::move(path)) {}
+    Endpoint(const char *path) : path_(path) {}
+    Endpoint(const std::string &path) : path_(path) {}
+    Endpoint(Descriptor descriptor) : descriptor_(descriptor) {}
+    [[nodiscard]] const std::filesystem::path &path() const { return path_; }
+    [[nodiscard]] std::optional<Descriptor> descriptor() const { return descriptor_; }
+
+private:
+    std::filesystem::path path_;
+    std::optional<Descriptor> descriptor_;
+};
+
 // Encrypts or decrypts `input` into `output` (a new file, or a replaced one with
-// settings.overwrite; "-" is standard input or output). Throws Error; the output is then absent
-// (a pipe or device keeps what was written). `cleanups`: see InterruptCleanups.
-Result cipher_file(const std::filesystem::path &input, const std::filesystem::path &output, const Settings &settings,
-                   Key &key, Observer *observer = nullptr, std::stop_token stop = {},
-                   InterruptCleanups *cleanups = nullptr);
+// settings.overwrite; "-" is standard input or output; a Descriptor). Throws Error; the output is
+// then absent (a pipe, device or descriptor keeps what was written). `cleanups`: see
+// InterruptCleanups.
+Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings &settings, Key &key,
+                   Observer *observer = nullptr, std::stop_token stop = {}, InterruptCleanups *cleanups = nullptr);
 
 // What became of one FileTask of cipher_files: its Result, or the Error it failed with (its output
 // is then absent, as cipher_file leaves it).

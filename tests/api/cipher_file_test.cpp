@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -865,20 +866,157 @@ TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProv
     EXPECT_TRUE(fs::exists(dir / "linked"));
 }
 
-// Settings have no default mode: a call that names none is refused, whichever the direction,
-// before anything is opened (it used to write openssl's ECB).
-TEST(PublicCipherFile, ACallWithoutAModeIsRefused) {
+// Settings have no default mode: encrypting without one is refused before anything is opened (it
+// used to write openssl's ECB). Decrypting without one reads it, but iv and no_pad need it given.
+TEST(PublicCipherFile, EncryptingWithoutAModeIsRefused) {
     Directory dir;
     write_file(dir / "in", random_bytes(1000));
     aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
-    for (const aesgpu::Direction direction : {aesgpu::Direction::encrypt, aesgpu::Direction::decrypt}) {
-        aesgpu::Settings settings = cpu(direction, aesgpu::Mode::ecb);
-        settings.mode.reset();
+    const auto refused = [&](const aesgpu::Settings &settings, const std::string &words) {
         const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
         EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
-        EXPECT_EQ(message, "mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
+        EXPECT_EQ(message, words);
         EXPECT_FALSE(fs::exists(dir / "out"));
+    };
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
+    settings.mode.reset();
+    refused(settings, "mode: none given; choose one: Mode::ecb, Mode::ctr, Mode::cbc or Mode::gcm");
+    settings.direction = aesgpu::Direction::decrypt;
+    settings.iv = aesgpu::iv_from_hex("000102030405060708090a0b0c0d0e0f");
+    refused(settings, "iv needs the mode it is for (ctr or cbc): give mode");
+    settings.iv.reset();
+    settings.no_pad = true;
+    refused(settings, "no_pad needs mode ecb given: without a mode, the padding tells ECB from CBC");
+}
+
+// openssl enc -pbkdf2's passphrase file (Salted__, a salt, then the data under PBKDF2-HMAC-SHA256
+// of 10000 iterations), made with EVP from a fixed salt so that the file is the same every run.
+Bytes openssl_passphrase_file(const EVP_CIPHER *cipher, const std::string &passphrase, std::uint8_t salt_byte,
+                              const Bytes &data) {
+    const Bytes salt(8, salt_byte);
+    Bytes key_and_iv(std::size_t(EVP_CIPHER_key_length(cipher) + 16));
+    EXPECT_EQ(PKCS5_PBKDF2_HMAC(passphrase.data(), static_cast<int>(passphrase.size()), salt.data(),
+                                static_cast<int>(salt.size()), 10000, EVP_sha256(), static_cast<int>(key_and_iv.size()),
+                                key_and_iv.data()),
+              1);
+    const Bytes key(key_and_iv.begin(), key_and_iv.begin() + EVP_CIPHER_key_length(cipher));
+    const Bytes body = openssl(cipher, key, key_and_iv.data() + key.size(), data);
+    constexpr std::string_view kMagic = "Salted__";
+    Bytes file(kMagic.size() + salt.size() + body.size());
+    std::copy(kMagic.begin(), kMagic.end(), file.begin());
+    std::copy(salt.begin(), salt.end(), file.begin() + std::ptrdiff_t(kMagic.size()));
+    std::copy(body.begin(), body.end(), file.begin() + std::ptrdiff_t(kMagic.size() + salt.size()));
+    return file;
+}
+
+// Decrypting without a mode reads it from the input by the command's rules: openssl's passphrase
+// files of each mode (the length says CTR, the padding ECB or CBC), aesgpu's GCM files (its
+// passphrase header; a raw key's by segment 0's tag) and a raw key's ECB. Result::mode says which.
+TEST(PublicCipherFile, DecryptingWithoutAModeReadsItFromTheInput) {
+    Directory dir;
+    Bytes data(5000);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    const auto decrypted_as = [&](const char *name, aesgpu::Key &key) {
+        aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb);
+        settings.mode.reset();
+        settings.overwrite = true;
+        const aesgpu::Result result = aesgpu::cipher_file(dir / name, dir / "back", settings, key);
+        EXPECT_EQ(read_file(dir / "back"), data) << name;
+        return result.mode;
+    };
+    const Bytes odd(data.begin(), data.begin() + 4999); // CTR: not whole blocks
+    write_file(dir / "ctr", openssl_passphrase_file(EVP_aes_256_ctr(), "secret", 1, odd));
+    write_file(dir / "cbc", openssl_passphrase_file(EVP_aes_256_cbc(), "secret", 2, data));
+    write_file(dir / "ecb", openssl_passphrase_file(EVP_aes_256_ecb(), "secret", 3, data));
+    for (const auto &[name, mode] : {std::pair{"cbc", aesgpu::Mode::cbc}, std::pair{"ecb", aesgpu::Mode::ecb}}) {
+        aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+        EXPECT_EQ(decrypted_as(name, passphrase), mode) << name;
     }
+    {
+        aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+        aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb);
+        settings.mode.reset();
+        EXPECT_EQ(aesgpu::cipher_file(dir / "ctr", dir / "ctr.back", settings, passphrase).mode, aesgpu::Mode::ctr);
+        EXPECT_EQ(read_file(dir / "ctr.back"), odd);
+    }
+    const Bytes raw = random_bytes(32);
+    for (const aesgpu::Mode mode : {aesgpu::Mode::gcm, aesgpu::Mode::ecb}) {
+        aesgpu::Key key = aesgpu::Key::raw(raw);
+        write_file(dir / "plain", data);
+        aesgpu::cipher_file(dir / "plain", dir / "raw", cpu(aesgpu::Direction::encrypt, mode), key);
+        EXPECT_EQ(decrypted_as("raw", key), mode);
+        fs::remove(dir / "raw");
+    }
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    EXPECT_EQ(decrypted_as("gcm", passphrase), aesgpu::Mode::gcm);
+}
+
+// A range of a GCM file: its bytes alone, from the segments that hold them; past the end, nothing
+// written; of another mode, refused.
+TEST(PublicCipherFile, ReadsARangeOfAGcmFile) {
+    Directory dir;
+    const Bytes data = random_bytes(3 * 65536 + 1234);
+    write_file(dir / "plain", data);
+    aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
+    aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    settings.segment_bytes = 65536;
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", settings, key);
+    settings.direction = aesgpu::Direction::decrypt;
+    settings.range = aesgpu::Range{100000, 70000};
+    const aesgpu::Result result = aesgpu::cipher_file(dir / "gcm", dir / "part", settings, key);
+    EXPECT_EQ(read_file(dir / "part"), Bytes(data.begin() + 100000, data.begin() + 170000));
+    EXPECT_EQ(result.bytes_written, 70000u);
+    EXPECT_LT(result.bytes_read, 3 * 65536u) << "only the segments that hold the range are read";
+    settings.range = aesgpu::Range{data.size() - 10, std::nullopt};
+    aesgpu::cipher_file(dir / "gcm", dir / "tail", settings, key);
+    EXPECT_EQ(read_file(dir / "tail"), Bytes(data.end() - 10, data.end()));
+    settings.range = aesgpu::Range{data.size() - 10, 11};
+    const auto [past_kind, past] = error_thrown([&] { aesgpu::cipher_file(dir / "gcm", dir / "past", settings, key); });
+    EXPECT_EQ(past_kind, aesgpu::ErrorKind::format) << past;
+    EXPECT_FALSE(fs::exists(dir / "past"));
+    settings.mode = aesgpu::Mode::ecb;
+    settings.segment_bytes = 0;
+    const auto [ecb_kind, ecb] = error_thrown([&] { aesgpu::cipher_file(dir / "gcm", dir / "ecb", settings, key); });
+    EXPECT_EQ(ecb_kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(ecb, "range applies to mode gcm only");
+}
+
+// Any descriptor as input and output, not only standard input and output: here the two ends of
+// two pipes, none of them 0 or 1. The library reads and writes them and closes neither.
+TEST(PublicCipherFile, ReadsAndWritesDescriptorsTheCallerOpened) {
+    const Bytes data = random_bytes(300000);
+    const Bytes key = random_bytes(16);
+    int in[2];
+    int out[2];
+    ASSERT_EQ(pipe(in), 0);
+    ASSERT_EQ(pipe(out), 0);
+    ASSERT_GT(std::min({in[0], in[1], out[0], out[1]}), 1);
+    std::thread writer([&] {
+        for (std::size_t done = 0; done < data.size();) {
+            const ssize_t wrote = write(in[1], data.data() + done, data.size() - done);
+            if (wrote <= 0) break;
+            done += std::size_t(wrote);
+        }
+        close(in[1]);
+    });
+    Bytes received;
+    std::thread reader([&] {
+        std::uint8_t buffer[65536];
+        for (ssize_t got; (got = read(out[0], buffer, sizeof buffer)) > 0;)
+            received.insert(received.end(), buffer, buffer + got);
+    });
+    aesgpu::Key raw = aesgpu::Key::raw(key);
+    const aesgpu::Result result = aesgpu::cipher_file(aesgpu::Descriptor{in[0]}, aesgpu::Descriptor{out[1]},
+                                                      cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), raw);
+    EXPECT_NE(fcntl(out[1], F_GETFD), -1) << "the caller's output descriptor is still open";
+    close(out[1]);
+    writer.join();
+    reader.join();
+    EXPECT_EQ(received, openssl(EVP_aes_128_ecb(), key, nullptr, data));
+    EXPECT_EQ(result.bytes_read, data.size());
+    EXPECT_NE(fcntl(in[0], F_GETFD), -1) << "the caller's input descriptor is still open";
+    close(in[0]);
 }
 
 // A value outside its enum (a cast, a file read without checking) is refused as any bad setting,
