@@ -32,7 +32,8 @@ while read -r folder; do
   [[ -v "allowed[$folder]" || " $outside_layers " == *" $folder "* ]] && continue
   echo "$folder/ holds sources but has no place in the layers: name it in scripts/checks/check-layers.sh"
   status=1
-done < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null | sed -n 's#^\([^/]*\)/.*#\1#p' | sort -u)
+done < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null | while read -r file; do [ -e "$file" ] && echo "$file"; done |
+         sed -n 's#^\([^/]*\)/.*#\1#p' | sort -u)
 for folder in "${!allowed[@]}"; do
   [ -d "$folder" ] || continue
   while read -r file; do
