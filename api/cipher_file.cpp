@@ -263,7 +263,7 @@ public:
     PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop)
         : observer_(observer), settings_(settings), stop_(std::move(stop)) {}
 
-    void opened(const InputSource &source, const OutputSink & /*sink*/) override { source_ = &source; }
+    void input_opened(InputSource &source) override { source_ = &source; }
     // Decrypting without a mode: what the settings ask of the mode the input reads as.
     void mode_read(const InputSource &source, const ModeGuess &guess) override {
         if (settings_.remove_input && (guess.padding_decides || !format_rules(guess.mode).proves_the_key)) {

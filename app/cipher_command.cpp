@@ -18,7 +18,6 @@
 #include "common/memory_limit.hpp"
 #include "common/units.hpp"
 #include "engine/backend_selection.hpp"
-#include "engine/segment_chunks.hpp"
 #include "format/detect.hpp"
 #include "format/gcm_stream_header.hpp"
 #include "format/openssl_enc.hpp"
@@ -90,10 +89,9 @@ void print_key(const OpensslEncFile &file, const CipherKey &key) {
     out.commit();
 }
 
-[[noreturn]] void refuse_base64(const InputSource &source) {
+[[noreturn]] void refuse_base64(const std::string &name) {
     throw UsageError(
-        source.display_name() +
-        " looks base64-encoded (openssl enc -a): decode it first, e.g. base64 -d FILE | aesgpu decrypt ...");
+        name + " looks base64-encoded (openssl enc -a): decode it first, e.g. base64 -d FILE | aesgpu decrypt ...");
 }
 
 // Ciphertext that this command cannot read as given, told apart by its first bytes while nothing
@@ -105,7 +103,7 @@ void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
     if (length <= 0) return;
     const CiphertextStart kind = classify_ciphertext_start(std::span(start).first(static_cast<std::size_t>(length)));
     if (kind == CiphertextStart::base64_salted || (!passphrase_mode && kind == CiphertextStart::base64)) {
-        refuse_base64(source);
+        refuse_base64(source.display_name());
     }
     if (!passphrase_mode && kind == CiphertextStart::salted) {
         throw UsageError(source.display_name() +
@@ -177,7 +175,7 @@ public:
 
     [[nodiscard]] bool passphrase_mode() const override { return passphrase_mode_; }
     // True while the key is still to be asked for on the terminal.
-    [[nodiscard]] bool will_prompt() const { return !loaded_; }
+    [[nodiscard]] bool will_prompt() const override { return !loaded_; }
     // True once asking for the key failed: no later input can succeed either.
     [[nodiscard]] bool failed() const { return failed_; }
     // The file or descriptor the key or passphrase was read from (--key-file, -p file:, fd:, stdin).
@@ -329,19 +327,18 @@ void refuse_outputs_over_inputs(const CipherOptions &options, const InputList &l
 
 // What the command says where the input of a passphrase run has no Salted__ header: what its
 // start is instead.
-[[noreturn]] void refuse_unsalted(const InputSource &source, CiphertextStart start) {
+[[noreturn]] void refuse_unsalted(const std::string &name, CiphertextStart start) {
     switch (start) {
-    case CiphertextStart::base64_salted: refuse_base64(source);
+    case CiphertextStart::base64_salted: refuse_base64(name);
     case CiphertextStart::gcm_passphrase:
-        throw FormatError(source.display_name() + " was encrypted with --mode gcm: decrypt it with --mode gcm");
+        throw FormatError(name + " was encrypted with --mode gcm: decrypt it with --mode gcm");
     case CiphertextStart::salted_cut_short:
-        throw FormatError(source.display_name() + " is cut short: its 'Salted__' header has no complete salt");
+        throw FormatError(name + " is cut short: its 'Salted__' header has no complete salt");
     case CiphertextStart::salted: // has a salt
     case CiphertextStart::base64:
     case CiphertextStart::unknown: break;
     }
-    throw KeyError(source.display_name() +
-                   " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
+    throw KeyError(name + " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
 }
 
 // gcm: the options the library would refuse, refused first in the command line's words: the main
@@ -363,23 +360,20 @@ void check_gcm_options(const CipherOptions &options, KeySource &keys) {
     }
 }
 
-// The input's header (decrypting) or a fresh one (encrypting), with the command line's words for
-// what does not fit.
-std::unique_ptr<FileFormat> format_for(const CipherOptions &options, const CipherSettings &settings, KeySource &keys,
-                                       InputSource &source) {
-    if (settings.mode == Mode::gcm) check_gcm_options(options, keys);
+// A failure while the input's header was read (decrypting) or made (encrypting), in the command
+// line's words. `mode`: the mode the header was read as.
+[[noreturn]] void rethrow_header_failure(const CipherOptions &options, const std::string &name, Mode mode) {
     try {
-        return file_format_for(settings, keys, source);
+        throw;
     } catch (const NoSaltedHeader &e) {
-        refuse_unsalted(source, e.start);
+        refuse_unsalted(name, e.start);
     } catch (const NeedsPassphrase &) {
-        throw UsageError(source.display_name() + " was encrypted with a passphrase: give it with -p/--pass");
+        throw UsageError(name + " was encrypted with a passphrase: give it with -p/--pass");
     } catch (const NoPassphraseHeader &) {
-        throw KeyError(source.display_name() +
-                       ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
+        throw KeyError(name + ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
-        if (settings.mode != Mode::gcm) throw;
-        throw FormatError(source.display_name() + ": " + e.what() +
+        if (mode != Mode::gcm) throw;
+        throw FormatError(name + ": " + e.what() +
                           (reads_mode_from_files(options) ? "; if it is not GCM, give --mode ecb (or ctr, cbc)" : ""));
     }
 }
@@ -624,8 +618,8 @@ void make_directories_of(const std::string &output) {
 
 // The output of one input, checked before the key is asked for: nothing with -P, a discarding
 // sink with -t. `output_name` gets its name (empty: standard output).
-std::optional<OutputSink> open_output(const CipherOptions &options, const std::string &input, InputSource &source,
-                                      unsigned io_threads, std::string &output_name) {
+std::optional<OutputSink> open_output_of(const CipherOptions &options, const std::string &input, InputSource &source,
+                                         unsigned io_threads, std::string &output_name) {
     std::optional<OutputSink> sink;
     if (options.test_only) {
         sink.emplace(OutputSink::discard());
@@ -656,131 +650,6 @@ std::optional<OutputSink> open_output(const CipherOptions &options, const std::s
     return sink;
 }
 
-// What the command says and does as one file's job goes (the library says nothing itself): the -v
-// lines, the progress bar, and the commit with signals held off, --rm and the exit status.
-class CommandObserver final : public CipherObserver {
-public:
-    CommandObserver(const CipherOptions &options, CommandState &shared, RunSummary &summary, const InputSource &source,
-                    const OutputSink &sink, unsigned io_threads, std::optional<int> settle_status)
-        : options_(options), shared_(shared), summary_(summary), source_(source), sink_(sink), io_threads_(io_threads),
-          settle_status_(settle_status) {}
-
-    // The key's size, for the cipher's name ("AES-256-CTR").
-    void key_derived(std::size_t key_bits) { key_bits_ = key_bits; }
-
-    void backend_selected(const SelectedBackend &selected) override {
-        shared_.selection_log.tell(options_.backend, selected);
-        spdlog::debug("backend set up in {:.3f} s", seconds_since(set_up_from_));
-        shared_.ecb_warning.show(); // every check that can fail before the run has passed
-    }
-
-    void starting(const JobPlan &plan) override {
-        selected_ = &plan.selected;
-        memory_limit_ = plan.memory_limit;
-        chunk_bytes_asked_ = plan.chunk_bytes;
-        ring_slots_asked_ = plan.ring_slots;
-        if (plan.memory_limit) {
-            spdlog::debug("memory limit of the control group: {}; the ring takes at most {}",
-                          human_bytes(double(plan.memory_limit)),
-                          human_bytes(double(plan.memory_limit / kRingShareOfMemoryLimit)));
-        }
-        if (plan.input_dropped_behind) {
-            spdlog::debug("the input leaves the page cache once read, and the output is written to the disk every {}",
-                          human_bytes(double(plan.write_behind_bytes)));
-        }
-        spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
-                     options_.test_only                         ? "testing"
-                     : options_.direction == Direction::encrypt ? "encrypting"
-                                                                : "decrypting",
-                     source_.display_name(), sink_.display_name(), cipher_name(*summary_.mode, key_bits_),
-                     describe_backend(plan.selected), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
-                     io_threads_ == 1 ? "" : "s");
-        const bool show_progress = options_.progress == ProgressChoice::always ||
-                                   (options_.progress == ProgressChoice::automatic && !options_.log.quiet &&
-                                    progress_shown_by_default(sink_.is_terminal(), source_.fd() == STDIN_FILENO &&
-                                                                                       is_a_pipe(source_.status())));
-        // Its destructor erases the line if the run throws, before main() reports the error.
-        progress_.emplace(show_progress, source_.size(), backend_name());
-    }
-
-    void progress(std::uint64_t done) override {
-        if (selected_->dispatcher) progress_->set_backend(backend_name());
-        progress_->update(done);
-    }
-
-    void note(NoteLevel level, std::string_view what) override { log_note(level, what); }
-
-    // A signal during the commit waits for it; one after the last commit finds every output final.
-    void commit(OutputSink &sink, const PipelineStats &stats) override {
-        if (!selected_) { // --range: no backend, no progress, only the commit
-            run_uninterrupted([&] {
-                sink.commit();
-                if (settle_status_) settle_interrupts(*settle_status_);
-            });
-            summary_.backend = "cpu";
-            return;
-        }
-        progress_->finish();
-        if (const std::optional<std::uint64_t> at = sink.direct_writes_refused_at()) {
-            summary_.io = "mixed";
-            spdlog::info("I/O: the file system refused a direct write at byte {}; the rest went through the page cache",
-                         *at);
-        }
-        spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
-        if (selected_->dispatcher) log_lanes(options_.backend.choice, selected_->dispatcher->report());
-        if (stats.chunk_bytes != chunk_bytes_asked_ || stats.ring_slots != ring_slots_asked_) {
-            spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10,
-                         stats.ring_slots);
-        }
-        if (stats.went_in_place) {
-            summary_.io = "mixed";
-            spdlog::info("I/O: memory was short for the out-of-place ring (twice the chunks): ran in place, and what "
-                         "the header or tags put off the disk's alignment went through the page cache");
-        }
-        const auto commit_start = std::chrono::steady_clock::now();
-        run_uninterrupted([&] {
-            if (options_.remove_input) {
-                commit_removing_input(sink, source_, summary_.input);
-                summary_.input_removed = true;
-            } else {
-                sink.commit();
-            }
-            if (settle_status_) settle_interrupts(*settle_status_);
-        });
-        if (!options_.test_only) spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
-        summary_.backend = backend_name();
-        if (selected_->dispatcher) summary_.lanes = selected_->dispatcher->report();
-    }
-
-    // True once the job is set up: its failures are the data's, not the set-up's.
-    [[nodiscard]] bool started() const { return selected_ != nullptr; }
-    [[nodiscard]] std::uint64_t memory_limit() const { return memory_limit_; }
-
-private:
-    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
-    // the GPUs take over from the CPU start.
-    [[nodiscard]] std::string backend_name() const {
-        if (selected_->dispatcher) return lane_key(active_lane_names(selected_->dispatcher->lanes_now()));
-        const std::string description = selected_->backend->describe();
-        return description.substr(0, description.find(" ("));
-    }
-
-    const CipherOptions &options_;
-    CommandState &shared_;
-    RunSummary &summary_;
-    const InputSource &source_;
-    const OutputSink &sink_;
-    unsigned io_threads_;
-    std::size_t key_bits_ = 0;
-    std::optional<int> settle_status_;
-    std::chrono::steady_clock::time_point set_up_from_ = std::chrono::steady_clock::now();
-    const SelectedBackend *selected_ = nullptr;
-    std::uint64_t memory_limit_ = 0;
-    std::size_t chunk_bytes_asked_ = 0;
-    std::size_t ring_slots_asked_ = 0;
-    std::optional<ProgressBar> progress_;
-};
-
 // gcm with a raw key: the segment size is the user's to give, and a wrong one reads as a cut stream.
 std::string other_segment_size_hint(const SegmentGeometry &segments) {
     return fmt::format(", or it was made with another --segment-size than {}",
@@ -791,12 +660,11 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
 
 // Rethrows the failure of a GCM stream being handled with which file, and which options could
 // explain it.
-[[noreturn]] void rethrow_gcm_failure(const InputSource &source, const SegmentGeometry &segments,
-                                      bool passphrase_mode) {
+[[noreturn]] void rethrow_gcm_failure(const std::string &name, const SegmentGeometry &segments, bool passphrase_mode) {
     try {
         throw;
     } catch (const AuthenticationFailed &e) {
-        throw AuthenticationFailed(fmt::format("{}: {}: {}", source.display_name(), e.what(),
+        throw AuthenticationFailed(fmt::format("{}: {}: {}", name, e.what(),
                                                passphrase_mode
                                                    ? "wrong passphrase or --aad, or the file was changed"
                                                    : "wrong key, --aad or --segment-size, or the file was changed "
@@ -804,23 +672,22 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
                                                      "written"));
     } catch (const StreamCutShort &e) {
         // A raw key's segment size is the user's to give: the wrong one ends the stream inside a tag.
-        throw StreamCutShort(fmt::format("{}: {}{}", source.display_name(), e.what(),
-                                         passphrase_mode ? "" : other_segment_size_hint(segments)));
+        throw StreamCutShort(
+            fmt::format("{}: {}{}", name, e.what(), passphrase_mode ? "" : other_segment_size_hint(segments)));
     } catch (const FormatError &e) {
         // Another failure of a GCM stream: say which file, as for a failed segment.
-        throw FormatError(fmt::format("{}: {}", source.display_name(), e.what()));
+        throw FormatError(fmt::format("{}: {}", name, e.what()));
     }
 }
 
 // Rethrows the exception being handled, a failure of the data once the job had started, with what
 // the command line can add: which file, and which options could explain it.
-// `mode_was_read`: the mode came from the file (no --mode); `source`: the data.
-[[noreturn]] void rethrow_with_advice(const CipherOptions &options, const InputSource &source, const OutputSink &sink,
-                                      const FileFormat &format, bool passphrase_mode, std::uint64_t memory_limit,
-                                      const ModeGuess *mode_was_read) {
+// `mode_was_read`: the mode came from the file (no --mode); `name`: the input's; `withdrawable`:
+// the output's (nothing of it is left on failure); `segments`: the format's.
+[[noreturn]] void rethrow_with_advice(const CipherOptions &options, const std::string &name, bool withdrawable,
+                                      const std::optional<SegmentGeometry> &segments, bool passphrase_mode,
+                                      std::uint64_t memory_limit, const ModeGuess *mode_was_read) {
     const bool encrypting = options.direction == Direction::encrypt;
-    const std::optional<SegmentGeometry> segments = format.segments();
-    const std::string &name = source.display_name();
     try {
         throw;
     } catch (const BadPadding &) {
@@ -830,7 +697,7 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
         throw_not_whole_blocks(e, name);
     } catch (const FormatError &e) {
         if (!segments) throw FormatError(name + ": " + e.what() + other_modes_hint(mode_was_read));
-        rethrow_gcm_failure(source, *segments, passphrase_mode);
+        rethrow_gcm_failure(name, *segments, passphrase_mode);
     } catch (const ResourceExhausted &e) {
         // A GCM chunk holds a whole segment: under a tight memory limit, large ones cannot fit.
         if (!segments || memory_limit == 0) throw;
@@ -842,24 +709,10 @@ std::string other_segment_size_hint(const SegmentGeometry &segments) {
                                      "memory is allowed"));
     } catch (const TooManySegments &e) {
         // A stream of unknown length (a pipe) reached the limit: no byte of segment 2^32 was ciphered.
-        throw TooManySegments(fmt::format("{}: {}; {}{}", source.display_name(), e.what(),
+        throw TooManySegments(fmt::format("{}: {}; {}{}", name, e.what(),
                                           segment_limit_advice(options.direction, passphrase_mode),
-                                          sink.withdrawable() ? "" : "; the output already written is incomplete"));
+                                          withdrawable ? "" : "; the output already written is incomplete"));
     }
-}
-
-// --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
-void set_io_path(const CipherOptions &options, InputSource &source, std::optional<OutputSink> &sink,
-                 RunSummary &summary) {
-    if (options.range) { // a few segments, read where they lie
-        summary.io = "buffered";
-        return;
-    }
-    const IoPath io_path =
-        choose_io_path(options.io, options.chunk_bytes, source, sink && !options.test_only ? &*sink : nullptr);
-    summary.io = io_path.name();
-    summary.io_engine = io_path.engine;
-    spdlog::info("I/O: {} ({})", summary.io, io_path.reason);
 }
 
 // -v: what deriving the key from the passphrase cost.
@@ -888,8 +741,6 @@ void log_done(const CipherOptions &options, const PipelineStats &stats, const Cp
                  gib >= 1.0 / 1024 ? fmt::format(" ({:.2f} s/GiB)", cpu.total() / gib) : std::string());
 }
 
-// Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
-// options given are another mode's (before anything that asks for the key).
 // An option of openssl's formats that was given (none: the defaults), for a file that reads as GCM.
 const char *openssl_option_given(const CipherOptions &options) {
     return options.no_pad                                   ? "--no-pad"
@@ -923,46 +774,6 @@ void refuse_options_the_mode_cannot_take(const CipherOptions &options, const Inp
     }
 }
 
-ModeGuess read_mode(const CipherOptions &options, InputSource &source, KeySource &keys, std::size_t segment_bytes) {
-    ModeGuess guess;
-    try {
-        guess = guess_input_mode(source, keys, segment_bytes, options.no_pad);
-    } catch (const ModeNotRecorded &e) {
-        throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
-    }
-    const std::string reads_as = guess.padding_decides ? "ecb or --mode cbc" : mode_name(guess.mode);
-    spdlog::info("{} reads as --mode {}: {}", source.display_name(), reads_as, guess.why);
-    refuse_options_the_mode_cannot_take(options, source, guess, reads_as);
-    return guess;
-}
-
-// A mode read from Tink's header length byte alone: segment 0's tag decides, before the run.
-void authenticate_first_segment_of(InputSource &source, const CipherKey &key) {
-    try {
-        authenticate_first_segment(source, key.key, key.spec);
-    } catch (const AuthenticationFailed &e) {
-        throw AuthenticationFailed(fmt::format(
-            "{}: {}: wrong key, a changed file, a GCM file of another --segment-size than 1M (give --mode gcm "
-            "--segment-size), or not GCM at all: its first byte is what a GCM file's would be; if it is ECB, give "
-            "--mode ecb (CTR: --mode ctr)",
-            source.display_name(), e.what()));
-    } catch (const StreamCutShort &e) {
-        throw StreamCutShort(fmt::format("{}: {}; its first byte is what a GCM file's would be: if it is ECB, give "
-                                         "--mode ecb",
-                                         source.display_name(), e.what()));
-    }
-}
-
-// Decrypting without --mode: the input's mode (read_mode), now the settings' and the summary's.
-std::optional<ModeGuess> mode_of_input(const CipherOptions &options, InputSource &source, KeySource &keys,
-                                       CipherSettings &settings, RunSummary &summary) {
-    if (!reads_mode_from_files(options)) return std::nullopt;
-    ModeGuess guess = read_mode(options, source, keys, settings.segment_bytes);
-    settings.mode = guess.mode;
-    summary.mode = guess.mode;
-    return guess;
-}
-
 // What a regular file's length already tells: whole blocks, and no more segments than a stream
 // may have. `header_bytes`: read already; `mode_was_read`: as for other_modes_hint;
 // `passphrase_mode`: a GCM file's header gives its segment size.
@@ -973,30 +784,6 @@ void check_input_size(const CipherOptions &options, const CipherSettings &settin
     if (const std::optional<SegmentGeometry> segments = format.segments()) {
         check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
     }
-}
-
-// The key (asked for here, with a prompt), -v's cost of deriving it, and where the mode was a
-// guess, segment 0's verdict, or the padding's (then the mode it says, into `guess`).
-CipherKey key_of_input(const CipherOptions &options, const FileFormat &format, KeySource &keys, InputSource &source,
-                       std::optional<ModeGuess> &guess) {
-    const auto start = std::chrono::steady_clock::now();
-    const bool padding_decides = guess && guess->padding_decides;
-    CipherKey key = [&] {
-        try {
-            return cipher_key(format, keys, guess ? &*guess : nullptr, &source);
-        } catch (const ModeNotRecorded &e) {
-            throw UsageError(source.display_name() + ": " + e.what() + "; " + kGiveTheMode);
-        } catch (const BadPadding &e) {
-            throw BadPadding(source.display_name() + ": " + e.what() + bad_decrypt_causes(options, true) +
-                             "; or it is CTR: give --mode ctr");
-        }
-    }();
-    if (keys.passphrase_mode()) log_key_derivation(options, format, seconds_since(start));
-    if (padding_decides) {
-        spdlog::info("{} reads as --mode {}: {}", source.display_name(), mode_name(guess->mode), guess->why);
-    }
-    if (guess && guess->first_segment_decides) authenticate_first_segment_of(source, key);
-    return key;
 }
 
 // --range of a FIFO named: refused before its open waits for a writer.
@@ -1021,87 +808,324 @@ void check_range_input(const CipherOptions &options, const InputSource &source, 
     }
 }
 
-// What a file's data run takes once its header, key and output are in hand.
-struct DataRun {
-    InputSource &source;
-    OutputSink &sink;
-    const CipherSettings &settings;
-    const FileFormat &format;
-    const CipherKey &key;
-    bool passphrase_mode;
-    const ModeGuess *mode_was_read; // none: --mode given
-};
-
-// The whole file through the pipeline, or (--range) the part of it asked for; failures with the
-// command line's advice.
-PipelineStats cipher_data(const CipherOptions &options, const DataRun &run, CommandObserver &observer) {
+// A failure while the mode was read from the input's start: nothing there tells it.
+[[noreturn]] void rethrow_mode_failure(const std::string &name) {
     try {
-        if (options.range) return decrypt_range(run.source, run.sink, run.format, run.key, *options.range, observer);
-        return cipher_file_with_key(run.source, run.sink, run.settings, run.format, run.key, observer);
-    } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
-        throw_with_force_flag(e);
-    } catch (const RangePastTheEnd &e) {
-        throw FormatError(run.source.display_name() + ": " + e.what() + "; nothing was written");
-    } catch (const std::exception &) {
-        if (!observer.started() && !options.range) throw;
-        rethrow_with_advice(options, run.source, run.sink, run.format, run.passphrase_mode, observer.memory_limit(),
-                            run.mode_was_read);
+        throw;
+    } catch (const ModeNotRecorded &e) {
+        throw UsageError(name + ": " + e.what() + "; " + kGiveTheMode);
     }
 }
 
-// One input to its output. Throws on failure; the output is committed only on success.
-// `settle_status`: when set, this is the last output, and the command's exit status once it is
-// in place.
-RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
-                   std::optional<int> settle_status) {
-    CommandKeys &keys = shared.keys;
-    CipherSettings settings = shared.settings; // its mode may be this file's own
-    const bool encrypting = options.direction == Direction::encrypt;
-    const bool passphrase_mode = keys.passphrase_mode();
-    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
-    RunSummary summary;
-    summary.input = input;
-    if (!reads_mode_from_files(options)) summary.mode = options.mode;
+// A failure while the key was derived, in the command line's words: a file whose mode both
+// paddings fit, or neither.
+[[noreturn]] void rethrow_key_failure(const CipherOptions &options, const std::string &name) {
+    try {
+        throw;
+    } catch (const ModeNotRecorded &e) {
+        throw UsageError(name + ": " + e.what() + "; " + kGiveTheMode);
+    } catch (const BadPadding &e) {
+        throw BadPadding(name + ": " + e.what() + bad_decrypt_causes(options, true) +
+                         "; or it is CTR: give --mode ctr");
+    }
+}
 
-    if (options.print_key && (encrypting || !passphrase_mode)) {
-        // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
-        const OpensslEncFile file(settings, passphrase_mode ? std::optional(random_salt()) : std::nullopt);
-        print_key(file, cipher_key(file, keys));
-        return summary;
+// A mode read from Tink's header length byte alone: segment 0's tag decided, and it failed.
+[[noreturn]] void rethrow_first_segment_failure(const std::string &name) {
+    try {
+        throw;
+    } catch (const AuthenticationFailed &e) {
+        throw AuthenticationFailed(fmt::format(
+            "{}: {}: wrong key, a changed file, a GCM file of another --segment-size than 1M (give --mode gcm "
+            "--segment-size), or not GCM at all: its first byte is what a GCM file's would be; if it is ECB, give "
+            "--mode ecb (CTR: --mode ctr)",
+            name, e.what()));
+    } catch (const StreamCutShort &e) {
+        throw StreamCutShort(fmt::format("{}: {}; its first byte is what a GCM file's would be: if it is ECB, give "
+                                         "--mode ecb",
+                                         name, e.what()));
+    }
+}
+
+// What the command says and does as one file's run goes (the library says nothing itself): the
+// checks in the command line's words at each step, the -v lines, the progress bar, and the commit
+// with signals held off, --rm and the exit status. A failure is worded after the run
+// (rethrow_failure), for the step it came in.
+class CommandObserver final : public RunObserver {
+public:
+    CommandObserver(const CipherOptions &options, CommandState &shared, RunSummary &summary, unsigned io_threads,
+                    std::optional<int> settle_status)
+        : options_(options), shared_(shared), summary_(summary), io_threads_(io_threads),
+          settle_status_(settle_status) {}
+
+    void step(RunStep step, const CipherSettings &settings) override {
+        step_ = step;
+        mode_ = settings.mode;
+        if (step == RunStep::reading_header && settings.mode == Mode::gcm) check_gcm_options(options_, shared_.keys);
+        if (step == RunStep::deriving_key) {
+            spdlog::debug("opened {} and checked it and the output in {:.3f} s", name_, seconds_since(opened_from_));
+        }
+        if (step == RunStep::running) {
+            // The run's CPU seconds from the backend's start: the key derivation (scrypt, PBKDF2)
+            // is a cost of the passphrase, not of the data.
+            cpu_at_start_ = cpu_time_used();
+            set_up_from_ = std::chrono::steady_clock::now();
+        }
     }
 
     // Everything that can fail without the key comes first: the input, its header, the output.
-    auto step = std::chrono::steady_clock::now();
-    refuse_range_of_a_fifo(options, input);
-    InputSource source = InputSource::open(input, io_threads);
-    shared.not_inputs.refuse(source.status(), source.display_name()); // again: the name may lead elsewhere now
-    refuse_terminal_input(options, source);
-    if (!encrypting) check_ciphertext_start(source, passphrase_mode);
-    std::optional<ModeGuess> guess = mode_of_input(options, source, keys, settings, summary);
-    const std::unique_ptr<FileFormat> format = format_for(options, settings, keys, source);
-    check_range_input(options, source, *format);
-    const std::uint64_t header_bytes = encrypting ? 0 : format->header().size(); // read already
-    std::optional<OutputSink> sink = open_output(options, input, source, io_threads, summary.output);
-    check_input_size(options, settings, *format, source, header_bytes, guess ? &*guess : nullptr, passphrase_mode);
-    set_io_path(options, source, sink, summary);
-    if (keys.will_prompt()) check_required_backend(options.backend);
-    spdlog::debug("opened {} and checked it and the output in {:.3f} s", source.display_name(), seconds_since(step));
-
-    const CipherKey key = key_of_input(options, *format, keys, source, guess);
-    if (guess) settings.mode = *summary.mode = key.spec.mode; // where the padding decided
-    if (options.print_key) {                                  // openssl's files only: the command refuses -P for GCM
-        print_key(dynamic_cast<const OpensslEncFile &>(*format), key);
-        return summary;
+    void input_opened(InputSource &source) override {
+        source_ = &source;
+        name_ = source.display_name();
+        shared_.not_inputs.refuse(source.status(), name_); // again: the name may lead elsewhere now
+        refuse_terminal_input(options_, source);
+        if (options_.direction == Direction::decrypt) check_ciphertext_start(source, shared_.keys.passphrase_mode());
     }
 
-    // The run's CPU seconds from the backend's start: the key derivation (scrypt, PBKDF2) is a
-    // cost of the passphrase, not of the data.
-    const CpuTime cpu_at_start = cpu_time_used();
-    CommandObserver observer(options, shared, summary, source, *sink, io_threads, settle_status);
-    observer.key_derived(key.key.size() * 8);
-    const DataRun run{source, *sink, settings, *format, key, passphrase_mode, guess ? &*guess : nullptr};
-    summary.stats = cipher_data(options, run, observer);
-    log_done(options, summary.stats, cpu_time_used() - cpu_at_start);
+    // Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
+    // options given are another mode's (before anything that asks for the key).
+    void mode_read(const InputSource &source, const ModeGuess &guess) override {
+        const std::string reads_as = guess.padding_decides ? "ecb or --mode cbc" : mode_name(guess.mode);
+        spdlog::info("{} reads as --mode {}: {}", source.display_name(), reads_as, guess.why);
+        refuse_options_the_mode_cannot_take(options_, source, guess, reads_as);
+        guess_ = guess;
+        padding_decides_ = guess.padding_decides;
+        summary_.mode = guess.mode;
+    }
+
+    void header_read(const InputSource &source, const FileFormat &format) override {
+        format_ = &format;
+        segments_ = format.segments();
+        check_range_input(options_, source, format);
+        header_bytes_ = options_.direction == Direction::encrypt ? 0 : format.header().size(); // read already
+        if (options_.range) summary_.io = "buffered"; // a few segments, read where they lie
+    }
+
+    std::optional<OutputSink> open_output(InputSource &source, const FileRun & /*run*/) override {
+        return open_output_of(options_, summary_.input, source, io_threads_, summary_.output);
+    }
+
+    void output_opened(const InputSource &source, const OutputSink *sink) override {
+        sink_ = sink;
+        withdrawable_ = !sink || sink->withdrawable();
+        check_input_size(options_, shared_.settings, *format_, source, header_bytes_, guess_ ? &*guess_ : nullptr,
+                         shared_.keys.passphrase_mode());
+    }
+
+    // --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
+    void choose_io(InputSource &source, OutputSink *sink, const FileRun & /*run*/) override {
+        const IoPath io_path =
+            choose_io_path(options_.io, options_.chunk_bytes, source, sink && !options_.test_only ? sink : nullptr);
+        summary_.io = io_path.name();
+        summary_.io_engine = io_path.engine;
+        spdlog::info("I/O: {} ({})", summary_.io, io_path.reason);
+    }
+
+    // -v's cost of deriving the key, and where the padding decided the mode, which.
+    void key_derived(const FileFormat &format, const CipherKey & /*key*/, double seconds,
+                     const ModeGuess *guess) override {
+        if (shared_.keys.passphrase_mode()) log_key_derivation(options_, format, seconds);
+        if (guess) guess_ = *guess;
+        if (padding_decides_) spdlog::info("{} reads as --mode {}: {}", name_, mode_name(guess->mode), guess->why);
+    }
+
+    void key_in_hand(const CipherKey &key) override {
+        if (guess_) summary_.mode = key.spec.mode; // where the padding decided
+        key_bits_ = key.key.size() * 8;
+        // openssl's files only: the command refuses -P for GCM.
+        if (options_.print_key) print_key(dynamic_cast<const OpensslEncFile &>(*format_), key);
+    }
+
+    void backend_selected(const SelectedBackend &selected) override {
+        shared_.selection_log.tell(options_.backend, selected);
+        spdlog::debug("backend set up in {:.3f} s", seconds_since(set_up_from_));
+        shared_.ecb_warning.show(); // every check that can fail before the run has passed
+    }
+
+    void starting(const JobPlan &plan) override {
+        selected_ = &plan.selected;
+        memory_limit_ = plan.memory_limit;
+        chunk_bytes_asked_ = plan.chunk_bytes;
+        ring_slots_asked_ = plan.ring_slots;
+        if (plan.memory_limit) {
+            spdlog::debug("memory limit of the control group: {}; the ring takes at most {}",
+                          human_bytes(double(plan.memory_limit)),
+                          human_bytes(double(plan.memory_limit / kRingShareOfMemoryLimit)));
+        }
+        if (plan.input_dropped_behind) {
+            spdlog::debug("the input leaves the page cache once read, and the output is written to the disk every {}",
+                          human_bytes(double(plan.write_behind_bytes)));
+        }
+        spdlog::info("{} {} -> {} ({}) with {}, chunk {} KiB x {} slots, {} I/O thread{}",
+                     options_.test_only                         ? "testing"
+                     : options_.direction == Direction::encrypt ? "encrypting"
+                                                                : "decrypting",
+                     name_, sink_->display_name(), cipher_name(*summary_.mode, key_bits_),
+                     describe_backend(plan.selected), plan.slot_bytes >> 10, plan.ring_slots, io_threads_,
+                     io_threads_ == 1 ? "" : "s");
+        const bool show_progress = options_.progress == ProgressChoice::always ||
+                                   (options_.progress == ProgressChoice::automatic && !options_.log.quiet &&
+                                    progress_shown_by_default(sink_->is_terminal(), source_->fd() == STDIN_FILENO &&
+                                                                                        is_a_pipe(source_->status())));
+        // Its destructor erases the line if the run throws, before main() reports the error.
+        progress_.emplace(show_progress, source_->size(), backend_name());
+    }
+
+    void progress(std::uint64_t done) override {
+        if (selected_->dispatcher) progress_->set_backend(backend_name());
+        progress_->update(done);
+    }
+
+    void note(NoteLevel level, std::string_view what) override { log_note(level, what); }
+
+    // A signal during the commit waits for it; one after the last commit finds every output final.
+    void commit_run(const PipelineStats &stats, const std::function<void()> &commit) override {
+        if (!selected_) { // --range: no backend, no progress, only the commit
+            run_uninterrupted([&] {
+                commit();
+                if (settle_status_) settle_interrupts(*settle_status_);
+            });
+            summary_.backend = "cpu";
+            return;
+        }
+        progress_->finish();
+        if (const std::optional<std::uint64_t> at = sink_->direct_writes_refused_at()) {
+            summary_.io = "mixed";
+            spdlog::info("I/O: the file system refused a direct write at byte {}; the rest went through the page cache",
+                         *at);
+        }
+        spdlog::debug("pipeline: {} bytes in {:.3f} s", stats.bytes_read, stats.seconds);
+        if (selected_->dispatcher) log_lanes(options_.backend.choice, selected_->dispatcher->report());
+        if (stats.chunk_bytes != chunk_bytes_asked_ || stats.ring_slots != ring_slots_asked_) {
+            spdlog::info("memory was short: ran with {} KiB chunks x {} slots", stats.chunk_bytes >> 10,
+                         stats.ring_slots);
+        }
+        if (stats.went_in_place) {
+            summary_.io = "mixed";
+            spdlog::info("I/O: memory was short for the out-of-place ring (twice the chunks): ran in place, and what "
+                         "the header or tags put off the disk's alignment went through the page cache");
+        }
+        const auto commit_start = std::chrono::steady_clock::now();
+        run_uninterrupted([&] {
+            commit();
+            summary_.input_removed = options_.remove_input;
+            if (settle_status_) settle_interrupts(*settle_status_);
+        });
+        if (!options_.test_only) spdlog::debug("output committed in {:.3f} s", seconds_since(commit_start));
+        summary_.backend = backend_name();
+        if (selected_->dispatcher) summary_.lanes = selected_->dispatcher->report();
+    }
+
+    // True once the job is set up: its failures are the data's, not the set-up's.
+    [[nodiscard]] bool started() const { return selected_ != nullptr; }
+    [[nodiscard]] CpuTime cpu_time_of_the_run() const { return cpu_time_used() - cpu_at_start_; }
+
+    // The failure being handled, in the command line's words for the step it came in.
+    [[noreturn]] void rethrow_failure() const {
+        switch (step_) {
+        case RunStep::reading_mode: rethrow_mode_failure(name_);
+        case RunStep::reading_header: rethrow_header_failure(options_, name_, mode_);
+        case RunStep::deriving_key: rethrow_key_failure(options_, name_);
+        case RunStep::checking_first_segment: rethrow_first_segment_failure(name_);
+        case RunStep::running: rethrow_run_failure();
+        default: throw;
+        }
+    }
+
+private:
+    // The whole file through the pipeline, or (--range) the part of it asked for, failed.
+    [[noreturn]] void rethrow_run_failure() const {
+        try {
+            throw;
+        } catch (const OutputNeedsOverwrite &e) { // made meanwhile, found at the commit
+            throw_with_force_flag(e);
+        } catch (const RangePastTheEnd &e) {
+            throw FormatError(name_ + ": " + e.what() + "; nothing was written");
+        } catch (const std::exception &) {
+            if (!started() && !options_.range) throw;
+            rethrow_with_advice(options_, name_, withdrawable_, segments_, shared_.keys.passphrase_mode(),
+                                memory_limit_, guess_ ? &*guess_ : nullptr);
+        }
+    }
+
+    // "cpu (OpenSSL ...)" shows as "cpu"; a dispatcher's lanes as "cpu+gpu0+gpu1", which changes as
+    // the GPUs take over from the CPU start.
+    [[nodiscard]] std::string backend_name() const {
+        if (selected_->dispatcher) return lane_key(active_lane_names(selected_->dispatcher->lanes_now()));
+        const std::string description = selected_->backend->describe();
+        return description.substr(0, description.find(" ("));
+    }
+
+    const CipherOptions &options_;
+    CommandState &shared_;
+    RunSummary &summary_;
+    unsigned io_threads_;
+    std::optional<int> settle_status_;
+    // What the run's steps showed, kept to word a failure after the run (its input and output are
+    // gone by then).
+    RunStep step_ = RunStep::opening;
+    Mode mode_ = Mode::ecb;
+    std::string name_;
+    std::optional<ModeGuess> guess_;
+    bool padding_decides_ = false;
+    std::optional<SegmentGeometry> segments_;
+    bool withdrawable_ = true;
+    // Valid while the run lasts.
+    const InputSource *source_ = nullptr;
+    const OutputSink *sink_ = nullptr;
+    const FileFormat *format_ = nullptr;
+    std::uint64_t header_bytes_ = 0;
+    std::size_t key_bits_ = 0;
+    std::chrono::steady_clock::time_point opened_from_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point set_up_from_ = std::chrono::steady_clock::now();
+    CpuTime cpu_at_start_{};
+
+    const SelectedBackend *selected_ = nullptr;
+    std::uint64_t memory_limit_ = 0;
+    std::size_t chunk_bytes_asked_ = 0;
+    std::size_t ring_slots_asked_ = 0;
+    std::optional<ProgressBar> progress_;
+};
+
+// What the library's run is asked for: the options less the command line's own, for `input`.
+FileRun file_run_of(const CipherOptions &options, const std::string &input, const CipherSettings &settings,
+                    unsigned io_threads) {
+    FileRun run;
+    run.input.path = input;
+    run.settings = settings;
+    run.mode_from_file = reads_mode_from_files(options);
+    run.range = options.range;
+    run.io = options.io;
+    run.remove_input = options.remove_input;
+    run.io_threads = io_threads;
+    return run;
+}
+
+// One input to its output, through the library's run. Throws on failure, in the command line's
+// words; the output is committed only on success. `settle_status`: when set, this is the last
+// output, and the command's exit status once it is in place.
+RunSummary run_one(const CipherOptions &options, const std::string &input, CommandState &shared,
+                   std::optional<int> settle_status) {
+    CommandKeys &keys = shared.keys;
+    const bool passphrase_mode = keys.passphrase_mode();
+    RunSummary summary;
+    summary.input = input;
+    if (!reads_mode_from_files(options)) summary.mode = options.mode;
+    if (options.print_key && (options.direction == Direction::encrypt || !passphrase_mode)) {
+        // Nothing to read: a raw key is printed as given, a new salt is drawn for encryption.
+        const OpensslEncFile file(shared.settings, passphrase_mode ? std::optional(random_salt()) : std::nullopt);
+        print_key(file, cipher_key(file, keys));
+        return summary;
+    }
+    refuse_range_of_a_fifo(options, input);
+    const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
+    CommandObserver observer(options, shared, summary, io_threads, settle_status);
+    try {
+        summary.stats = run_file(file_run_of(options, input, shared.settings, io_threads), keys, observer);
+    } catch (const std::exception &) {
+        observer.rethrow_failure();
+    }
+    if (!options.print_key) log_done(options, summary.stats, observer.cpu_time_of_the_run());
     return summary;
 }
 

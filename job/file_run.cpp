@@ -246,19 +246,6 @@ InputSource open_input(const FileRun &run) {
     return InputSource::open(run.input.path, run.io_threads);
 }
 
-OutputSink open_output(const FileRun &run, const InputSource &source) {
-    if (run.output.is_descriptor()) {
-        return OutputSink::descriptor(run.output.fd, descriptor_name(run.output.fd), &source.status());
-    }
-    if (run.output.path == "-") return OutputSink::standard_output(&source.status());
-    OutputSink sink = OutputSink::create(run.output.path, OutputPolicy{.overwrite = run.overwrite,
-                                                                       .input_status = &source.status(),
-                                                                       .io_threads = run.io_threads,
-                                                                       .interrupt_cleanups = run.interrupt_cleanups});
-    if (run.durable) sink.make_durable();
-    return sink;
-}
-
 // Hands every callback to the run's observer; the commit goes through commit_run, with the input's
 // removal where asked.
 class RunCommit final : public CipherObserver {
@@ -287,29 +274,67 @@ private:
 
 } // namespace
 
+std::optional<OutputSink> RunObserver::open_output(InputSource &source, const FileRun &run) {
+    std::optional<OutputSink> sink;
+    if (run.output.is_descriptor()) {
+        sink.emplace(OutputSink::descriptor(run.output.fd, descriptor_name(run.output.fd), &source.status()));
+    } else if (run.output.path == "-") {
+        sink.emplace(OutputSink::standard_output(&source.status()));
+    } else {
+        sink.emplace(OutputSink::create(run.output.path, OutputPolicy{.overwrite = run.overwrite,
+                                                                      .input_status = &source.status(),
+                                                                      .io_threads = run.io_threads,
+                                                                      .interrupt_cleanups = run.interrupt_cleanups}));
+    }
+    if (run.remove_input) prepare_input_removal(source, run.input.path, *sink);
+    if (run.durable) sink->make_durable();
+    return sink;
+}
+
+void RunObserver::choose_io(InputSource &source, OutputSink *sink, const FileRun &run) {
+    io_chosen(choose_direct_io(run.io, run.settings.chunk_bytes, source, sink));
+}
+
 PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer) {
-    InputSource source = open_input(run);
-    OutputSink sink = open_output(run, source);
-    if (run.remove_input) prepare_input_removal(source, run.input.path, sink);
-    observer.opened(source, sink);
     CipherSettings settings = run.settings;
+    observer.step(RunStep::opening, settings);
+    InputSource source = open_input(run);
+    observer.input_opened(source);
     std::optional<ModeGuess> guess;
     if (run.mode_from_file && settings.direction == Direction::decrypt) {
+        observer.step(RunStep::reading_mode, settings);
         guess = guess_input_mode(source, keys, settings.segment_bytes, settings.no_pad);
         settings.mode = guess->mode;
         observer.mode_read(source, *guess);
     }
+    observer.step(RunStep::reading_header, settings);
     const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
-    if (!run.range) observer.io_chosen(choose_direct_io(run.io, settings.chunk_bytes, source, &sink));
+    observer.header_read(source, *format);
+    observer.step(RunStep::opening_output, settings);
+    std::optional<OutputSink> sink = observer.open_output(source, run);
+    observer.output_opened(source, sink ? &*sink : nullptr);
+    observer.step(RunStep::choosing_io, settings);
+    if (!run.range) observer.choose_io(source, sink ? &*sink : nullptr, run);
     // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.
-    if (keys.passphrase_mode() && !run.range) check_required_backend(settings.backend);
+    if (keys.will_prompt()) check_required_backend(settings.backend);
+    observer.step(RunStep::deriving_key, settings);
+    const auto started = std::chrono::steady_clock::now();
     const CipherKey key = cipher_key(*format, keys, guess ? &*guess : nullptr, &source);
-    if (guess && guess->first_segment_decides) authenticate_first_segment(source, key.key, key.spec);
+    observer.key_derived(*format, key,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                         guess ? &*guess : nullptr);
+    if (guess && guess->first_segment_decides) {
+        observer.step(RunStep::checking_first_segment, settings);
+        authenticate_first_segment(source, key.key, key.spec);
+    }
     settings.mode = key.spec.mode; // where the padding decided, the mode it says
+    observer.step(RunStep::holding_key, settings);
     observer.key_in_hand(key);
+    if (!sink) return {};
+    observer.step(RunStep::running, settings);
     RunCommit commit(run, source, observer);
-    if (run.range) return decrypt_range(source, sink, *format, key, *run.range, commit);
-    return cipher_file_with_key(source, sink, settings, *format, key, commit);
+    if (run.range) return decrypt_range(source, *sink, *format, key, *run.range, commit);
+    return cipher_file_with_key(source, *sink, settings, *format, key, commit);
 }
 
 } // namespace aesgpu

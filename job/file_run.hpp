@@ -162,16 +162,47 @@ struct FileRun {
     CleanupRegistry *interrupt_cleanups = nullptr;
 };
 
+// The step a whole run is in, as RunObserver::step tells it: a failure is the step's (a caller
+// words it so, e.g. a FormatError while the header is read against one while the data runs).
+enum class RunStep {
+    opening,
+    reading_mode,
+    reading_header,
+    opening_output,
+    choosing_io,
+    deriving_key,
+    checking_first_segment,
+    holding_key,
+    running
+};
+
 // Told the steps of a whole run besides what CipherObserver is told; each may throw to stop the
 // run there (no output). Its CipherObserver::commit is not called: commit_run is.
 class RunObserver : public CipherObserver {
 public:
-    // The input and output, open; nothing read but the input's status.
-    virtual void opened(const InputSource & /*source*/, const OutputSink & /*sink*/) {}
+    // Each step as it starts, with the settings as they stand (the mode read, once it is).
+    virtual void step(RunStep /*step*/, const CipherSettings & /*settings*/) {}
+    // The input, open; nothing read from it yet.
+    virtual void input_opened(InputSource & /*source*/) {}
     // Decrypting without a mode: what the input's start says (where the padding decides, `guess`
     // says ECB until the key is in hand: key_in_hand then has the mode).
     virtual void mode_read(const InputSource & /*source*/, const ModeGuess & /*guess*/) {}
+    // The header read (decrypting) or made (encrypting).
+    virtual void header_read(const InputSource & /*source*/, const FileFormat & /*format*/) {}
+    // The output, opened; none: the run ends once the key is in hand (nothing is written). The
+    // default opens run.output (OutputPolicy from `run`, durable where asked) and, with
+    // remove_input, prepare_input_removal.
+    virtual std::optional<OutputSink> open_output(InputSource &source, const FileRun &run);
+    // None where open_output gave none.
+    virtual void output_opened(const InputSource & /*source*/, const OutputSink * /*sink*/) {}
+    // Not for a range. The default: choose_direct_io, told to io_chosen.
+    virtual void choose_io(InputSource &source, OutputSink *sink, const FileRun &run);
     virtual void io_chosen(const DirectIoOutcome & /*io*/) {}
+    // cipher_key's result and what deriving it took; `guess` (where the mode was read) holds the
+    // mode the padding said, where it decided.
+    virtual void key_derived(const FileFormat & /*format*/, const CipherKey & /*key*/, double /*seconds*/,
+                             const ModeGuess * /*guess*/) {}
+    // The key, checked where segment 0 decided the mode.
     virtual void key_in_hand(const CipherKey & /*key*/) {}
     // The data is through and checked: `commit` puts the output in place (and removes the input
     // where asked). A caller may report first, or hold signals off around it.
@@ -179,10 +210,11 @@ public:
 };
 
 // The whole run, in the order that asks for a passphrase only once everything that needs none has
-// passed: the input opened (a FIFO named for a range is refused before its open would wait), the
-// output opened and, with remove_input, checked; the mode read from the input's start where asked;
-// the header read or made; the I/O path chosen; the GPU checked where a passphrase is asked for;
-// the key; then the data (or the range) and the commit. Throws as each step does.
+// passed: the input opened (a FIFO named for a range is refused before its open would wait); the
+// mode read from its start where asked; the header read or made; the output opened (and checked
+// for the input's removal); the I/O path chosen; the GPU checked where the key is still to be
+// asked for (KeySource::will_prompt); the key, and segment 0's tag where it decides the mode; then
+// the data (or the range) and the commit. Throws as each step does.
 PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer);
 
 } // namespace aesgpu

@@ -18,6 +18,9 @@ public:
     // True: secret() is a passphrase, from which the key is derived (PBKDF2 for ECB and CTR, as
     // `openssl enc -pbkdf2`; scrypt for GCM). False: secret() is the AES key itself.
     [[nodiscard]] virtual bool passphrase_mode() const = 0;
+    // True while the secret is still to be asked for (a prompt): a run checks first what needs no
+    // key (the GPU asked for). By default, a passphrase's.
+    [[nodiscard]] virtual bool will_prompt() const { return passphrase_mode(); }
     // The secret, asked for on first use (a prompt may ask only here); throws when it cannot be had.
     virtual const SecretBytes &secret() = 0;
     // A passphrase read as a line (as openssl reads -pass file:, fd: and stdin) that is longer than
