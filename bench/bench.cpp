@@ -224,18 +224,18 @@ struct stat bench_file_status(const std::string &path) {
 
 // A file row's job tells the plan's callers what the CLI's would: the backend chosen, and the commit
 // to run (signals held off).
-class BenchFileObserver final : public CipherObserver {
+class BenchFileObserver final : public RunObserver {
 public:
     BenchFileObserver(const BackendRequest &request, const BenchSettings &plan) : request_(request), plan_(plan) {}
     void backend_selected(const SelectedBackend &selected) override {
         if (plan_.on_backend_selected) plan_.on_backend_selected(request_, selected);
     }
     void note(NoteLevel level, std::string_view what) override { note_to(plan_.notes, level, what); }
-    void commit(OutputSink &sink, const PipelineStats & /*stats*/) override {
+    void commit_run(const PipelineStats & /*stats*/, const std::function<void()> &commit) override {
         if (plan_.run_commit) {
-            plan_.run_commit([&sink] { sink.commit(); });
+            plan_.run_commit(commit);
         } else {
-            sink.commit();
+            commit();
         }
     }
 
@@ -413,11 +413,11 @@ public:
         const unsigned bits = plan_.key_bits.front();
         const auto key = random_key(bits);
         for (const auto &[backend, mode] : file_runs(with_gpu)) {
-            const FileRun run{backend, mode, bits, key, bench_spec(mode, Direction::encrypt, key.size())};
+            const FileRows rows{backend, mode, bits, key, bench_spec(mode, Direction::encrypt, key.size())};
             std::vector<bool> paths = {false};
             if (direct_io_refusal_.empty()) paths.push_back(true);
             for (const bool direct : paths) {
-                if (!file_rows(run, files, direct, cp)) break;
+                if (!file_rows(rows, files, direct, cp)) break;
             }
         }
         if (input_stayed_cached_) {
@@ -435,7 +435,7 @@ private:
     };
 
     // One backend and mode of the file stage.
-    struct FileRun {
+    struct FileRows {
         const std::string &backend; // "cpu", "gpu" or "all"
         Mode mode;
         unsigned bits;
@@ -473,59 +473,56 @@ private:
     // One file job as `aesgpu encrypt|decrypt --mode M --backend B -f FROM -o TO` runs it (a raw
     // key, no associated data), durable at its end as cp's fsync. `direct`: past the page cache,
     // DirectIoRefused where the file system takes no O_DIRECT; else through the page cache.
-    void cipher_file_once(const FileRun &run, Direction direction, const std::string &from, const std::string &to,
+    void cipher_file_once(const FileRows &rows, Direction direction, const std::string &from, const std::string &to,
                           bool direct) {
-        BackendRequest request;
-        request.choice = run.backend == "gpu"   ? BackendChoice::gpu
-                         : run.backend == "all" ? BackendChoice::all
-                                                : BackendChoice::cpu;
-        request.cpu_threads = plan_.threads;
-        request.devices = devices_;
-        const unsigned io_threads = default_io_threads();
-        InputSource source = InputSource::open(from, io_threads);
-        OutputSink sink = OutputSink::create(to, OutputPolicy{.overwrite = true,
-                                                              .input_status = &source.status(),
-                                                              .io_threads = io_threads,
-                                                              .interrupt_cleanups = plan_.interrupt_cleanups});
-        sink.make_durable();
-        (void)choose_direct_io(direct ? IoChoice::direct : IoChoice::buffered, 0, source, &sink);
-        RawKey raw_key(run.key);
-        CipherSettings settings;
-        settings.direction = direction;
-        settings.mode = run.mode;
-        settings.iv = run.encrypting.iv;
-        settings.backend = request;
-        BenchFileObserver observer(request, plan_);
-        (void)cipher_file(source, sink, settings, raw_key, observer);
+        FileRun run;
+        run.input.path = from;
+        run.output.path = to;
+        run.settings.direction = direction;
+        run.settings.mode = rows.mode;
+        run.settings.iv = rows.encrypting.iv;
+        run.settings.backend.choice = rows.backend == "gpu"   ? BackendChoice::gpu
+                                      : rows.backend == "all" ? BackendChoice::all
+                                                              : BackendChoice::cpu;
+        run.settings.backend.cpu_threads = plan_.threads;
+        run.settings.backend.devices = devices_;
+        run.io = direct ? IoChoice::direct : IoChoice::buffered;
+        run.overwrite = true;
+        run.durable = true;
+        run.io_threads = default_io_threads();
+        run.interrupt_cleanups = plan_.interrupt_cleanups;
+        RawKey raw_key(rows.key);
+        BenchFileObserver observer(run.settings.backend, plan_);
+        (void)run_file(run, raw_key, observer);
     }
 
     // The rows of one backend and mode on one path, after checking that the file comes back.
     // False where the file system refused the direct path: its note is in the report.
-    bool file_rows(const FileRun &run, const FileNames &files, bool direct, const BenchResult &cp) {
+    bool file_rows(const FileRows &rows, const FileNames &files, bool direct, const BenchResult &cp) {
         const std::string io = direct ? ", direct" : "";
-        step(run.backend + " file check" + io);
+        step(rows.backend + " file check" + io);
         try {
-            cipher_file_once(run, Direction::encrypt, files.plain, files.encrypted, direct);
+            cipher_file_once(rows, Direction::encrypt, files.plain, files.encrypted, direct);
         } catch (const DirectIoRefused &e) {
             direct_io_refusal_ = e.refusal.value_or(e.what());
             report_.unavailable.push_back({"file", "no direct rows: " + direct_io_refusal_});
             return false;
         }
         // gcm: decrypting checks every segment's tag (and the tests check the format against Tink).
-        if (run.mode != Mode::gcm)
-            check_file_prefix(run.key, run.encrypting, files.plain, files.encrypted, run.backend + io);
-        cipher_file_once(run, Direction::decrypt, files.encrypted, files.decrypted, direct);
+        if (rows.mode != Mode::gcm)
+            check_file_prefix(rows.key, rows.encrypting, files.plain, files.encrypted, rows.backend + io);
+        cipher_file_once(rows, Direction::decrypt, files.encrypted, files.decrypted, direct);
         if (!same_contents(files.plain, files.decrypted)) {
-            throw std::runtime_error(run.backend + " file" + io +
+            throw std::runtime_error(rows.backend + " file" + io +
                                      ": decrypting the encrypted file did not give it back");
         }
         for (const Direction direction : plan_.directions) {
             const bool encrypting = direction == Direction::encrypt;
             const std::string &from = encrypting ? files.plain : files.encrypted;
             const std::string &to = encrypting ? files.encrypted : files.decrypted;
-            file_row(run.backend, run.bits, CipherSpec(direction, run.mode, run.encrypting.iv), io, cp, [&] {
+            file_row(rows.backend, rows.bits, CipherSpec(direction, rows.mode, rows.encrypting.iv), io, cp, [&] {
                 return time_runs_with_cpu(
-                    plan_.reps, [&] { cipher_file_once(run, direction, from, to, direct); }, fresh(from, to));
+                    plan_.reps, [&] { cipher_file_once(rows, direction, from, to, direct); }, fresh(from, to));
             });
         }
         return true;
