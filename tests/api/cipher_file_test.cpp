@@ -866,6 +866,16 @@ TEST(PublicCipherFile, RemoveInputTakesTheInputOnlyOnceTheOutputIsInPlaceAndProv
     EXPECT_TRUE(fs::exists(dir / "linked"));
 }
 
+// `settings` refused before anything is opened: ErrorKind::settings, a message that holds `words`,
+// and no output.
+void expect_settings_refused(const fs::path &input, const fs::path &output, const aesgpu::Settings &settings,
+                             aesgpu::Key &key, const std::string &words) {
+    const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(input, output, settings, key); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
+    EXPECT_NE(message.find(words), std::string::npos) << message;
+    EXPECT_FALSE(fs::exists(output));
+}
+
 // Settings have no default mode: encrypting without one is refused before anything is opened (it
 // used to write openssl's ECB). Decrypting without one reads it, but iv and no_pad need it given.
 TEST(PublicCipherFile, EncryptingWithoutAModeIsRefused) {
@@ -873,10 +883,7 @@ TEST(PublicCipherFile, EncryptingWithoutAModeIsRefused) {
     write_file(dir / "in", random_bytes(1000));
     aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
     const auto refused = [&](const aesgpu::Settings &settings, const std::string &words) {
-        const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
-        EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
-        EXPECT_EQ(message, words);
-        EXPECT_FALSE(fs::exists(dir / "out"));
+        expect_settings_refused(dir / "in", dir / "out", settings, key, words);
     };
     aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     settings.mode.reset();
@@ -1026,10 +1033,7 @@ TEST(PublicCipherFile, ValuesOutsideTheirEnumsAreRefused) {
     write_file(dir / "in", random_bytes(1000));
     aesgpu::Key key = aesgpu::Key::raw(random_bytes(16));
     const auto refused = [&](const aesgpu::Settings &settings, const std::string &words) {
-        const auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "in", dir / "out", settings, key); });
-        EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
-        EXPECT_NE(message.find(words), std::string::npos) << message;
-        EXPECT_FALSE(fs::exists(dir / "out"));
+        expect_settings_refused(dir / "in", dir / "out", settings, key, words);
     };
     aesgpu::Settings settings = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb);
     settings.direction = static_cast<aesgpu::Direction>(9);
