@@ -21,7 +21,7 @@ inline constexpr PieceShape kFileCopyPieces{std::size_t{256} << 10, 4096};
 [[nodiscard]] unsigned default_io_threads();
 
 // Reads split over more threads cost more CPU than they save time: 4 GiB from /dev/shm on the H200
-// host (bench/probes/write_paths.cpp) took 0.61 s and 0.15 CPU s/GiB with one thread, 0.21 s and
+// host (scripts/perf/probes/write_paths.cpp) took 0.61 s and 0.15 CPU s/GiB with one thread, 0.21 s and
 // 0.26 CPU s/GiB with eight, while the pipeline moves a file at about 4 GB/s. Two keep the
 // reader well ahead of that.
 inline constexpr unsigned kMaxReadThreads = 2;

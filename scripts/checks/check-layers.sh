@@ -22,8 +22,8 @@ declare -A allowed=(
   [python]=""
 )
 # Folders of sources outside the layers: the tests, the example that links the installed
-# library, the public headers (checked below).
-outside_layers="tests examples include"
+# library, the public headers (checked below), the host probes of scripts/perf/.
+outside_layers="tests examples include scripts"
 # True when folder $2 is $1 or inside it.
 within() { [[ "$2" == "$1" || "$2" == "$1"/* ]]; }
 status=0

@@ -4,7 +4,7 @@
 # tests under compute-sanitizer (memcheck and racecheck), `aesgpu bench` with an 8 GiB file on
 # /dev/shm, and the CLI file runs of both backends (the GPU with and without its CPU start, both
 # with and without split I/O), after a 1-byte file to show the start-up. Each CLI run reports
-# wall time, CPU seconds (user + system) and peak resident memory (bench/scripts/measure.py).
+# wall time, CPU seconds (user + system) and peak resident memory (scripts/perf/measure.py).
 # Usage: [STEPS="test sanitize kernel bench cli rss cgroup disk"] [LIMITS="16 64 ..."] [TESTS=REGEX] [REPS=3] [VARIANTS="cp cpu gpu ..."] [BENCH_JSON=FILE]
 #        [BENCH_ARGS="--size 2G"] [FILE_GIB=8] [BASELINE_SRC=DIR] [CUDA_ARCHS=90] scripts/gpu/gpu-check.sh [BUILD_DIR]
 # (default build directory /tmp/aesgpu-gpu-check; STEPS picks what runs after the build; the
@@ -121,7 +121,7 @@ for options in "--backend cpu" "--backend gpu" "--backend all" "--backend cpu --
   line="$options:"
   for size in 1 16; do
     rm -f "$dir/aesgpu-rss-out"
-    line+=" ${size} GiB $(python3 bench/scripts/measure.py "$build/aesgpu" encrypt -q $options -K $key "$dir/aesgpu-rss-$size" \
+    line+=" ${size} GiB $(python3 scripts/perf/measure.py "$build/aesgpu" encrypt -q $options -K $key "$dir/aesgpu-rss-$size" \
       -o "$dir/aesgpu-rss-out" || echo failed)"
   done
   echo "$line"
@@ -204,7 +204,7 @@ for ((rep = 0; rep < ${REPS:-3}; rep++)); do
     rm -f "$work/out"; sync; echo 3 > /proc/sys/vm/drop_caches
     before=$(cached_kib)
     # shellcheck disable=SC2046
-    cost=$(python3 bench/scripts/measure.py $(disk_command "$row") || echo failed)
+    cost=$(python3 scripts/perf/measure.py $(disk_command "$row") || echo failed)
     after=$(cached_kib)
     input=$work/in; [[ $row == *gcmdec* ]] && input=$work/in.gcm
     echo "$row $cost cache_mib=$(( (after - before) / 1024 )) in_pages=$(python3 tests/support/cached_pages.py "$input" | tr ' ' /) out_pages=$(python3 tests/support/cached_pages.py "$work/out" | tr ' ' /)" | tee -a "$work/times"
@@ -261,7 +261,7 @@ for ((rep = 0; rep < ${REPS:-3}; rep++)); do
     rm -f "$dir/aesgpu-check-out"
     if [ "$what" = cp ]; then command=(cp "$dir/aesgpu-check-in" "$dir/aesgpu-check-out")
     else command=("$(binary_for $what)" encrypt -q $(options_for $what) -K $key "$dir/aesgpu-check-in" -o "$dir/aesgpu-check-out"); fi
-    echo "$what $(python3 bench/scripts/measure.py "${command[@]}" || echo failed)" >> "$dir/aesgpu-check-times"
+    echo "$what $(python3 scripts/perf/measure.py "${command[@]}" || echo failed)" >> "$dir/aesgpu-check-times"
   done
 done
 # Medians of wall time and of CPU time (user + system), and the largest peak RSS, per variant.

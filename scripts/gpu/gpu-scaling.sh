@@ -103,7 +103,7 @@ if wanted files; then
         rm -f "$work/out"
         drop_caches
         # A failed run's times stay out of the medians.
-        if cost=$(python3 bench/scripts/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
+        if cost=$(python3 scripts/perf/measure.py "$aesgpu" encrypt -q --sync --mode ecb --backend $backend -K $key \
           "$work/in" -o "$work/out"); then
           echo "$backend $cost" >> "$work/times"
         else

@@ -5,8 +5,8 @@
 # once, in an order shuffled per round, each right after an untimed run of itself, as in an xargs
 # loop), timed from fork to wait by a small C harness. Prints the median, p10 and p90 in ms per
 # command and scenario, and the median CPU time. Compare only rows of one scenario.
-# Usage: bench/scripts/startup-speed.sh [-r ROUNDS] [-s SCENARIOS] NAME=AESGPU_BINARY[:EXTRA ARGS] ...
-#   e.g. bench/scripts/startup-speed.sh new=build/aesgpu old=/tmp/old/aesgpu gpu=build/aesgpu:--backend cpu
+# Usage: scripts/perf/startup-speed.sh [-r ROUNDS] [-s SCENARIOS] NAME=AESGPU_BINARY[:EXTRA ARGS] ...
+#   e.g. scripts/perf/startup-speed.sh new=build/aesgpu old=/tmp/old/aesgpu gpu=build/aesgpu:--backend cpu
 # Scenarios (default all): enc4k (a 4 KiB file, -f over the output), fresh4k (a new output each
 # run), enc0 (an empty file), pass4k (a passphrase, PBKDF2 of 10000 iterations), dec4k.
 set -euo pipefail

@@ -4,7 +4,7 @@
 #   cp F G | aesgpu encrypt F -o G | openssl enc -in F -out G      (file to file)
 #   cat F | cat > G | cat F | aesgpu encrypt | cat > G              (through pipes)
 # Each command runs REPS times, interleaved, and the median is reported with its ratio to the
-# baseline of its group. Usage: bench/scripts/shell_compare.sh [FILE_SIZE_MIB] [REPS] [aesgpu args...]
+# baseline of its group. Usage: scripts/perf/shell_compare.sh [FILE_SIZE_MIB] [REPS] [aesgpu args...]
 # Put the file on tmpfs (default /dev/shm) to measure the tools rather than the disk.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -5,7 +5,7 @@
 # in each round, so that a drift of the machine falls on all of them alike. Prints, per binary and
 # backend, the median wall and CPU seconds (cat's and aesgpu's user + system) and every run's wall.
 # Each NAME=PATH is a built binary or a source tree (built here, the aesgpu target only, Release).
-# Usage: [BACKENDS="cpu gpu"] [REPS=7] [FILE_GIB=8] [CUDA_ARCHS=90] bench/scripts/pipe-ab.sh NAME=PATH...
+# Usage: [BACKENDS="cpu gpu"] [REPS=7] [FILE_GIB=8] [CUDA_ARCHS=90] scripts/perf/pipe-ab.sh NAME=PATH...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { sed -n '3,8p' "$0"; exit 2; }
@@ -35,7 +35,7 @@ echo "pipe A/B: ${FILE_GIB:-8} GiB, cat FILE | aesgpu encrypt -q --backend B -K 
 for ((rep = 0; rep < ${REPS:-7}; rep++)); do
   for backend in ${BACKENDS:-cpu gpu}; do
     for name in "${names[@]}"; do
-      echo "$name-$backend $(python3 bench/scripts/measure.py sh -c \
+      echo "$name-$backend $(python3 scripts/perf/measure.py sh -c \
         "cat $input | ${binary[$name]} encrypt -q --backend $backend -K $key > /dev/null" || echo failed)" >> "$times"
     done
   done

@@ -4,12 +4,12 @@
 # page cache: the engine's speed, not a disk's) is encrypted once per mode (MODES, default
 # "ecb ctr cbc"; CBC's encryption is serial, on one CPU thread), then every mode is decrypted with
 # every backend (BACKENDS, default "gpu all"), REPS rounds interleaved, to /dev/shm. Each run prints
-# wall, user and system seconds (bench/scripts/measure.py) and GB/s; the last lines give each mode's
+# wall, user and system seconds (scripts/perf/measure.py) and GB/s; the last lines give each mode's
 # median against ECB's on the same backend, measured in the same rounds.
-# Usage: [FILE_GIB=4] [REPS=3] [MODES="ecb ctr cbc"] [BACKENDS="gpu all"] bench/scripts/mode-speed.sh AESGPU_BINARY
+# Usage: [FILE_GIB=4] [REPS=3] [MODES="ecb ctr cbc"] [BACKENDS="gpu all"] scripts/perf/mode-speed.sh AESGPU_BINARY
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-aesgpu=${1:?usage: bench/scripts/mode-speed.sh AESGPU_BINARY}
+aesgpu=${1:?usage: scripts/perf/mode-speed.sh AESGPU_BINARY}
 gib=${FILE_GIB:-4}
 reps=${REPS:-3}
 modes=${MODES:-ecb ctr cbc}
@@ -30,7 +30,7 @@ for ((rep = 1; rep <= reps; rep++)); do
   for backend in $backends; do
     for mode in $modes; do
       # shellcheck disable=SC2046
-      line=$(bench/scripts/measure.py "$aesgpu" decrypt -q -f --mode "$mode" --backend "$backend" -K "$key" \
+      line=$(scripts/perf/measure.py "$aesgpu" decrypt -q -f --mode "$mode" --backend "$backend" -K "$key" \
         $(iv_of "$mode") "$dir/$mode" -o "$dir/out")
       wall=${line#wall=}
       wall=${wall%% *}

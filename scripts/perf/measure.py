@@ -3,7 +3,7 @@
 """Runs one command and prints what it cost: wall seconds, user and system CPU seconds, and peak
 resident memory (MiB) of the command and its children, on one line:
     wall=2.145 user=1.210 sys=9.870 rss_mib=66
-Exits with the command's status. Usage: bench/scripts/measure.py COMMAND [ARG...]"""
+Exits with the command's status. Usage: scripts/perf/measure.py COMMAND [ARG...]"""
 import resource
 import subprocess
 import sys

@@ -3,11 +3,11 @@
 # What decrypt --range saves: 1 MiB read from the middle of a FILE_GIB GiB GCM file against the
 # whole file decrypted (-t: every segment checked, nothing written), REPS rounds interleaved, each
 # from a cold page cache (as root; else warm, and said so). Prints wall and CPU seconds per run
-# (bench/scripts/measure.py) and the medians' ratio. DIR (default /var/tmp) holds the file.
-# Usage: [FILE_GIB=16] [REPS=3] [DIR=/var/tmp] bench/scripts/range-speed.sh AESGPU_BINARY
+# (scripts/perf/measure.py) and the medians' ratio. DIR (default /var/tmp) holds the file.
+# Usage: [FILE_GIB=16] [REPS=3] [DIR=/var/tmp] scripts/perf/range-speed.sh AESGPU_BINARY
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-aesgpu=${1:?usage: bench/scripts/range-speed.sh AESGPU_BINARY}
+aesgpu=${1:?usage: scripts/perf/range-speed.sh AESGPU_BINARY}
 gib=${FILE_GIB:-16}
 reps=${REPS:-3}
 dir=$(mktemp -d "${DIR:-/var/tmp}/aesgpu-range-speed.XXXXXX")
@@ -21,11 +21,11 @@ middle=$(((gib << 30) / 2))
 declare -a range_walls full_walls
 for ((rep = 1; rep <= reps; rep++)); do
   cold
-  line=$(bench/scripts/measure.py sh -c "\"$aesgpu\" decrypt --mode gcm -K $key --range $middle:1M -c \"$dir/c\" > /dev/null")
+  line=$(scripts/perf/measure.py sh -c "\"$aesgpu\" decrypt --mode gcm -K $key --range $middle:1M -c \"$dir/c\" > /dev/null")
   echo "round $rep  --range $middle:1M  $line"
   range_walls+=("$(echo "$line" | sed 's/wall=\([^ ]*\).*/\1/')")
   cold
-  line=$(bench/scripts/measure.py "$aesgpu" decrypt --mode gcm -K "$key" -t "$dir/c")
+  line=$(scripts/perf/measure.py "$aesgpu" decrypt --mode gcm -K "$key" -t "$dir/c")
   echo "round $rep  whole file (-t)  $line"
   full_walls+=("$(echo "$line" | sed 's/wall=\([^ ]*\).*/\1/')")
 done
