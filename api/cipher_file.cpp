@@ -212,6 +212,16 @@ void check_range_settings(const Settings &settings) {
     if (settings.direction != Direction::decrypt) refuse("range applies to decrypting only");
     if (settings.mode && settings.mode != Mode::gcm) refuse("range applies to mode gcm only");
     if (settings.remove_input) refuse("remove_input with a range: the input is read in part, and kept");
+    if (settings.io == IoChoice::direct) refuse("io direct with a range: its few segments are read where they lie");
+}
+
+// A Descriptor holds an open file descriptor: never a negative number.
+void check_descriptors(const Endpoint &input, const Endpoint &output) {
+    for (const auto &[end, name] : {std::pair{&input, "input"}, std::pair{&output, "output"}}) {
+        if (const std::optional<Descriptor> descriptor = end->descriptor(); descriptor && descriptor->fd < 0) {
+            refuse(std::string(name) + ": descriptor " + std::to_string(descriptor->fd) + " is no open descriptor");
+        }
+    }
 }
 
 RunEnd run_end(const Endpoint &end) {
@@ -271,9 +281,13 @@ public:
                    (guess.padding_decides ? std::string("ecb or cbc") : mode_name(guess.mode)) + " (" + guess.why +
                    ")");
         }
-        if (guess.mode == Mode::gcm && (settings_.pbkdf2_iterations != kDefaultPbkdf2Iterations)) {
+        if (guess.mode == Mode::gcm && settings_.pbkdf2_iterations != kDefaultPbkdf2Iterations) {
             refuse("pbkdf2_iterations: " + source.display_name() + " reads as gcm (" + guess.why +
                    "), which derives with scrypt");
+        }
+        if (guess.mode == Mode::gcm && settings_.passphrase_key_bits != kDefaultPassphraseKeyBits) {
+            refuse("passphrase_key_bits: " + source.display_name() + " reads as gcm (" + guess.why +
+                   "), whose passphrase header gives its own");
         }
     }
     void io_chosen(const DirectIoOutcome &io) override { io_ = io; }
@@ -375,6 +389,7 @@ Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings
         check_passphrase_settings(checked, use);
         check_mode_settings(checked, use);
         check_range_settings(asked);
+        check_descriptors(input, output);
         check_removal_settings(checked, use, input, output, reads_mode);
         check_io_settings(settings, input, output);
         refuse_the_key_file(keys, input, output);

@@ -795,7 +795,7 @@ void refuse_range_of_a_fifo(const CipherOptions &options, const std::string &inp
 }
 
 // --range: a GCM file that can seek (its header read already, its mode read or given).
-void check_range_input(const CipherOptions &options, const InputSource &source, const FileFormat &format) {
+void refuse_unrangeable_input(const CipherOptions &options, const InputSource &source, const FileFormat &format) {
     if (!options.range) return;
     const mode_t type = source.status().st_mode & S_IFMT;
     if (type != S_IFREG && type != S_IFBLK) {
@@ -896,7 +896,7 @@ public:
     void header_read(const InputSource &source, const FileFormat &format) override {
         format_ = &format;
         segments_ = format.segments();
-        check_range_input(options_, source, format);
+        refuse_unrangeable_input(options_, source, format);
         header_bytes_ = options_.direction == Direction::encrypt ? 0 : format.header().size(); // read already
         if (options_.range) summary_.io = "buffered"; // a few segments, read where they lie
     }

@@ -195,13 +195,17 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
     return stats;
 }
 
-PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
-                            const ByteRange &range, CipherObserver &observer) {
+void check_range_input(const InputSource &source, const FileFormat &format) {
     if (!format.segments()) throw std::invalid_argument("a byte range is read from a GCM stream only");
     const mode_t type = source.status().st_mode & S_IFMT;
     if (type != S_IFREG && type != S_IFBLK) {
         throw std::invalid_argument("a byte range is read from a file that can seek (a regular file or block device)");
     }
+}
+
+PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
+                            const ByteRange &range, CipherObserver &observer) {
+    check_range_input(source, format);
     const auto started = std::chrono::steady_clock::now();
     const std::uint64_t data_start = static_cast<std::uint64_t>(source.start_offset()) + format.header().size();
     const off_t end = ::lseek(source.fd(), 0, SEEK_END);
@@ -310,6 +314,7 @@ PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observe
     observer.step(RunStep::reading_header, settings);
     const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
     observer.header_read(source, *format);
+    if (run.range) check_range_input(source, *format); // before a passphrase is asked for
     observer.step(RunStep::opening_output, settings);
     std::optional<OutputSink> sink = observer.open_output(source, run);
     observer.output_opened(source, sink ? &*sink : nullptr);

@@ -132,6 +132,10 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
 PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
                             const ByteRange &range, CipherObserver &observer);
 
+// What decrypt_range needs of its input, checked by itself: a GCM stream (std::invalid_argument
+// otherwise) from a file that can seek (the same).
+void check_range_input(const InputSource &source, const FileFormat &format);
+
 // The whole file job: file_format_for, cipher_key, cipher_file_with_key.
 PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
                           CipherObserver &observer);

@@ -64,13 +64,15 @@ struct Settings {
     Direction direction = Direction::encrypt;
     // No default. Encrypting without one is refused (ErrorKind::settings): the mode decides what
     // the output is. Decrypting without one reads it from the input as the aesgpu command does
-    // (docs/usage.md, Modes): aesgpu's GCM passphrase header is GCM; openssl's
-    // passphrase files (Salted__) are CTR where their data is not whole 16-byte blocks, else ECB or
-    // CBC as the last block's padding fits (both fitting, one file in 256, is ErrorKind::format:
-    // give the mode); with a raw key, a first byte that is Tink's header length is GCM where
-    // segment 0's tag proves it, anything else ECB. associated_data or segment_bytes say GCM; iv
-    // and no_pad need the mode given. A pipe in openssl's passphrase format is held (up to 64 MiB)
-    // to find its end. Result::mode says what it read.
+    // (docs/usage.md, Modes): aesgpu's GCM passphrase header is GCM; openssl's passphrase files
+    // (Salted__) are CTR where their data is not whole 16-byte blocks, else ECB or CBC as the last
+    // block's padding fits (both fitting, one file in 256, is ErrorKind::format: give the mode).
+    // With a raw key, a first byte that is Tink's header length reads as GCM, and segment 0's tag
+    // must then prove it (ErrorKind::authentication where it does not: give the mode); anything
+    // else reads as ECB. A Salted__ file cut short to no whole blocks reads as CTR and decrypts to
+    // garbage: give the mode where files may be cut. associated_data or segment_bytes say GCM; iv
+    // and no_pad need the mode given. A pipe in openssl's passphrase format is held (up to
+    // 64 MiB) to find its end. Result::mode says what it read.
     std::optional<Mode> mode;
     // ctr and cbc with a raw key: CTR's first counter block, CBC's IV (required: a fixed one would
     // repeat the keystream, or give equal starts equal ciphertext, across files). A passphrase
@@ -79,8 +81,10 @@ struct Settings {
     std::optional<std::array<std::uint8_t, 16>> iv;
     bool no_pad = false; // ecb: whole 16-byte blocks only, no PKCS#7 padding
     // Decrypting gcm: only this part of the plaintext, from its segments alone, each checked against
-    // its tag, from an input that can seek (a regular file or block device). The output holds
-    // those bytes; a range that ends past the plaintext is ErrorKind::format, nothing written.
+    // its tag, from an input that can seek (a regular file or block device), refused otherwise
+    // before any key is asked for. The output holds those bytes; a range that ends past the
+    // plaintext is ErrorKind::format, nothing written. The Observer hears no starting() or
+    // progress() for a range: it is a few segments, read where they lie.
     std::optional<Range> range;
     unsigned pbkdf2_iterations = kDefaultPbkdf2Iterations;    // ecb and ctr with a passphrase
     unsigned passphrase_key_bits = kDefaultPassphraseKeyBits; // 128, 192 or 256 (gcm: 128 or 256)
@@ -256,7 +260,8 @@ private:
 
 // A file descriptor the program opened, to read from or write to in place of a path. The library
 // neither closes it nor changes its flags; a descriptor is read or written from where it stands,
-// as the data comes (as a pipe), and messages name it "descriptor N".
+// as the data comes (as a pipe), and messages name it "descriptor N". It must block (no
+// O_NONBLOCK): a read or write that would wait fails as ErrorKind::io.
 struct Descriptor {
     int fd = -1;
 };

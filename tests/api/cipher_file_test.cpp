@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -987,6 +988,71 @@ TEST(PublicCipherFile, ReadsARangeOfAGcmFile) {
     const auto [ecb_kind, ecb] = error_thrown([&] { aesgpu::cipher_file(dir / "gcm", dir / "ecb", settings, key); });
     EXPECT_EQ(ecb_kind, aesgpu::ErrorKind::settings);
     EXPECT_EQ(ecb, "range applies to mode gcm only");
+}
+
+// What a range cannot be is refused before a passphrase is asked for: a range from a pipe (the
+// header read from it already) or of a file that reads as another mode; io direct with a range,
+// and a negative Descriptor, before anything is opened.
+TEST(PublicCipherFile, AnImpossibleRangeIsRefusedBeforeThePassphraseIsAskedFor) {
+    Directory dir;
+    write_file(dir / "plain", random_bytes(100000));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    aesgpu::cipher_file(dir / "plain", dir / "ecb", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::ecb), passphrase);
+    int asked = 0;
+    const auto prompt = [&asked] {
+        return aesgpu::Key::passphrase_prompt([&asked](std::span<char> buffer) {
+            ++asked;
+            const std::string_view secret = "secret";
+            std::copy(secret.begin(), secret.end(), buffer.begin());
+            return secret.size();
+        });
+    };
+    aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    settings.range = aesgpu::Range{0, 5};
+    int ends[2];
+    ASSERT_EQ(pipe(ends), 0);
+    const Bytes file = read_file(dir / "gcm");
+    std::thread writer([&] {
+        (void)!write(ends[1], file.data(), std::min<std::size_t>(file.size(), 4096));
+        close(ends[1]);
+    });
+    aesgpu::Key from_pipe = prompt();
+    const auto [pipe_kind, pipe_message] =
+        error_thrown([&] { aesgpu::cipher_file(aesgpu::Descriptor{ends[0]}, dir / "out", settings, from_pipe); });
+    writer.join();
+    close(ends[0]);
+    EXPECT_EQ(pipe_kind, aesgpu::ErrorKind::settings) << pipe_message;
+    EXPECT_NE(pipe_message.find("a file that can seek"), std::string::npos) << pipe_message;
+    settings.mode.reset();
+    aesgpu::Key of_ecb = prompt();
+    const auto [ecb_kind, ecb_message] =
+        error_thrown([&] { aesgpu::cipher_file(dir / "ecb", dir / "out", settings, of_ecb); });
+    EXPECT_EQ(ecb_kind, aesgpu::ErrorKind::settings) << ecb_message;
+    EXPECT_NE(ecb_message.find("a GCM stream only"), std::string::npos) << ecb_message;
+    EXPECT_EQ(asked, 0) << "no passphrase is asked for a range that cannot be read";
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    settings.mode = aesgpu::Mode::gcm;
+    settings.io = aesgpu::IoChoice::direct;
+    expect_settings_refused(dir / "gcm", dir / "out", settings, passphrase, "io direct with a range");
+    settings.io = aesgpu::IoChoice::automatic;
+    const auto [kind, message] =
+        error_thrown([&] { aesgpu::cipher_file(aesgpu::Descriptor{-1}, dir / "out", settings, passphrase); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings) << message;
+    EXPECT_EQ(message, "input: descriptor -1 is no open descriptor");
+}
+
+// A passphrase setting the file's own header gives is refused where the mode read is GCM, as it is
+// where mode gcm is given.
+TEST(PublicCipherFile, AFileReadAsGcmRefusesTheKeySizeItsHeaderGives) {
+    Directory dir;
+    write_file(dir / "plain", random_bytes(1000));
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::gcm);
+    settings.mode.reset();
+    settings.passphrase_key_bits = 128;
+    expect_settings_refused(dir / "gcm", dir / "out", settings, passphrase, "passphrase_key_bits: ");
 }
 
 // Any descriptor as input and output, not only standard input and output: here the two ends of
