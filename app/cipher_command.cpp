@@ -786,26 +786,17 @@ void check_input_size(const CipherOptions &options, const CipherSettings &settin
     }
 }
 
-// --range of a FIFO named: refused before its open waits for a writer.
-void refuse_range_of_a_fifo(const CipherOptions &options, const std::string &input) {
-    struct stat named {};
-    if (!options.range || input == "-" || ::stat(input.c_str(), &named) != 0 || !S_ISFIFO(named.st_mode)) return;
-    throw UsageError("--range needs a file it can seek in (a regular file or block device); " + quoted_name(input) +
-                     " is a FIFO");
-}
-
-// --range: a GCM file that can seek (its header read already, its mode read or given).
-void refuse_unrangeable_input(const CipherOptions &options, const InputSource &source, const FileFormat &format) {
-    if (!options.range) return;
-    const mode_t type = source.status().st_mode & S_IFMT;
-    if (type != S_IFREG && type != S_IFBLK) {
-        throw UsageError("--range needs a file it can seek in (a regular file or block device); " +
-                         source.display_name() + " is not one");
+// --range of an input it cannot be read from (a FIFO is refused before its open waits for a
+// writer; the rest once the header is read, before a passphrase is asked for).
+[[noreturn]] void throw_range_refusal(const RangeUnreadable &refused) {
+    const std::string seekable = "--range needs a file it can seek in (a regular file or block device); ";
+    switch (refused.why) {
+    case RangeUnreadable::Why::fifo: throw UsageError(seekable + quoted_name(refused.input) + " is a FIFO");
+    case RangeUnreadable::Why::not_seekable: throw UsageError(seekable + refused.input + " is not one");
+    case RangeUnreadable::Why::not_gcm: break;
     }
-    if (!format.segments()) {
-        throw UsageError("--range reads GCM files only, and " + source.display_name() +
-                         " reads as ECB (give --mode gcm if it is GCM)");
-    }
+    throw UsageError("--range reads GCM files only, and " + refused.input +
+                     " reads as ECB (give --mode gcm if it is GCM)");
 }
 
 // A failure while the mode was read from the input's start: nothing there tells it.
@@ -893,10 +884,9 @@ public:
         summary_.mode = guess.mode;
     }
 
-    void header_read(const InputSource &source, const FileFormat &format) override {
+    void header_read(const InputSource & /*source*/, const FileFormat &format) override {
         format_ = &format;
         segments_ = format.segments();
-        refuse_unrangeable_input(options_, source, format);
         header_bytes_ = options_.direction == Direction::encrypt ? 0 : format.header().size(); // read already
         if (options_.range) summary_.io = "buffered"; // a few segments, read where they lie
     }
@@ -1022,6 +1012,13 @@ public:
 
     // The failure being handled, in the command line's words for the step it came in.
     [[noreturn]] void rethrow_failure() const {
+        try {
+            throw;
+        } catch (const RangeUnreadable &refused) {
+            throw_range_refusal(refused);
+        } catch (...) {
+            // Worded for its step below.
+        }
         switch (step_) {
         case RunStep::reading_mode: rethrow_mode_failure(name_);
         case RunStep::reading_header: rethrow_header_failure(options_, name_, mode_);
@@ -1117,7 +1114,6 @@ RunSummary run_one(const CipherOptions &options, const std::string &input, Comma
         print_key(file, cipher_key(file, keys));
         return summary;
     }
-    refuse_range_of_a_fifo(options, input);
     const unsigned io_threads = options.io_threads ? options.io_threads : default_io_threads();
     CommandObserver observer(options, shared, summary, io_threads, settle_status);
     try {

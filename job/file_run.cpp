@@ -195,12 +195,18 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
     return stats;
 }
 
+RangeUnreadable::RangeUnreadable(Why reason, std::string input_name)
+    : std::invalid_argument(reason == Why::not_gcm
+                                ? "a byte range is read from a GCM stream only"
+                                : "a byte range is read from a file that can seek (a regular file or block device)"),
+      why(reason), input(std::move(input_name)) {}
+
 void check_range_input(const InputSource &source, const FileFormat &format) {
-    if (!format.segments()) throw std::invalid_argument("a byte range is read from a GCM stream only");
     const mode_t type = source.status().st_mode & S_IFMT;
     if (type != S_IFREG && type != S_IFBLK) {
-        throw std::invalid_argument("a byte range is read from a file that can seek (a regular file or block device)");
+        throw RangeUnreadable(RangeUnreadable::Why::not_seekable, source.display_name());
     }
+    if (!format.segments()) throw RangeUnreadable(RangeUnreadable::Why::not_gcm, source.display_name());
 }
 
 PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
@@ -221,13 +227,6 @@ PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFor
     return stats;
 }
 
-PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
-                          CipherObserver &observer) {
-    const std::unique_ptr<FileFormat> format = file_format_for(settings, keys, source);
-    const CipherKey key = cipher_key(*format, keys);
-    return cipher_file_with_key(source, sink, settings, *format, key, observer);
-}
-
 namespace {
 
 // "descriptor 5", as messages name an end given as one.
@@ -245,7 +244,7 @@ InputSource open_input(const FileRun &run) {
     // A FIFO's open waits for a writer: a range, which needs a file that can seek, never opens one.
     struct stat named {};
     if (run.range && run.input.path != "-" && ::stat(run.input.path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode)) {
-        throw std::invalid_argument("a byte range is read from a file that can seek (a regular file or block device)");
+        throw RangeUnreadable(RangeUnreadable::Why::fifo, run.input.path);
     }
     return InputSource::open(run.input.path, run.io_threads);
 }

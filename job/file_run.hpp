@@ -2,18 +2,18 @@
 #pragma once
 // One file encrypted or decrypted in one call, as zstd's FIO_compressFilename or age's Encrypt:
 // the header (openssl's Salted__ or the GCM stream headers), the key (raw, or derived from a
-// passphrase), the backend, the ring's size, the pipeline and the commit. The command line calls
-// it once per file (in two steps, to check the output between the header and the key), the bench
-// once per timed run, and so may any program. It reads no terminal: what a caller wants to say or
-// do along the way it gets through CipherObserver, and the key through KeySource. Nothing below
-// it logs: what the caller may want to hear (a thread pool that makes do with fewer threads, a
-// GPU clean-up call that failed) reaches CipherObserver::note.
+// passphrase), the backend, the ring's size, the pipeline and the commit: run_file. The command
+// line calls it once per file, the public library once per call, the bench once per timed run.
+// It reads no terminal: what a caller wants to say or do along the way it gets through
+// RunObserver, and the key through KeySource. Nothing below it logs: what the caller may want to
+// hear (a thread pool that makes do with fewer threads, a GPU clean-up call that failed) reaches
+// CipherObserver::note.
 //
 // Every callback runs on the calling thread, one at a time.
 //
 // A program that links this must decide what a signal or a closed pipe does to a half-written
 // output. A file sink's output is linked into place only by OutputSink::commit (which
-// CipherObserver::commit calls): destroyed before then, it leaves nothing behind, but a process
+// RunObserver::commit_run has done): destroyed before then, it leaves nothing behind, but a process
 // killed meanwhile may leave its temporary file where the kernel gives no unnamed one (O_TMPFILE),
 // unless the sink registered it in a CleanupRegistry (OutputPolicy::interrupt_cleanups) that the
 // program runs first. aesgpu's own app blocks the terminating signals and takes them on a sigwait
@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -124,21 +125,28 @@ public:
 PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const CipherSettings &settings,
                                    const FileFormat &format, const CipherKey &key, CipherObserver &observer);
 
+// An input that a byte range cannot be read from, found before anything is read from it (a FIFO
+// named) or once its header is (not seekable, not GCM). A caller words it from `why` and `input`
+// (a display name); what() is the library's own wording.
+class RangeUnreadable : public std::invalid_argument {
+public:
+    enum class Why { fifo, not_seekable, not_gcm };
+    RangeUnreadable(Why reason, std::string input_name);
+    Why why;
+    std::string input;
+};
+
 // Decrypting a GCM file, only `range` of its plaintext (engine/gcm_range): the segments that hold
 // it, each checked against its tag, read from a file that can seek (a regular file or block
 // device) whose header `format` read already. Then observer.commit (no other callback: no backend
-// is set up). Throws std::invalid_argument for a format without segments or an input that cannot
-// seek, and as decrypt_gcm_range (RangePastTheEnd with nothing written).
+// is set up). Throws RangeUnreadable (check_range_input), and as decrypt_gcm_range
+// (RangePastTheEnd with nothing written).
 PipelineStats decrypt_range(InputSource &source, OutputSink &sink, const FileFormat &format, const CipherKey &key,
                             const ByteRange &range, CipherObserver &observer);
 
-// What decrypt_range needs of its input, checked by itself: a GCM stream (std::invalid_argument
-// otherwise) from a file that can seek (the same).
+// What decrypt_range needs of its input, checked by itself: a file that can seek, then a GCM
+// stream. Throws RangeUnreadable.
 void check_range_input(const InputSource &source, const FileFormat &format);
-
-// The whole file job: file_format_for, cipher_key, cipher_file_with_key.
-PipelineStats cipher_file(InputSource &source, OutputSink &sink, const CipherSettings &settings, KeySource &keys,
-                          CipherObserver &observer);
 
 // Where a whole run reads or writes: a path ("-": standard input or output), or a descriptor the
 // caller opened (fd >= 0), which the run neither closes nor moves but for its reads or writes.

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,8 +49,8 @@ private:
     bool passphrase_;
 };
 
-// Records what the job told, in order; commits only when `commits`.
-class RecordingObserver final : public CipherObserver {
+// Records what the run told, in order; commits only when `commits`.
+class RecordingObserver final : public RunObserver {
 public:
     explicit RecordingObserver(const TempDir &dir, bool commits = true) : dir_(dir), commits_(commits) {}
     void backend_selected(const SelectedBackend &) override { events.push_back("selected"); }
@@ -64,11 +65,11 @@ public:
         EXPECT_GE(done, last_progress) << "progress never goes back";
         last_progress = done;
     }
-    void commit(OutputSink &sink, const PipelineStats &stats) override {
+    void commit_run(const PipelineStats &stats, const std::function<void()> &commit) override {
         events.push_back("commit");
         entries_before_commit = count_entries(dir_.path());
         bytes_at_commit = stats.bytes_read;
-        if (commits_) sink.commit();
+        if (commits_) commit();
     }
     std::vector<std::string> events;
     std::uint64_t last_progress = 0;
@@ -85,13 +86,15 @@ private:
 };
 
 PipelineStats cipher(const std::string &from, const std::string &to, const CipherSettings &settings, KeySource &keys,
-                     CipherObserver &observer) {
-    InputSource source = InputSource::open(from);
-    OutputSink sink = OutputSink::create(to, {});
-    return cipher_file(source, sink, settings, keys, observer);
+                     RunObserver &observer) {
+    FileRun run;
+    run.input.path = from;
+    run.output.path = to;
+    run.settings = settings;
+    return run_file(run, keys, observer);
 }
 
-TEST(CipherFile, ARawCtrKeyGivesWhatOpensslGives) {
+TEST(FileRun, ARawCtrKeyGivesWhatOpensslGives) {
     TempDir dir;
     const Bytes key = random_bytes(32);
     const Bytes plain = random_bytes(5 * 4096 + 7);
@@ -112,7 +115,7 @@ TEST(CipherFile, ARawCtrKeyGivesWhatOpensslGives) {
 
 // A memory limit the caller gives stands for the control group's: under 1 GiB the input leaves the
 // page cache once read and the output is written out every sixteenth of it; 0 is no limit at all.
-TEST(CipherFile, AMemoryLimitGivenIsTheRunsAndATightOneKeepsThePageCacheSmall) {
+TEST(FileRun, AMemoryLimitGivenIsTheRunsAndATightOneKeepsThePageCacheSmall) {
     TempDir dir;
     const Bytes key = random_bytes(16);
     const Bytes plain = random_bytes(3 * 4096 + 5);
@@ -140,7 +143,7 @@ TEST(CipherFile, AMemoryLimitGivenIsTheRunsAndATightOneKeepsThePageCacheSmall) {
 
 // The header asks a raw key for its size only where the size shapes it (GCM's stream salt): a
 // key file is read when the key is first needed, after the input's header and the output.
-TEST(CipherFile, TheHeaderAsksForARawKeyOnlyWhereItsSizeShapesIt) {
+TEST(FileRun, TheHeaderAsksForARawKeyOnlyWhereItsSizeShapesIt) {
     TempDir dir;
     write_file(dir.file("in"), random_bytes(100));
     for (const Mode mode : {Mode::ecb, Mode::ctr, Mode::gcm}) {
@@ -153,7 +156,7 @@ TEST(CipherFile, TheHeaderAsksForARawKeyOnlyWhereItsSizeShapesIt) {
     }
 }
 
-TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
+TEST(FileRun, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
     TempDir dir;
     const Bytes plain = random_bytes(3 * 4096 + 9);
     write_file(dir.file("in"), plain);
@@ -183,7 +186,7 @@ TEST(CipherFile, APassphraseEcbFileIsOpensslsSaltedFormatAndDecryptsBack) {
     EXPECT_EQ(stats.bytes_read, encrypted.size()) << "the header counts as read";
 }
 
-TEST(CipherFile, AFileWithoutASaltedHeaderFailsBeforeThePassphraseIsAsked) {
+TEST(FileRun, AFileWithoutASaltedHeaderFailsBeforeThePassphraseIsAsked) {
     TempDir dir;
     write_file(dir.file("in"), Bytes(64, std::uint8_t{0x01})); // no header of any kind
     CountingKey keys = CountingKey::passphrase("never asked");
@@ -199,7 +202,7 @@ TEST(CipherFile, AFileWithoutASaltedHeaderFailsBeforeThePassphraseIsAsked) {
     EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
 }
 
-TEST(CipherFile, GcmRoundTripsAndAWrongKeyCommitsNothing) {
+TEST(FileRun, GcmRoundTripsAndAWrongKeyCommitsNothing) {
     TempDir dir;
     const Bytes key = random_bytes(32);
     const Bytes plain = random_bytes(3 * 1000 + 11);
@@ -230,7 +233,7 @@ TEST(CipherFile, GcmRoundTripsAndAWrongKeyCommitsNothing) {
     }
 }
 
-TEST(CipherFile, TheOutputAppearsOnlyWhenTheObserverCommitsIt) {
+TEST(FileRun, TheOutputAppearsOnlyWhenTheObserverCommitsIt) {
     // The caller owns the commit (to hold signals off, remove the input, report first): a job
     // whose observer does not commit leaves nothing, though every byte went through.
     TempDir dir;
@@ -245,7 +248,7 @@ TEST(CipherFile, TheOutputAppearsOnlyWhenTheObserverCommitsIt) {
     EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
 }
 
-TEST(CipherFile, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
+TEST(FileRun, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
     TempDir dir;
     write_file(dir.file("in"), random_bytes(100));
     RecordingObserver observer(dir);
