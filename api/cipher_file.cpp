@@ -5,11 +5,13 @@
 #include "api/key.hpp"
 #include "cipher/segments.hpp"
 #include "common/errors.hpp"
+#include "format/gcm_stream_header.hpp"
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "job/file_run.hpp"
 #include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
+#include "job/many_runs.hpp"
 #include "job/outputs_over_inputs.hpp"
 #include "job/setting_rules.hpp"
 
@@ -273,7 +275,11 @@ public:
     PublicObserver(Observer *observer, const Settings &settings, std::stop_token stop)
         : observer_(observer), settings_(settings), stop_(std::move(stop)) {}
 
-    void input_opened(InputSource &source) override { source_ = &source; }
+    void step(RunStep step, const CipherSettings & /*settings*/) override { step_ = step; }
+    void input_opened(InputSource &source) override {
+        source_ = &source;
+        name_ = source.display_name();
+    }
     // Decrypting without a mode: what the settings ask of the mode the input reads as.
     void mode_read(const InputSource &source, const ModeGuess &guess) override {
         if (settings_.remove_input && (guess.padding_decides || !format_rules(guess.mode).proves_the_key)) {
@@ -289,6 +295,7 @@ public:
             refuse("passphrase_key_bits: " + source.display_name() + " reads as gcm (" + guess.why +
                    "), whose passphrase header gives its own");
         }
+        guess_ = guess;
     }
     void io_chosen(const DirectIoOutcome &io) override { io_ = io; }
     void key_in_hand(const CipherKey &key) override { mode = key.spec.mode; }
@@ -320,6 +327,29 @@ public:
         input_removed = settings_.remove_input;
     }
 
+    // The failure being handled, with what the run's steps showed: where a mode read from the
+    // input decided, the other modes the file may be; gcm asked for by a gcm setting alone, of a
+    // file that is not gcm.
+    [[noreturn]] void rethrow_failure(bool gcm_implied) const {
+        try {
+            throw;
+        } catch (const BadPadding &e) {
+            if (step_ != RunStep::deriving_key || !guess_ || !guess_->padding_decides) throw;
+            throw BadPadding(std::string(e.what()) +
+                             ": a wrong key or passphrase, a changed file, or a file of mode ctr (give mode)");
+        } catch (const AuthenticationFailed &e) {
+            if (step_ != RunStep::checking_first_segment) throw;
+            throw AuthenticationFailed(std::string(e.what()) +
+                                       ": a wrong key, a changed file, a gcm file of another segment_bytes than 1 "
+                                       "MiB, or a file of another mode (give mode): its first byte is what a gcm "
+                                       "file's would be");
+        } catch (const NoPassphraseHeader &) {
+            if (!gcm_implied) throw;
+            throw FormatError(name_ + " does not read as gcm, which associated_data and segment_bytes are for: it "
+                                      "has no aesgpu passphrase header");
+        }
+    }
+
     Mode mode = Mode::ecb;
     std::vector<LaneResult> lanes;
     bool input_removed = false;
@@ -337,6 +367,9 @@ private:
     const Settings &settings_;
     std::stop_token stop_;
     const InputSource *source_ = nullptr;
+    std::string name_;
+    RunStep step_ = RunStep::opening;
+    std::optional<ModeGuess> guess_;
     DirectIoOutcome io_;
     const SelectedBackend *selected_ = nullptr;
 };
@@ -373,38 +406,49 @@ InterruptCleanups::Registry &registry_of(InterruptCleanups &cleanups) noexcept {
     return *cleanups.registry_;
 }
 
-Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings &settings, Key &key,
-                   Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
+namespace {
+
+// One task, its failure as the library threw it.
+Result run_task(const Endpoint &input, const Endpoint &output, const Settings &settings, Key &key, Observer *observer,
+                std::stop_token stop, InterruptCleanups *cleanups) {
+    refuse_values_outside_enums(settings);
+    const Settings asked = with_mode_asked(settings);
+    const bool reads_mode = !asked.mode;
+    // The settings' checks take the openssl formats' rules where the mode is still to be read:
+    // what applies to GCM alone said GCM (with_mode_asked); the rest is checked once it is read.
+    Settings checked = asked;
+    if (reads_mode) checked.mode = Mode::ecb;
+    Key::Source &keys = key_source(key);
+    const SettingUse use = use_of(checked, keys.passphrase_mode());
+    refuse_ignored_settings(checked, use);
+    check_passphrase_settings(checked, use);
+    check_mode_settings(checked, use);
+    check_range_settings(asked);
+    check_descriptors(input, output);
+    check_removal_settings(checked, use, input, output, reads_mode);
+    check_io_settings(settings, input, output);
+    refuse_the_key_file(keys, input, output);
+    if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
+    FileRun run = file_run_of(checked, input, output, cleanups ? &registry_of(*cleanups).registry : nullptr);
+    run.mode_from_file = reads_mode;
+    PublicObserver told(observer, settings, stop);
+    PipelineStats stats;
     try {
-        refuse_values_outside_enums(settings);
-        const Settings asked = with_mode_asked(settings);
-        const bool reads_mode = !asked.mode;
-        // The settings' checks take the openssl formats' rules where the mode is still to be read:
-        // what applies to GCM alone said GCM (with_mode_asked); the rest is checked once it is read.
-        Settings checked = asked;
-        if (reads_mode) checked.mode = Mode::ecb;
-        Key::Source &keys = key_source(key);
-        const SettingUse use = use_of(checked, keys.passphrase_mode());
-        refuse_ignored_settings(checked, use);
-        check_passphrase_settings(checked, use);
-        check_mode_settings(checked, use);
-        check_range_settings(asked);
-        check_descriptors(input, output);
-        check_removal_settings(checked, use, input, output, reads_mode);
-        check_io_settings(settings, input, output);
-        refuse_the_key_file(keys, input, output);
-        if (stop.stop_requested()) throw Error(ErrorKind::stopped, "stopped before it started");
-        FileRun run = file_run_of(checked, input, output, cleanups ? &registry_of(*cleanups).registry : nullptr);
-        run.mode_from_file = reads_mode;
-        PublicObserver told(observer, settings, stop);
-        PipelineStats stats;
-        try {
-            stats = run_file(run, keys, told);
-        } catch (const OutputWrittenAsItGoes &e) {
-            refuse("remove_input needs a complete output file; " + e.output + " is not a regular file");
-        }
-        return Result{told.mode,     stats.bytes_read,      stats.bytes_written,
-                      stats.seconds, std::move(told.lanes), told.input_removed};
+        stats = run_file(run, keys, told);
+    } catch (const OutputWrittenAsItGoes &e) {
+        refuse("remove_input needs a complete output file; " + e.output + " is not a regular file");
+    } catch (const std::exception &) {
+        told.rethrow_failure(/*gcm_implied=*/!settings.mode && asked.mode);
+    }
+    return Result{told.mode,     stats.bytes_read,      stats.bytes_written,
+                  stats.seconds, std::move(told.lanes), told.input_removed};
+}
+
+// The failure being handled, as the caller is to see it: what its own code threw as it threw it,
+// the rest as an Error.
+[[noreturn]] void rethrow_public() {
+    try {
+        throw;
     } catch (const CallerFailure &failure) {
         std::rethrow_exception(failure.thrown);
     } catch (...) {
@@ -412,32 +456,67 @@ Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings
     }
 }
 
+// cipher_files' tasks through run_many, each one's outcome in order.
+class EachTask final : public ManyRunsObserver {
+public:
+    EachTask(std::span<const FileTask> tasks, const Settings &settings, Key &key, Observer *observer,
+             std::stop_token stop, InterruptCleanups *cleanups)
+        : tasks_(tasks), settings_(settings), key_(key), observer_(observer), stop_(std::move(stop)),
+          cleanups_(cleanups) {}
+
+    [[nodiscard]] bool may_start(std::size_t /*index*/) override { return !stop_.stop_requested(); }
+    void run(std::size_t index) override {
+        const FileTask &task = tasks_[index];
+        if (observer_) call_caller([&] { observer_->next_file(index, task); });
+        outcomes.push_back(
+            {run_task(task.input, task.output, settings_, key_, observer_, stop_, cleanups_), std::nullopt});
+    }
+    void failed(std::size_t /*index*/, const std::exception_ptr &failure, bool /*taken*/) override {
+        try {
+            try {
+                std::rethrow_exception(failure);
+            } catch (...) {
+                rethrow_public();
+            }
+        } catch (const Error &error) {
+            outcomes.push_back({std::nullopt, error});
+        }
+    }
+    void not_started(std::size_t /*index*/) override {
+        outcomes.push_back({std::nullopt, Error(ErrorKind::stopped, "stopped before it started")});
+    }
+
+    std::vector<FileOutcome> outcomes;
+
+private:
+    std::span<const FileTask> tasks_;
+    const Settings &settings_;
+    Key &key_;
+    Observer *observer_;
+    std::stop_token stop_;
+    InterruptCleanups *cleanups_;
+};
+
+} // namespace
+
+Result cipher_file(const Endpoint &input, const Endpoint &output, const Settings &settings, Key &key,
+                   Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
+    try {
+        return run_task(input, output, settings, key, observer, std::move(stop), cleanups);
+    } catch (...) {
+        rethrow_public();
+    }
+}
+
+// One key for many files: a failure that every later task would meet again (the key, a GPU that
+// is not there) is theirs untried (run_many).
 std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Settings &settings, Key &key,
                                       Observer *observer, std::stop_token stop, InterruptCleanups *cleanups) {
     refuse_outputs_over_inputs(tasks);
-    std::vector<FileOutcome> outcomes;
-    outcomes.reserve(tasks.size());
-    std::optional<Error> for_the_rest;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (!for_the_rest && stop.stop_requested())
-            for_the_rest = Error(ErrorKind::stopped, "stopped before it started");
-        if (for_the_rest) {
-            outcomes.push_back({std::nullopt, for_the_rest});
-            continue;
-        }
-        if (observer) observer->next_file(i, tasks[i]);
-        try {
-            outcomes.push_back(
-                {cipher_file(tasks[i].input, tasks[i].output, settings, key, observer, stop, cleanups), std::nullopt});
-        } catch (const Error &error) {
-            outcomes.push_back({std::nullopt, error});
-            // Not a key error as such: a file may need what this Key is not (a passphrase).
-            const bool comes_again = key_source(key).failed() || (error.kind() == ErrorKind::gpu &&
-                                                                  !gpu_can_be_had(library_settings(settings).backend));
-            if (comes_again) for_the_rest = error;
-        }
-    }
-    return outcomes;
+    EachTask each(tasks, settings, key, observer, std::move(stop), cleanups);
+    each.outcomes.reserve(tasks.size());
+    run_many(tasks.size(), library_settings(settings).backend, key_source(key), each);
+    return std::move(each.outcomes);
 }
 
 const char *version() noexcept {

@@ -14,9 +14,6 @@ namespace aesgpu {
 struct Key::Source : KeySource {
     // The key file the secret comes from, if it does: no input or output may be that file.
     [[nodiscard]] virtual const std::filesystem::path *file() const { return nullptr; }
-    // The secret could not be had when last asked for (a key file unreadable, a prompt that gave an
-    // empty passphrase): every file after would fail the same way.
-    [[nodiscard]] virtual bool failed() const { return false; }
 };
 
 Key::Source &key_source(Key &key);

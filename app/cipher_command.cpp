@@ -27,6 +27,7 @@
 #include "io/output_sink.hpp"
 #include "job/file_run.hpp"
 #include "job/input_removal.hpp"
+#include "job/many_runs.hpp"
 #include "job/outputs_over_inputs.hpp"
 #include "keys/raw_key.hpp"
 
@@ -177,7 +178,7 @@ public:
     // True while the key is still to be asked for on the terminal.
     [[nodiscard]] bool will_prompt() const override { return !loaded_; }
     // True once asking for the key failed: no later input can succeed either.
-    [[nodiscard]] bool failed() const { return failed_; }
+    [[nodiscard]] bool failed() const override { return failed_; }
     // The file or descriptor the key or passphrase was read from (--key-file, -p file:, fd:, stdin).
     [[nodiscard]] const std::optional<struct stat> &read_from() const { return read_from_; }
 
@@ -1173,48 +1174,76 @@ void print_files_summary(const CipherOptions &options, std::size_t files, const 
                              counts.skipped ? fmt::format(", {} skipped", counts.skipped) : "");
 }
 
-// Several files: each on its own; one failure does not stop the others. But --backend gpu on a
-// machine without a usable GPU (no driver, no device, a --devices entry not there) is said
-// once, and the files after it fail with it, untouched. And once a --json summary cannot be
-// written, the files after it are left as they are: a script would not learn what became of them.
-// `skipped`: files set aside before the run, for the summary.
-// Returns the exit status: 2 if any usage error, else 1 if any failure, else 0.
-int run_each(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared,
-             std::size_t skipped) {
-    bool summaries_unwritable = false;
-    int status = 0;
-    FileCounts counts{.skipped = skipped};
-    std::size_t &failed = counts.failed;
-    std::optional<std::string> no_gpu;
-    for (std::size_t i = 0; i < inputs.size() && !summaries_unwritable; ++i) {
-        const bool last = i + 1 == inputs.size();
+// Several files, through the library's run_many: each on its own; one failure does not stop the
+// others. But --backend gpu on a machine without a usable GPU (no driver, no device, a --devices
+// entry not there) is said once, and the files after it fail with it, untouched; a key that could
+// not be had ends the command. And once a --json summary cannot be written, the files after it are
+// left as they are: a script would not learn what became of them.
+class EachInput final : public ManyRunsObserver {
+public:
+    EachInput(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared,
+              std::size_t skipped)
+        : options_(options), inputs_(inputs), shared_(shared), counts_{.skipped = skipped} {}
+
+    [[nodiscard]] bool may_start(std::size_t /*index*/) override { return !summaries_unwritable_; }
+    void run(std::size_t index) override {
+        const bool last = index + 1 == inputs_.size();
+        run_and_summarise(options_, inputs_[index], shared_, last ? std::optional(status_) : std::nullopt,
+                          summaries_unwritable_);
+    }
+    void failed(std::size_t index, const std::exception_ptr &failure, bool taken) override {
         try {
-            if (no_gpu) {
-                ++failed;
-                print_json_failure(options, inputs[i], *no_gpu);
-                continue;
-            }
-            run_and_summarise(options, inputs[i], shared, last ? std::optional(status) : std::nullopt,
-                              summaries_unwritable);
+            tell_failure(index, failure, taken);
         } catch (const SummaryUnwritable &e) {
             // What became of the input is counted (done, or failed with no GPU); its summary is lost.
-            summaries_unwritable = true;
+            summaries_unwritable_ = true;
             spdlog::error("{}", e.what());
-            status = std::max(status, 1);
-        } catch (const std::exception &e) {
-            if (shared.keys.failed()) throw;
-            spdlog::error("{}", printable(e.what()));
-            status = std::max(status, exit_status_of(e));
-            ++failed;
-            // A GPU that may come back (in use elsewhere, short of memory) is tried for the next file.
-            if (dynamic_cast<const GpuUnavailable *>(&e) && !gpu_can_be_had(options.backend)) {
-                no_gpu = printable(e.what());
-            }
+            status_ = std::max(status_, 1);
         }
-        if (summaries_unwritable) counts.not_started = inputs.size() - i - 1;
     }
-    print_files_summary(options, inputs.size() + skipped, counts);
-    return status;
+    void not_started(std::size_t /*index*/) override { ++counts_.not_started; }
+
+    // "aesgpu: encrypted 3 of 5 files, 1 failed" once all are through; the exit status: 2 if any
+    // usage error, else 1 if any failure, else 0.
+    [[nodiscard]] int finish() const {
+        print_files_summary(options_, inputs_.size() + counts_.skipped, counts_);
+        return status_;
+    }
+
+private:
+    void tell_failure(std::size_t index, const std::exception_ptr &failure, bool taken) {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const SummaryUnwritable &) {
+            throw;
+        } catch (const std::exception &e) {
+            if (taken) {
+                ++counts_.failed;
+                print_json_failure(options_, inputs_[index], printable(e.what()));
+                return;
+            }
+            if (shared_.keys.failed()) throw;
+            spdlog::error("{}", printable(e.what()));
+            status_ = std::max(status_, exit_status_of(e));
+            ++counts_.failed;
+        }
+    }
+
+    const CipherOptions &options_;
+    const std::vector<std::string> &inputs_;
+    CommandState &shared_;
+    FileCounts counts_;
+    int status_ = 0;
+    bool summaries_unwritable_ = false;
+};
+
+// Each input, one after another (EachInput). `skipped`: files set aside before the run, for the
+// summary. Returns the exit status.
+int run_each(const CipherOptions &options, const std::vector<std::string> &inputs, CommandState &shared,
+             std::size_t skipped) {
+    EachInput each(options, inputs, shared, skipped);
+    run_many(inputs.size(), shared.settings.backend, shared.keys, each);
+    return each.finish();
 }
 
 // Each input set aside before the run, said once.

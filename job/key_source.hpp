@@ -23,6 +23,9 @@ public:
     [[nodiscard]] virtual bool will_prompt() const { return passphrase_mode(); }
     // The secret, asked for on first use (a prompt may ask only here); throws when it cannot be had.
     virtual const SecretBytes &secret() = 0;
+    // True once the secret could not be had when last asked for (a key file unreadable, a prompt
+    // that gave nothing): every later run would fail the same way.
+    [[nodiscard]] virtual bool failed() const { return false; }
     // A passphrase read as a line (as openssl reads -pass file:, fd: and stdin) that is longer than
     // openssl keeps of one (kMaxPassphraseLineBytes): the bytes openssl keeps, which openssl's
     // formats take, so that both tools read the same passphrase. Null otherwise.

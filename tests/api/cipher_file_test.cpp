@@ -960,6 +960,42 @@ TEST(PublicCipherFile, DecryptingWithoutAModeReadsItFromTheInput) {
     EXPECT_EQ(decrypted_as("gcm", passphrase), aesgpu::Mode::gcm);
 }
 
+// Where a mode read from the input decided and the run failed, the message says what else the file
+// may be: a CTR file of whole blocks whose padding fits neither ECB nor CBC; a raw key's file whose
+// first byte is a GCM file's and whose segment 0 fails; a file that a GCM setting alone sent to GCM.
+TEST(PublicCipherFile, AFailureOfAModeReadFromTheInputSaysWhatElseItMayBe) {
+    Directory dir;
+    Bytes data(4096); // whole blocks: the padding decides between ECB and CBC
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 13 + 5);
+    write_file(dir / "ctr", openssl_passphrase_file(EVP_aes_256_ctr(), "secret", 4, data));
+    aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb);
+    settings.mode.reset();
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+    const auto [ctr_kind, ctr_message] =
+        error_thrown([&] { aesgpu::cipher_file(dir / "ctr", dir / "out", settings, passphrase); });
+    EXPECT_EQ(ctr_kind, aesgpu::ErrorKind::format) << ctr_message;
+    EXPECT_NE(ctr_message.find("or a file of mode ctr (give mode)"), std::string::npos) << ctr_message;
+
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(32));
+    write_file(dir / "plain", data);
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), raw);
+    aesgpu::Key other = aesgpu::Key::raw(random_bytes(32));
+    const auto [gcm_kind, gcm_message] =
+        error_thrown([&] { aesgpu::cipher_file(dir / "gcm", dir / "out", settings, other); });
+    EXPECT_EQ(gcm_kind, aesgpu::ErrorKind::authentication) << gcm_message;
+    EXPECT_NE(gcm_message.find("its first byte is what a gcm file's would be"), std::string::npos) << gcm_message;
+
+    write_file(dir / "ecb", openssl_passphrase_file(EVP_aes_256_ecb(), "secret", 5, data));
+    settings.associated_data = "context";
+    const auto [ecb_kind, ecb_message] =
+        error_thrown([&] { aesgpu::cipher_file(dir / "ecb", dir / "out", settings, passphrase); });
+    EXPECT_EQ(ecb_kind, aesgpu::ErrorKind::format) << ecb_message;
+    EXPECT_NE(ecb_message.find("does not read as gcm, which associated_data and segment_bytes are for"),
+              std::string::npos)
+        << ecb_message;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 // A range of a GCM file: its bytes alone, from the segments that hold them; past the end, nothing
 // written; of another mode, refused.
 TEST(PublicCipherFile, ReadsARangeOfAGcmFile) {
