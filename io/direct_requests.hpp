@@ -2,7 +2,7 @@
 #pragma once
 // Several direct (O_DIRECT) reads or writes in flight on one file: through io_uring where it is
 // built and the kernel allows it, where few threads keep many requests in flight; else on a pool
-// of threads, each doing pread()/pwrite(). Above this, one code path: InputSource and OutputSink
+// of threads, each doing pread()/pwrite(). Above this, one code path: InputSource and DirectFileWriter
 // cut a chunk into requests, run them, and finish whatever a request left undone through the page
 // cache.
 #include "common/note_sink.hpp"
@@ -76,7 +76,7 @@ using DirectQueueMaker = std::function<DirectQueue()>;
 
 // Moves what is left of `request` (from result.done on) with pread()/pwrite() on this thread,
 // continuing short transfers, and says in `result` where and why it stopped: the thread engine's
-// request, io_uring's cancelled ones, and OutputSink's buffered writes at an offset.
+// request, io_uring's cancelled ones, and DirectFileWriter's buffered writes at an offset.
 void transfer_at(DirectOp op, int fd, const DirectRequest &request, DirectResult &result);
 
 // Whether this build has io_uring at all.

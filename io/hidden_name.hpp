@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hidden names beside a file, for what stands in for it until it is complete: an output being
-// written (io/output_sink), and the probe of what mode a new file there gets.
+// written (io/new_file_output), and the probe of what mode a new file there gets.
 #include <string>
 
 namespace aesgpu {

@@ -1,46 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Where the bytes go. A regular-file target is written to an unnamed temporary file (O_TMPFILE)
-// in the target's directory and linked into place only by commit(), so a failed, interrupted or
-// even killed run leaves no partial file and never clobbers an existing one. (Replacing with -f
-// links a hidden name and renames it over the target: SIGKILL in that instant leaves the hidden
-// name.) Where the file system has no O_TMPFILE, a hidden named file (0600 until commit) stands
-// in, removed on failure and by the interrupt clean-up, not after SIGKILL. Everything happens
-// relative to the target's directory, opened once, so an output whose directory is renamed
-// mid-run still lands in it. Other targets (standard output, a FIFO, a terminal, a device) are
-// written directly and cannot be withdrawn.
-#include "common/interrupt_cleanup.hpp"
-#include "common/unique_fd.hpp"
-#include "common/worker_pool.hpp"
+// Where the bytes go: the one interface for every kind of output. A regular-file target is a
+// new file, written aside and put in place only by commit() (io/new_file_output.hpp); standard
+// output, a caller's descriptor, a FIFO, a terminal or a device are written as the data comes and
+// cannot be withdrawn (io/stream_output.hpp); discard() keeps nothing. How the bytes reach a file
+// (write(), mapped, written behind or directly) is io/output_writer.hpp's.
+#include "common/note_sink.hpp"
 #include "io/direct_requests.hpp"
-#include "io/mapped_file_writer.hpp"
+#include "io/new_file_output.hpp"
+#include "io/output_policy.hpp"
+#include "io/output_writer.hpp"
+#include "io/stream_output.hpp"
 
 #include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <vector>
+#include <variant>
 
 namespace aesgpu {
-
-struct OutputPolicy {
-    bool overwrite = false; // replace an existing regular file (-f)
-    // The input, when there is one: refused as the output even with overwrite; when it is a regular
-    // file, a new output gets its permission bits, group and times, as gzip does (without the
-    // group's bits where the process may not set the group).
-    const struct stat *input_status = nullptr;
-    unsigned io_threads = 1; // > 1: large writes to a file may be split (mapped)
-    // false: a hidden named file even where O_TMPFILE works (tests of that fallback use it).
-    bool unnamed_temporary = true;
-    // Where a named temporary file registers its removal, for a program that ends itself on a
-    // signal (none: a process killed mid-run may leave it where the kernel gives no O_TMPFILE).
-    // Must outlive the sink.
-    CleanupRegistry *interrupt_cleanups = nullptr;
-};
 
 class OutputSink {
 public:
@@ -90,15 +71,17 @@ public:
     [[nodiscard]] std::optional<std::string> write_directly(DirectEngine engine = DirectEngine::automatic);
     [[nodiscard]] std::optional<std::string> write_directly(const DirectQueueMaker &make_queue);
     // How direct writes are kept in flight ("io_uring", "threads"); null before write_directly().
-    [[nodiscard]] const DirectQueue *direct_queue() const { return direct_queue_.queue ? &direct_queue_ : nullptr; }
-    [[nodiscard]] bool writes_directly() const { return direct_fd_.valid(); }
+    [[nodiscard]] const DirectQueue *direct_queue() const { return writer_.direct_queue(); }
+    [[nodiscard]] bool writes_directly() const { return writer_.writes_directly(); }
     // Where the threads that split writes say that they went on with fewer (none: nobody hears).
     void send_notes_to(NoteSink *notes);
     // Where the file system refused a direct write partway (EINVAL), after which the rest went
     // through the page cache; none where it did not.
-    [[nodiscard]] std::optional<std::uint64_t> direct_writes_refused_at() const { return direct_refused_at_; }
+    [[nodiscard]] std::optional<std::uint64_t> direct_writes_refused_at() const {
+        return writer_.direct_writes_refused_at();
+    }
     // The bytes taken so far: where the next write lands in the output.
-    [[nodiscard]] std::uint64_t position() const { return bytes_written_; }
+    [[nodiscard]] std::uint64_t position() const { return writer_.position(); }
     // Flushes, sets the final mode, owner and times, and puts a file in place. Throws IoError.
     void commit();
     // commit() then also waits until the file and its name are on disk (fsync of the file before
@@ -106,74 +89,29 @@ public:
     // for --sync, and for --rm, which deletes the only other copy.
     void make_durable() { durable_ = true; }
 
-    [[nodiscard]] const std::string &display_name() const { return display_name_; }
+    [[nodiscard]] const std::string &display_name() const;
     [[nodiscard]] bool is_terminal() const;
     // True when `other_fd` writes into the same file or pipe as this output (2>&1 with -c), so
     // whatever is written there would end up inside the data. Terminals and devices do not count.
     [[nodiscard]] bool shares_file_with(int other_fd) const;
     // True when nothing reaches the destination before commit(): a failed run can still be
     // withdrawn. False for standard output, FIFOs, terminals and devices.
-    [[nodiscard]] bool withdrawable() const { return kind_ != Kind::direct; }
+    [[nodiscard]] bool withdrawable() const { return !std::holds_alternative<StreamOutput>(target_); }
 
 private:
-    enum class Kind { direct, unnamed_temporary, named_temporary, discard };
-    // What commit() gives the file: the replaced file's owner and group, or the input's group
-    // (where the process may), a mode, the input's times.
-    struct Attributes {
-        std::optional<mode_t> mode;
-        std::optional<uid_t> owner;
-        std::optional<gid_t> group;
-        std::optional<struct stat> times_from;
+    // Takes the bytes and keeps none.
+    struct Discarded {
+        [[nodiscard]] static int fd() { return -1; }
+        [[nodiscard]] const std::string &display_name() const { return name; }
+        std::string name = "nothing (test only)";
     };
+    using Target = std::variant<Discarded, StreamOutput, NewFileOutput>;
 
-    OutputSink(Kind kind, UniqueFd owned, int fd, std::string display_name);
-    void write_sequential(std::span<const std::byte> bytes);
-    void write_direct(std::span<const std::byte> bytes, std::uint64_t at);
-    void write_held_back();
-    void write_buffered_at(std::span<const std::byte> bytes, std::uint64_t at);
-    void reserve_direct_space();
-    void release_unwritten_reservation();
-    void push_behind();
-    void apply_attributes();
-    void link_into_place();
-    void rename_into_place();
-    void sync_directory();
+    OutputSink(Target target, unsigned io_threads);
 
-    Kind kind_;
-    UniqueFd owned_fd_; // empty for standard output, which we never close
-    int fd_;
-    std::string display_name_;
-    UniqueFd directory_;         // the target's directory (temporary kinds)
-    std::string target_name_;    // the target's name in directory_
-    std::string temporary_name_; // the named temporary file's name in directory_
-    CleanupRegistry *interrupt_cleanups_ = nullptr;
-    InterruptCleanup cleanup_; // removes the named temporary file on a signal
-    Attributes attributes_;
-    bool overwrite_ = false;
-    bool committed_ = false;
+    Target target_;
+    OutputWriter writer_; // writes to target_'s descriptor
     bool durable_ = false;
-    std::uint64_t bytes_written_ = 0;
-    std::uint64_t expected_size_ = 0;
-    std::uint64_t reserved_bytes_ = 0; // allocated past what is written (direct writes), till commit
-    unsigned io_threads_ = 1;
-    bool may_map_ = false; // a temporary file not yet found unfit for mapping
-    std::optional<MappedFileWriter> mapped_;
-    UniqueFd direct_fd_; // the output opened again with O_DIRECT, once write_directly()
-    std::size_t direct_alignment_ = 0;
-    DirectQueue direct_queue_; // made by write_directly()
-    NoteSink *notes_ = nullptr;
-    // Written directly: the output's last bytes, not yet in the file, less than one alignment unit
-    // from an aligned offset up to bytes_written_ (write_with_room).
-    std::vector<std::byte> held_back_;
-    std::optional<std::uint64_t> direct_refused_at_;
-    struct WriteBehind {
-        off_t window = 0;  // 0: off
-        off_t sent = 0;    // file offset up to which writes were sent to the disk
-        off_t dropped = 0; // up to which they left the page cache
-        // On overlayfs (a container's root) sync_file_range reaches the overlay's own empty page
-        // cache, not the file's, and does nothing: fdatasync, which the overlay passes on, instead.
-        bool whole_file_sync = false;
-    } behind_;
 };
 
 } // namespace aesgpu
