@@ -278,4 +278,14 @@ bool gpu_can_be_had(const BackendRequest &request) {
     }
 }
 
+bool gpu_failure_comes_again(const std::exception_ptr &failure, const BackendRequest &request) {
+    try {
+        std::rethrow_exception(failure);
+    } catch (const GpuUnavailable &) {
+        return !gpu_can_be_had(request);
+    } catch (...) {
+        return false;
+    }
+}
+
 } // namespace aesgpu

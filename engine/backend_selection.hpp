@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <span>
@@ -112,6 +113,11 @@ void check_required_backend(const BackendRequest &request);
 // False when `request` needs a GPU and check_required_backend finds none it could use (no driver,
 // no device, a device asked for that is not there): a failure that will come again for every file.
 [[nodiscard]] bool gpu_can_be_had(const BackendRequest &request);
+
+// True when `failure` is a GPU that could not be had (GpuUnavailable) and gpu_can_be_had says it
+// will not come: every later run of `request` would fail alike. False for any other failure, and
+// for a GPU that may come back (in use elsewhere, short of memory).
+[[nodiscard]] bool gpu_failure_comes_again(const std::exception_ptr &failure, const BackendRequest &request);
 
 // "auto", "cpu", "gpu", "all".
 [[nodiscard]] const char *backend_choice_name(BackendChoice choice);

@@ -1,25 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "job/many_runs.hpp"
 
-#include "aes_gpu/gpu_backend.hpp"
-
 namespace aesgpu {
-namespace {
-
-// A failure that every later run would meet again. A GPU that may come back (in use elsewhere,
-// short of memory) is tried again for the next run.
-bool comes_again(const std::exception_ptr &failure, const BackendRequest &backend, const KeySource &keys) {
-    if (keys.failed()) return true;
-    try {
-        std::rethrow_exception(failure);
-    } catch (const GpuUnavailable &) {
-        return !gpu_can_be_had(backend);
-    } catch (...) {
-        return false;
-    }
-}
-
-} // namespace
 
 void run_many(std::size_t runs, const BackendRequest &backend, const KeySource &keys, ManyRunsObserver &observer) {
     std::exception_ptr for_the_rest;
@@ -37,7 +19,7 @@ void run_many(std::size_t runs, const BackendRequest &backend, const KeySource &
         } catch (...) {
             const std::exception_ptr failure = std::current_exception();
             observer.failed(index, failure, /*taken=*/false);
-            if (comes_again(failure, backend, keys)) for_the_rest = failure;
+            if (keys.failed() || gpu_failure_comes_again(failure, backend)) for_the_rest = failure;
         }
     }
 }
