@@ -106,8 +106,9 @@ void OutputSink::send_notes_to(NoteSink *notes) {
 void OutputSink::commit() {
     writer_.finish();
     if (auto *file = std::get_if<NewFileOutput>(&target_)) {
-        file->apply_attributes();
+        // First: giving the reservation back (ftruncate) would set the modification time to now.
         writer_.release_unwritten_reservation();
+        file->apply_attributes();
         file->place(durable_);
     } else if (auto *stream = std::get_if<StreamOutput>(&target_)) {
         stream->finish(durable_);

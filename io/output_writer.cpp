@@ -44,9 +44,15 @@ void OutputWriter::write(std::span<const std::span<const std::byte>> parts) {
     if (behind_) behind_->push();
 }
 
-// Part by part, each after what the one before held back: these bytes bring no room for it.
+// Part by part, each after what the one before held back: these bytes bring no room for it. Once
+// the file system refused a direct write, the parts left go through the page cache.
 void OutputWriter::write_parts_directly(std::span<const std::span<const std::byte>> parts) {
     for (const std::span<const std::byte> part : parts) {
+        if (!direct_->active()) {
+            write_sequential(part);
+            written_ += part.size();
+            continue;
+        }
         direct_->write_held_back(written_);
         const std::uint64_t at = written_;
         written_ += part.size(); // first, as for every write: the position counts what was taken

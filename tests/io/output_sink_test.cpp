@@ -15,10 +15,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <thread>
 
 namespace aesgpu::test {
@@ -442,6 +444,84 @@ TEST(OutputSink, DirectWritesLieWithinTheFileAndCommitGivesTheLengthWritten) {
     }
     EXPECT_GT(writes, 0u) << "nothing was written directly";
     EXPECT_EQ(beyond, 0u) << "direct writes past the end of the file, of " << writes;
+    EXPECT_TRUE(read_file(dir.file("out")) == data);
+}
+
+// Written directly with room reserved for more than came (padding taken off), the new file still
+// gets the input's times: the unwritten reservation is given back before they are set, since
+// giving it back (ftruncate) moves a file's modification time to now.
+TEST(OutputSink, WrittenDirectlyANewFileKeepsTheInputsTimes) {
+    TempDir dir;
+    write_file(dir.file("in"), {1});
+    const timespec times[2] = {{1000000000, 5}, {1200000000, 7}};
+    ASSERT_EQ(utimensat(AT_FDCWD, dir.file("in").c_str(), times, 0), 0);
+    struct stat input {};
+    ASSERT_EQ(stat(dir.file("in").c_str(), &input), 0);
+    constexpr std::size_t kPiece = 1u << 20;
+    const std::unique_ptr<std::byte, decltype(&std::free)> aligned(
+        static_cast<std::byte *>(std::aligned_alloc(4096, kPiece)), &std::free);
+    std::memset(aligned.get(), 0x5a, kPiece);
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), {false, &input});
+        if (const std::optional<std::string> refused = sink.write_directly()) {
+            GTEST_SKIP() << "no direct writes here: " << *refused;
+        }
+        sink.expect_size(kPiece + 16); // the most it could be, as with padding still to come
+        sink.write_all({aligned.get(), kPiece});
+        sink.commit();
+    }
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, static_cast<off_t>(kPiece));
+    EXPECT_EQ(st.st_mtim.tv_sec, 1200000000);
+    EXPECT_EQ(st.st_mtim.tv_nsec, 7);
+}
+
+// A direct-request queue in front of a real one where the file system refuses (EINVAL) every
+// direct write from offset `from` on, as one may partway; the rest runs as asked.
+class RefusingFrom final : public DirectRequestQueue {
+public:
+    RefusingFrom(std::unique_ptr<DirectRequestQueue> inner, off_t from) : inner_(std::move(inner)), from_(from) {}
+    void run(DirectOp op, int fd, std::span<const DirectRequest> requests, std::span<DirectResult> results) override {
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            if (fd >= 0 && requests[i].offset >= from_) {
+                results[i] = DirectResult{0, EINVAL};
+            } else {
+                inner_->run(op, fd, requests.subspan(i, 1), results.subspan(i, 1));
+            }
+        }
+    }
+    [[nodiscard]] unsigned depth() const override { return inner_->depth(); }
+    [[nodiscard]] const char *engine() const override { return inner_->engine(); }
+
+private:
+    std::unique_ptr<DirectRequestQueue> inner_;
+    off_t from_;
+};
+
+// The file system refuses a direct write partway through a write of several parts: what is left
+// of that part and every part after it go through the page cache, and the file holds them all.
+TEST(OutputSink, ADirectWriteRefusedPartwayLeavesTheLaterPartsToThePageCache) {
+    TempDir dir;
+    constexpr std::size_t kPiece = 1u << 20;
+    const std::unique_ptr<std::byte, decltype(&std::free)> aligned(
+        static_cast<std::byte *>(std::aligned_alloc(4096, 3 * kPiece)), &std::free);
+    const Bytes data = random_bytes(3 * kPiece);
+    std::memcpy(aligned.get(), data.data(), data.size());
+    {
+        OutputSink sink = OutputSink::create(dir.file("out"), {});
+        const std::optional<std::string> refused = sink.write_directly([] {
+            DirectQueue made = make_direct_queue(DirectEngine::threads);
+            made.queue = std::make_unique<RefusingFrom>(std::move(made.queue), off_t{kPiece});
+            return made;
+        });
+        if (refused) GTEST_SKIP() << "no direct writes here: " << *refused;
+        const std::span<const std::byte> parts[] = {{aligned.get(), 2 * kPiece}, {aligned.get() + 2 * kPiece, kPiece}};
+        sink.write_gathered(parts);
+        EXPECT_FALSE(sink.writes_directly());
+        EXPECT_EQ(sink.direct_writes_refused_at(), std::optional<std::uint64_t>(kPiece));
+        sink.commit();
+    }
     EXPECT_TRUE(read_file(dir.file("out")) == data);
 }
 
