@@ -345,8 +345,8 @@ public:
                                        "file's would be");
         } catch (const NoPassphraseHeader &) {
             if (!gcm_implied) throw;
-            throw FormatError(name_ + " does not read as gcm, which associated_data and segment_bytes are for: it "
-                                      "has no aesgpu passphrase header");
+            throw FormatError(name_ + " has no aesgpu passphrase header: it is no gcm file made with a passphrase, "
+                                      "and associated_data and segment_bytes are for gcm");
         }
     }
 
@@ -471,15 +471,14 @@ public:
         outcomes.push_back(
             {run_task(task.input, task.output, settings_, key_, observer_, stop_, cleanups_), std::nullopt});
     }
+    // What the caller's own code threw ends the tasks and comes out as it was thrown, an Error too.
     void failed(std::size_t /*index*/, const std::exception_ptr &failure, bool /*taken*/) override {
         try {
-            try {
-                std::rethrow_exception(failure);
-            } catch (...) {
-                rethrow_public();
-            }
-        } catch (const Error &error) {
-            outcomes.push_back({std::nullopt, error});
+            std::rethrow_exception(failure);
+        } catch (const CallerFailure &thrown) {
+            std::rethrow_exception(thrown.thrown);
+        } catch (...) {
+            outcomes.push_back({std::nullopt, public_error(std::current_exception())});
         }
     }
     void not_started(std::size_t /*index*/) override {

@@ -55,8 +55,8 @@ private:
     CleanupRegistry *interrupt_cleanups_ = nullptr;
     NewFileAttributes attributes_;
     bool overwrite_ = false;
-    // Declared after directory_, so that they go first: the named temporary file (none where the
-    // file is unnamed), then the file's descriptor (an unnamed file not linked in goes with it).
+    // Declared after directory_, so that they go first: the file's descriptor (an unnamed file not
+    // linked in goes with it), then the named temporary file's name (none where it is unnamed).
     TemporaryHiddenFile named_temporary_;
     UniqueFd file_;
 };

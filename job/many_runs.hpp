@@ -4,8 +4,9 @@
 // public library's cipher_files its tasks: one run's failure does not stop the others, but a
 // failure that every later run would meet again ends the trying: the key could not be had
 // (KeySource::failed: a key file unreadable, a prompt that gave nothing), or a GPU was asked for
-// that this machine cannot give (gpu_can_be_had). The runs after it are not started and take
-// that failure.
+// that this machine cannot give (gpu_failure_comes_again). The runs after it are not tried: each
+// is told that failure (ManyRunsObserver::failed, `taken`). A run the observer does not let start
+// (may_start: a stop asked for) ends the trying too; that comes first.
 #include "engine/backend_selection.hpp"
 #include "job/key_source.hpp"
 

@@ -357,11 +357,13 @@ public:
         EXPECT_EQ(task.output.filename().string(), task.input.filename().string() + ".out");
         if (stop_at == index) stop.request_stop();
         if (throw_at == index) throw std::runtime_error("the observer's own failure");
+        if (throw_error_at == index) throw aesgpu::Error(aesgpu::ErrorKind::key, "the observer's own Error");
     }
     std::vector<std::size_t> tried;
     std::stop_source stop;
     std::optional<std::size_t> stop_at;
     std::optional<std::size_t> throw_at;
+    std::optional<std::size_t> throw_error_at;
 };
 
 std::vector<aesgpu::FileTask> tasks_for(const Directory &dir, const std::vector<std::string> &names) {
@@ -488,6 +490,13 @@ TEST(PublicCipherFiles, AFailureThatWouldComeAgainFailsTheRestUntried) {
     replace.overwrite = true;
     EXPECT_THROW((void)aesgpu::cipher_files(tasks, replace, raw, &throwing), std::runtime_error);
     EXPECT_EQ(throwing.tried, (std::vector<std::size_t>{0, 1}));
+    EXPECT_FALSE(fs::exists(dir / "b.out"));
+
+    // An aesgpu::Error of the observer's own is not a task's outcome: it too ends them all.
+    FileRecorder throwing_error;
+    throwing_error.throw_error_at = 1;
+    EXPECT_THROW((void)aesgpu::cipher_files(tasks, replace, raw, &throwing_error), aesgpu::Error);
+    EXPECT_EQ(throwing_error.tried, (std::vector<std::size_t>{0, 1}));
     EXPECT_FALSE(fs::exists(dir / "b.out"));
 }
 
@@ -990,7 +999,7 @@ TEST(PublicCipherFile, AFailureOfAModeReadFromTheInputSaysWhatElseItMayBe) {
     const auto [ecb_kind, ecb_message] =
         error_thrown([&] { aesgpu::cipher_file(dir / "ecb", dir / "out", settings, passphrase); });
     EXPECT_EQ(ecb_kind, aesgpu::ErrorKind::format) << ecb_message;
-    EXPECT_NE(ecb_message.find("does not read as gcm, which associated_data and segment_bytes are for"),
+    EXPECT_NE(ecb_message.find("is no gcm file made with a passphrase, and associated_data and segment_bytes are for"),
               std::string::npos)
         << ecb_message;
     EXPECT_FALSE(fs::exists(dir / "out"));
