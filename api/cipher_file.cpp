@@ -173,6 +173,16 @@ void refuse_the_key_file(const Key::Source &keys, const Endpoint &input_end, con
     }
 }
 
+BackendRequest backend_request_of(const Settings &settings) {
+    BackendRequest request;
+    request.choice = settings.backend;
+    request.wait_for_gpu = settings.wait_for_gpu;
+    request.devices = settings.devices;
+    request.cpu_threads = settings.cpu_threads;
+    return request;
+}
+
+// The job's settings, once the mode is known (given, or ecb standing in until it is read).
 CipherSettings library_settings(const Settings &settings) {
     CipherSettings library;
     library.direction = settings.direction;
@@ -183,10 +193,7 @@ CipherSettings library_settings(const Settings &settings) {
     library.passphrase_key_bits = settings.passphrase_key_bits;
     library.segment_bytes = settings.segment_bytes;
     library.associated_data = settings.associated_data;
-    library.backend.choice = settings.backend;
-    library.backend.wait_for_gpu = settings.wait_for_gpu;
-    library.backend.devices = settings.devices;
-    library.backend.cpu_threads = settings.cpu_threads;
+    library.backend = backend_request_of(settings);
     return library;
 }
 
@@ -514,7 +521,7 @@ std::vector<FileOutcome> cipher_files(std::span<const FileTask> tasks, const Set
     refuse_outputs_over_inputs(tasks);
     EachTask each(tasks, settings, key, observer, std::move(stop), cleanups);
     each.outcomes.reserve(tasks.size());
-    run_many(tasks.size(), library_settings(settings).backend, key_source(key), each);
+    run_many(tasks.size(), backend_request_of(settings), key_source(key), each);
     return std::move(each.outcomes);
 }
 

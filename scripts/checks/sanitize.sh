@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer, then with
-# ThreadSanitizer, and runs it under each; any report fails the run. CPU only (the CUDA runtime
+# ThreadSanitizer, and runs it under each, with the standard library's own checks on
+# (_GLIBCXX_ASSERTIONS); any report fails the run. CPU only (the CUDA runtime
 # does not run under the sanitizers' memory layout; GPU code is checked by compute-sanitizer in
 # scripts/gpu/gpu-check.sh). Usage: scripts/checks/sanitize.sh [address|thread ...] (default: both).
 set -euo pipefail

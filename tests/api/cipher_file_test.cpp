@@ -969,6 +969,33 @@ TEST(PublicCipherFile, DecryptingWithoutAModeReadsItFromTheInput) {
     EXPECT_EQ(decrypted_as("gcm", passphrase), aesgpu::Mode::gcm);
 }
 
+// Many files decrypted without a mode: each is read as its own start says.
+TEST(PublicCipherFiles, DecryptingWithoutAModeReadsEachFilesOwn) {
+    Directory dir;
+    const Bytes data = random_bytes(5000);
+    const Bytes odd(data.begin(), data.begin() + 4999);
+    write_file(dir / "cbc", openssl_passphrase_file(EVP_aes_256_cbc(), "secret", 1, data));
+    write_file(dir / "ecb", openssl_passphrase_file(EVP_aes_256_ecb(), "secret", 2, data));
+    write_file(dir / "ctr", openssl_passphrase_file(EVP_aes_256_ctr(), "secret", 3, odd));
+    write_file(dir / "plain", data);
+    aesgpu::Key passphrase = aesgpu::Key::passphrase("secret");
+    aesgpu::cipher_file(dir / "plain", dir / "gcm", cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm), passphrase);
+    aesgpu::Settings settings = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb);
+    settings.mode.reset();
+    const std::vector<aesgpu::FileOutcome> outcomes =
+        aesgpu::cipher_files(tasks_for(dir, {"cbc", "ecb", "ctr", "gcm"}), settings, passphrase);
+    ASSERT_EQ(outcomes.size(), 4u);
+    const std::array modes{aesgpu::Mode::cbc, aesgpu::Mode::ecb, aesgpu::Mode::ctr, aesgpu::Mode::gcm};
+    for (std::size_t i = 0; i < modes.size(); ++i) {
+        ASSERT_TRUE(outcomes[i].result) << i << ": " << outcomes[i].error->what();
+        EXPECT_EQ(outcomes[i].result->mode, modes[i]) << i;
+    }
+    EXPECT_EQ(read_file(dir / "cbc.out"), data);
+    EXPECT_EQ(read_file(dir / "ecb.out"), data);
+    EXPECT_EQ(read_file(dir / "ctr.out"), odd);
+    EXPECT_EQ(read_file(dir / "gcm.out"), data);
+}
+
 // Where a mode read from the input decided and the run failed, the message says what else the file
 // may be: a CTR file of whole blocks whose padding fits neither ECB nor CBC; a raw key's file whose
 // first byte is a GCM file's and whose segment 0 fails; a file that a GCM setting alone sent to GCM.
