@@ -792,7 +792,7 @@ void check_input_size(const CipherOptions &options, const CipherSettings &settin
 [[noreturn]] void throw_range_refusal(const RangeUnreadable &refused) {
     const std::string seekable = "--range needs a file it can seek in (a regular file or block device); ";
     switch (refused.why) {
-    case RangeUnreadable::Why::fifo: throw UsageError(seekable + quoted_name(refused.input) + " is a FIFO");
+    case RangeUnreadable::Why::fifo: throw UsageError(seekable + refused.input + " is a FIFO");
     case RangeUnreadable::Why::not_seekable: throw UsageError(seekable + refused.input + " is not one");
     case RangeUnreadable::Why::not_gcm: break;
     }

@@ -244,7 +244,7 @@ InputSource open_input(const FileRun &run) {
     // A FIFO's open waits for a writer: a range, which needs a file that can seek, never opens one.
     struct stat named {};
     if (run.range && run.input.path != "-" && ::stat(run.input.path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode)) {
-        throw RangeUnreadable(RangeUnreadable::Why::fifo, run.input.path);
+        throw RangeUnreadable(RangeUnreadable::Why::fifo, quoted_name(run.input.path));
     }
     return InputSource::open(run.input.path, run.io_threads);
 }

@@ -127,7 +127,7 @@ PipelineStats cipher_file_with_key(InputSource &source, OutputSink &sink, const 
 
 // An input that a byte range cannot be read from, found before anything is read from it (a FIFO
 // named) or once its header is (not seekable, not GCM). A caller words it from `why` and `input`
-// (a display name); what() is the library's own wording.
+// (a display name, as InputSource gives it: quoted); what() is the library's own wording.
 class RangeUnreadable : public std::invalid_argument {
 public:
     enum class Why { fifo, not_seekable, not_gcm };
