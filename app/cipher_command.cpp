@@ -904,9 +904,8 @@ public:
     }
 
     // --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
-    void choose_io(InputSource &source, OutputSink *sink, const FileRun & /*run*/) override {
-        const IoPath io_path =
-            choose_io_path(options_.io, options_.chunk_bytes, source, sink && !options_.test_only ? sink : nullptr);
+    void io_chosen(const DirectIoOutcome &outcome) override {
+        const IoPath io_path = describe_io_path(outcome, *source_, sink_ && !options_.test_only);
         summary_.io = io_path.name();
         summary_.io_engine = io_path.engine;
         spdlog::info("I/O: {} ({})", summary_.io, io_path.reason);
@@ -1017,6 +1016,8 @@ public:
             throw;
         } catch (const RangeUnreadable &refused) {
             throw_range_refusal(refused);
+        } catch (const DirectIoRefused &) {
+            rethrow_direct_io_refusal();
         } catch (...) {
             // Worded for its step below.
         }

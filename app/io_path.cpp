@@ -90,17 +90,9 @@ const char *buffered_reason(StaysBuffered why) {
 
 } // namespace
 
-IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink) {
+IoPath describe_io_path(const DirectIoOutcome &outcome, const InputSource &source, bool writes) {
     IoPath path{};
-    path.writes = sink != nullptr;
-    DirectIoOutcome outcome;
-    try {
-        outcome = choose_direct_io(choice, chunk_bytes, source, sink);
-    } catch (const DirectIoRefused &e) {
-        if (e.refusal) throw; // the file system's: an IoError, in the same words
-        throw UsageError(e.writing ? "--io direct writes regular files only; " + e.name + " is written as it goes"
-                                   : "--io direct reads regular files only; " + e.name + " is read as it comes");
-    }
+    path.writes = writes;
     if (outcome.stays_buffered) {
         path.reason = buffered_reason(*outcome.stays_buffered);
         return path;
@@ -114,7 +106,7 @@ IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &sou
     path.reads_direct = true;
     path.engine = source.direct_queue()->queue->engine();
     path.reason = "reads past the page cache (" + in_flight(*source.direct_queue()) + ")";
-    if (!sink) {
+    if (!writes) {
         path.reason += unseen_cache;
         return path;
     }
@@ -125,6 +117,17 @@ IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &sou
     path.writes_direct = true;
     path.reason += ", and so do writes, each output durable at its end" + unseen_cache;
     return path;
+}
+
+void rethrow_direct_io_refusal() {
+    try {
+        throw;
+    } catch (const DirectIoRefused &refused) {
+        if (refused.refusal) throw; // the file system's: an IoError, in the same words
+        throw UsageError(refused.writing
+                             ? "--io direct writes regular files only; " + refused.name + " is written as it goes"
+                             : "--io direct reads regular files only; " + refused.name + " is read as it comes");
+    }
 }
 
 } // namespace aesgpu

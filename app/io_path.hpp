@@ -30,10 +30,12 @@ struct IoPath {
 // end. Throws UsageError.
 void check_direct_io_targets(const CipherOptions &options, const std::vector<std::string> &inputs);
 
-// Sets `source` and `sink` (nullptr: nothing is written, -t or -P) reading and writing directly
-// where `choice` and the files allow. Throws UsageError where --io direct cannot apply to what the
-// files are (a pipe, a device), IoError where their file system refuses it.
-// `chunk_bytes`: --chunk-size (0: the default, which is large enough).
-IoPath choose_io_path(IoChoice choice, std::size_t chunk_bytes, InputSource &source, OutputSink *sink);
+// What the run's I/O choice (choose_direct_io) came to, for -v and --json. `writes`: false where
+// nothing is written (-t, -P).
+[[nodiscard]] IoPath describe_io_path(const DirectIoOutcome &outcome, const InputSource &source, bool writes);
+
+// The DirectIoRefused being handled, in the command line's words: --io direct where a file cannot
+// have it (a pipe, a device) is a UsageError; the file system's refusal stays an IoError.
+[[noreturn]] void rethrow_direct_io_refusal();
 
 } // namespace aesgpu

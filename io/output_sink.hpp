@@ -97,6 +97,8 @@ public:
     // True when nothing reaches the destination before commit(): a failed run can still be
     // withdrawn. False for standard output, FIFOs, terminals and devices.
     [[nodiscard]] bool withdrawable() const { return !std::holds_alternative<StreamOutput>(target_); }
+    // True for discard(): nothing is written anywhere.
+    [[nodiscard]] bool keeps_nothing() const { return std::holds_alternative<Discarded>(target_); }
 
 private:
     // Takes the bytes and keeps none.

@@ -295,7 +295,9 @@ std::optional<OutputSink> RunObserver::open_output(InputSource &source, const Fi
 }
 
 void RunObserver::choose_io(InputSource &source, OutputSink *sink, const FileRun &run) {
-    io_chosen(choose_direct_io(run.io, run.settings.chunk_bytes, source, sink));
+    // An output that keeps nothing has no writes to send past the page cache.
+    io_chosen(
+        choose_direct_io(run.io, run.settings.chunk_bytes, source, sink && !sink->keeps_nothing() ? sink : nullptr));
 }
 
 PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer) {

@@ -207,7 +207,8 @@ public:
     virtual std::optional<OutputSink> open_output(InputSource &source, const FileRun &run);
     // None where open_output gave none.
     virtual void output_opened(const InputSource & /*source*/, const OutputSink * /*sink*/) {}
-    // Not for a range. The default: choose_direct_io, told to io_chosen.
+    // Not for a range. The default: choose_direct_io (for the input alone where the output keeps
+    // nothing), told to io_chosen; under IoChoice::direct it throws DirectIoRefused.
     virtual void choose_io(InputSource &source, OutputSink *sink, const FileRun &run);
     virtual void io_chosen(const DirectIoOutcome & /*io*/) {}
     // cipher_key's result and what deriving it took; `guess` (where the mode was read) holds the
