@@ -9,6 +9,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "job/file_run.hpp"
+#include "job/input_length.hpp"
 #include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
 #include "job/many_runs.hpp"
@@ -336,7 +337,7 @@ public:
 
     // The failure being handled, with what the run's steps showed: where a mode read from the
     // input decided, the other modes the file may be; gcm asked for by a gcm setting alone, of a
-    // file that is not gcm.
+    // file that is not gcm; a file too long for the segment_bytes it is encrypted with.
     [[noreturn]] void rethrow_failure(bool gcm_implied) const {
         try {
             throw;
@@ -350,6 +351,9 @@ public:
                                        ": a wrong key, a changed file, a gcm file of another segment_bytes than 1 "
                                        "MiB, or a file of another mode (give mode): its first byte is what a gcm "
                                        "file's would be");
+        } catch (const SegmentsPastTheLimit &e) {
+            if (settings_.direction != Direction::encrypt) throw;
+            throw TooManySegments(std::string(e.what()) + "; give a larger segment_bytes");
         } catch (const NoPassphraseHeader &) {
             if (!gcm_implied) throw;
             throw FormatError(name_ + " has no aesgpu passphrase header: it is no gcm file made with a passphrase, "

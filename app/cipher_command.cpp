@@ -26,6 +26,7 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/file_run.hpp"
+#include "job/input_length.hpp"
 #include "job/input_removal.hpp"
 #include "job/many_runs.hpp"
 #include "job/outputs_over_inputs.hpp"
@@ -474,23 +475,6 @@ std::string other_modes_hint(const ModeGuess *mode_was_read) {
            (mode_was_read->starts_like_gcm ? "; or it is a GCM stream cut short (--mode gcm says where)" : "");
 }
 
-// The length check the pipeline makes at the end of a stream, made up front for a regular file,
-// whose length is known: a ragged file fails before a passphrase is asked for or work is done.
-// `header_bytes`: already read (a Salted__ header).
-// `mode_was_read`: as for other_modes_hint.
-void check_input_length(const CipherSettings &settings, const FileFormat &format, const InputSource &source,
-                        std::uint64_t header_bytes, const ModeGuess *mode_was_read) {
-    if (!source.size()) return;
-    try {
-        check_stream_length(settings.direction, format.framing(),
-                            *source.size() - std::min(*source.size(), header_bytes));
-    } catch (const NotWholeBlocks &e) {
-        throw_not_whole_blocks(e, source.display_name());
-    } catch (const FormatError &e) {
-        throw FormatError(source.display_name() + ": " + e.what() + other_modes_hint(mode_was_read));
-    }
-}
-
 // gcm: what a stream that needs more than 2^32 segments gets told after why: how much fits, and
 // what to do. A passphrase file's header gives its segment size, which no option changes.
 std::string segment_limit_advice(Direction direction, bool size_from_header) {
@@ -498,22 +482,6 @@ std::string segment_limit_advice(Direction direction, bool size_from_header) {
            (direction == Direction::encrypt ? "give a larger --segment-size"
             : size_from_header              ? "it is damaged"
                                             : "it was not made with this --segment-size, or it is damaged");
-}
-
-// gcm: an input of known size that needs more segments than a stream may have fails before
-// anything is written. `header_bytes`: read already (decrypting). `passphrase_mode`: the file's
-// passphrase header gives its segment size.
-void check_segment_count(const CipherOptions &options, const InputSource &source, const SegmentGeometry &geometry,
-                         std::uint64_t header_bytes, bool passphrase_mode) {
-    if (!source.size()) return;
-    const std::uint64_t data = *source.size() - std::min(*source.size(), header_bytes);
-    const std::uint64_t segments = options.direction == Direction::encrypt ? geometry.segments_for_plaintext(data)
-                                                                           : geometry.segments_for_ciphertext(data);
-    if (segments <= kMaxSegments) return;
-    throw TooManySegments(fmt::format("{} would take {} segments of {} bytes: a GCM stream has at most 2^32 (its nonce "
-                                      "numbers them in 4 bytes); {}",
-                                      source.display_name(), segments, geometry.segment_bytes,
-                                      segment_limit_advice(options.direction, passphrase_mode)));
 }
 
 void refuse_terminal_output(const CipherOptions &options, const OutputSink &sink) {
@@ -775,18 +743,6 @@ void refuse_options_the_mode_cannot_take(const CipherOptions &options, const Inp
     }
 }
 
-// What a regular file's length already tells: whole blocks, and no more segments than a stream
-// may have. `header_bytes`: read already; `mode_was_read`: as for other_modes_hint;
-// `passphrase_mode`: a GCM file's header gives its segment size.
-void check_input_size(const CipherOptions &options, const CipherSettings &settings, const FileFormat &format,
-                      const InputSource &source, std::uint64_t header_bytes, const ModeGuess *mode_was_read,
-                      bool passphrase_mode) {
-    check_input_length(settings, format, source, header_bytes, mode_was_read);
-    if (const std::optional<SegmentGeometry> segments = format.segments()) {
-        check_segment_count(options, source, *segments, header_bytes, passphrase_mode);
-    }
-}
-
 // --range of an input it cannot be read from (a FIFO is refused before its open waits for a
 // writer; the rest once the header is read, before a passphrase is asked for).
 [[noreturn]] void throw_range_refusal(const RangeUnreadable &refused) {
@@ -798,6 +754,21 @@ void check_input_size(const CipherOptions &options, const CipherSettings &settin
     }
     throw UsageError("--range reads GCM files only, and " + refused.input +
                      " reads as ECB (give --mode gcm if it is GCM)");
+}
+
+// A regular file's length, checked before the key (check_input_length), in the command line's words.
+// `mode_was_read`: as for other_modes_hint; `passphrase_mode`: a GCM file's header gives its segment size.
+[[noreturn]] void rethrow_length_failure(Direction direction, const std::string &name, const ModeGuess *mode_was_read,
+                                         bool passphrase_mode) {
+    try {
+        throw;
+    } catch (const NotWholeBlocks &e) {
+        throw_not_whole_blocks(e, name);
+    } catch (const SegmentsPastTheLimit &e) {
+        throw TooManySegments(std::string(e.what()) + "; " + segment_limit_advice(direction, passphrase_mode));
+    } catch (const FormatError &e) {
+        throw FormatError(name + ": " + e.what() + other_modes_hint(mode_was_read));
+    }
 }
 
 // A failure while the mode was read from the input's start: nothing there tells it.
@@ -888,7 +859,6 @@ public:
     void header_read(const InputSource & /*source*/, const FileFormat &format) override {
         format_ = &format;
         segments_ = format.segments();
-        header_bytes_ = options_.direction == Direction::encrypt ? 0 : format.header().size(); // read already
         if (options_.range) summary_.io = "buffered"; // a few segments, read where they lie
     }
 
@@ -896,11 +866,9 @@ public:
         return open_output_of(options_, summary_.input, source, io_threads_, summary_.output);
     }
 
-    void output_opened(const InputSource &source, const OutputSink *sink) override {
+    void output_opened(const InputSource & /*source*/, const OutputSink *sink) override {
         sink_ = sink;
         withdrawable_ = !sink || sink->withdrawable();
-        check_input_size(options_, shared_.settings, *format_, source, header_bytes_, guess_ ? &*guess_ : nullptr,
-                         shared_.keys.passphrase_mode());
     }
 
     // --io: how the file's bytes reach the ring (none for a stream), into the summary and -v.
@@ -1024,6 +992,9 @@ public:
         switch (step_) {
         case RunStep::reading_mode: rethrow_mode_failure(name_);
         case RunStep::reading_header: rethrow_header_failure(options_, name_, mode_);
+        case RunStep::checking_length:
+            rethrow_length_failure(options_.direction, name_, guess_ ? &*guess_ : nullptr,
+                                   shared_.keys.passphrase_mode());
         case RunStep::deriving_key: rethrow_key_failure(options_, name_);
         case RunStep::checking_first_segment: rethrow_first_segment_failure(name_);
         case RunStep::running: rethrow_run_failure();
@@ -1073,7 +1044,6 @@ private:
     const InputSource *source_ = nullptr;
     const OutputSink *sink_ = nullptr;
     const FileFormat *format_ = nullptr;
-    std::uint64_t header_bytes_ = 0;
     std::size_t key_bits_ = 0;
     std::chrono::steady_clock::time_point opened_from_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point set_up_from_ = std::chrono::steady_clock::now();

@@ -86,7 +86,7 @@ public:
 };
 
 // Throws FormatError (NotWholeBlocks) when a stream of `length` bytes cannot be ciphered whole: not whole blocks
-// where padding cannot fix that (--no-pad, or decrypting with padding), or padded ciphertext that
+// where padding cannot fix that (no_pad, or decrypting with padding), or padded ciphertext that
 // is empty. run_pipeline checks this at the end of the stream; a caller that knows the length can
 // check first.
 void check_stream_length(Direction direction, Framing framing, std::uint64_t length);

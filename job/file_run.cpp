@@ -6,6 +6,7 @@
 #include "engine/segment_chunks.hpp"
 #include "format/openssl_enc.hpp"
 #include "job/file_job.hpp"
+#include "job/input_length.hpp"
 #include "job/input_removal.hpp"
 
 #include <fcntl.h>
@@ -319,6 +320,8 @@ PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observe
     observer.step(RunStep::opening_output, settings);
     std::optional<OutputSink> sink = observer.open_output(source, run);
     observer.output_opened(source, sink ? &*sink : nullptr);
+    observer.step(RunStep::checking_length, settings);
+    check_input_length(*format, settings.direction, source);
     observer.step(RunStep::choosing_io, settings);
     if (!run.range) observer.choose_io(source, sink ? &*sink : nullptr, run);
     // A prompt asks only once nothing that needs no key can fail: not for a missing GPU.

@@ -969,6 +969,37 @@ TEST(PublicCipherFile, DecryptingWithoutAModeReadsItFromTheInput) {
     EXPECT_EQ(decrypted_as("gcm", passphrase), aesgpu::Mode::gcm);
 }
 
+// What a regular file's length tells fails before the prompt asks: a ragged ECB file, and one that
+// needs more segments than a GCM stream numbers (2^32 of 64 bytes: a sparse file of 193 GiB; the
+// passphrase header leaves the first segment less room than a raw key's).
+TEST(PublicCipherFile, AFileOfALengthItsModeCannotTakeFailsBeforeThePromptAsks) {
+    Directory dir;
+    Bytes ecb = openssl_passphrase_file(EVP_aes_256_ecb(), "secret", 1, random_bytes(4096));
+    ecb.pop_back();
+    write_file(dir / "ragged", ecb);
+    write_file(dir / "big", {});
+    ASSERT_EQ(::truncate((dir / "big").c_str(), 193LL << 30), 0);
+    int asked = 0;
+    aesgpu::Key prompt = aesgpu::Key::passphrase_prompt([&asked](std::span<char>) -> std::size_t {
+        ++asked;
+        return 0;
+    });
+    auto [kind, message] = error_thrown([&] {
+        aesgpu::cipher_file(dir / "ragged", dir / "out", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb), prompt);
+    });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::format);
+    EXPECT_NE(message.find("is not a multiple of 16 bytes"), std::string::npos) << message;
+    aesgpu::Settings gcm = cpu(aesgpu::Direction::encrypt, aesgpu::Mode::gcm);
+    gcm.segment_bytes = 64;
+    std::tie(kind, message) = error_thrown([&] { aesgpu::cipher_file(dir / "big", dir / "out", gcm, prompt); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::settings);
+    EXPECT_EQ(message, "'" + (dir / "big").string() +
+                           "' would take 4317336919 segments of 64 bytes: a GCM stream has at most 2^32 (its nonce "
+                           "numbers them in 4 bytes); give a larger segment_bytes");
+    EXPECT_EQ(asked, 0);
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 // Many files decrypted without a mode: each is read as its own start says.
 TEST(PublicCipherFiles, DecryptingWithoutAModeReadsEachFilesOwn) {
     Directory dir;
