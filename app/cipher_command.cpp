@@ -343,23 +343,15 @@ void refuse_outputs_over_inputs(const CipherOptions &options, const InputList &l
     throw KeyError(name + " has no 'Salted__' header: it was not encrypted with a passphrase (use -K or --key-file)");
 }
 
-// gcm: the options the library would refuse, refused first in the command line's words: the main
-// key's size (16 or 32 bytes: the raw key's, or --key-bits for a passphrase) and the segment size.
-void check_gcm_options(const CipherOptions &options, KeySource &keys) {
-    std::size_t key_bytes = options.key_bits / 8;
-    if (!keys.passphrase_mode()) {
-        key_bytes = keys.secret().size();
-        if (!is_gcm_key_size(key_bytes)) {
-            throw UsageError("--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* "
-                             "keys), not " +
-                             std::to_string(key_bytes) + " bytes");
-        }
+// gcm: a main key or segment size no stream takes, in the command line's words (the raw key's
+// size, or --key-bits for a passphrase; --segment-size).
+std::string gcm_size_refusal(const GcmSizeUnfit &unfit) {
+    if (unfit.why == GcmSizeUnfit::Why::key_size) {
+        return "--mode gcm takes a 16- or 32-byte key (AES-128 or AES-256, as Tink's AES*_GCM_HKDF_* keys), not " +
+               std::to_string(unfit.key_bytes) + " bytes";
     }
-    const std::size_t segment_bytes = options.segment_bytes ? options.segment_bytes : kDefaultSegmentBytes;
-    if (segment_bytes < min_segment_bytes(key_bytes)) {
-        throw UsageError("--segment-size must exceed the stream header and a tag (" +
-                         std::to_string(min_segment_bytes(key_bytes) - 1) + " bytes)");
-    }
+    return "--segment-size must exceed the stream header and a tag (" +
+           std::to_string(min_segment_bytes(unfit.key_bytes) - 1) + " bytes)";
 }
 
 // A failure while the input's header was read (decrypting) or made (encrypting), in the command
@@ -371,6 +363,9 @@ void check_gcm_options(const CipherOptions &options, KeySource &keys) {
         refuse_unsalted(name, e.start);
     } catch (const NeedsPassphrase &) {
         throw UsageError(name + " was encrypted with a passphrase: give it with -p/--pass");
+    } catch (const GcmSizeUnfit &e) {
+        if (e.why == GcmSizeUnfit::Why::segment_too_large) throw; // --segment-size's range refuses it first
+        throw UsageError(gcm_size_refusal(e));
     } catch (const NoPassphraseHeader &) {
         throw KeyError(name + ": it has no aesgpu passphrase header: it was not made by aesgpu encrypt --mode gcm -p");
     } catch (const FormatError &e) {
@@ -824,7 +819,6 @@ public:
     void step(RunStep step, const CipherSettings &settings) override {
         step_ = step;
         mode_ = settings.mode;
-        if (step == RunStep::reading_header && settings.mode == Mode::gcm) check_gcm_options(options_, shared_.keys);
         if (step == RunStep::deriving_key) {
             spdlog::debug("opened {} and checked it and the output in {:.3f} s", name_, seconds_since(opened_from_));
         }

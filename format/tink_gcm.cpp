@@ -69,17 +69,30 @@ SecretBytes gcm_segment_key(const GcmFile &file, const SecretBytes &secret, std:
     return derive_segment_key(main_key.view(), file.stream, info);
 }
 
+namespace {
+
+std::string unfit_words(GcmSizeUnfit::Why why) {
+    switch (why) {
+    case GcmSizeUnfit::Why::key_size: return "a GCM key is 16 or 32 bytes";
+    case GcmSizeUnfit::Why::segment_too_small: return "a GCM segment must exceed the stream header and a tag";
+    case GcmSizeUnfit::Why::segment_too_large: break;
+    }
+    return "a GCM segment is at most " + std::to_string(kMaxSegmentBytes) + " bytes";
+}
+
+} // namespace
+
+GcmSizeUnfit::GcmSizeUnfit(Why reason, std::size_t main_key_bytes)
+    : std::invalid_argument(unfit_words(reason)), why(reason), key_bytes(main_key_bytes) {}
+
 GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t segment_bytes, bool with_passphrase,
                      InputSource &source) {
-    if (!is_gcm_key_size(key_bytes)) throw std::invalid_argument("a GCM key is 16 or 32 bytes");
-    if (segment_bytes < min_segment_bytes(key_bytes)) {
-        throw std::invalid_argument("a GCM segment must exceed the stream header and a tag");
-    }
+    using Why = GcmSizeUnfit::Why;
+    if (!is_gcm_key_size(key_bytes)) throw GcmSizeUnfit(Why::key_size, key_bytes);
+    if (segment_bytes < min_segment_bytes(key_bytes)) throw GcmSizeUnfit(Why::segment_too_small, key_bytes);
     // A reader holds a whole segment before its tag speaks for it: aesgpu reads none larger, so it
     // writes none (a passphrase header would record a size no reader takes).
-    if (segment_bytes > kMaxSegmentBytes) {
-        throw std::invalid_argument("a GCM segment is at most " + std::to_string(kMaxSegmentBytes) + " bytes");
-    }
+    if (segment_bytes > kMaxSegmentBytes) throw GcmSizeUnfit(Why::segment_too_large, key_bytes);
     if (direction == Direction::encrypt) return new_gcm_file(key_bytes, segment_bytes, with_passphrase);
     return read_gcm_file(source, with_passphrase ? 0 : key_bytes, segment_bytes);
 }

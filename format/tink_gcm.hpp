@@ -44,11 +44,21 @@ public:
 // or NeedsPassphrase.
 [[nodiscard]] GcmFile read_gcm_file(InputSource &source, std::size_t raw_key_bytes, std::size_t segment_bytes);
 
+// A main key or segment size that no GCM stream takes. what() is the library's wording; a caller
+// may word it again from the fields.
+class GcmSizeUnfit : public std::invalid_argument {
+public:
+    enum class Why { key_size, segment_too_small, segment_too_large };
+    GcmSizeUnfit(Why reason, std::size_t main_key_bytes);
+    Why why;
+    std::size_t key_bytes; // the main key's size
+};
+
 // Encrypting, new_gcm_file; decrypting, read_gcm_file. `key_bytes`: the main key's size (the raw
 // key's, or the one a passphrase is to give); `segment_bytes`: a raw key's segment size (a
-// passphrase header gives its own). Throws std::invalid_argument for a key that is not 16 or 32
-// bytes or a segment under min_segment_bytes or over kMaxSegmentBytes, FormatError for a header
-// that does not fit.
+// passphrase header gives its own). Throws GcmSizeUnfit for a key that is not 16 or 32 bytes or a
+// segment under min_segment_bytes or over kMaxSegmentBytes, FormatError for a header that does not
+// fit.
 [[nodiscard]] GcmFile gcm_file_for(Direction direction, std::size_t key_bytes, std::size_t segment_bytes,
                                    bool with_passphrase, InputSource &source);
 
