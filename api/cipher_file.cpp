@@ -9,7 +9,7 @@
 #include "io/input_source.hpp"
 #include "io/io_threads.hpp"
 #include "job/file_run.hpp"
-#include "job/input_length.hpp"
+#include "job/input_checks.hpp"
 #include "job/input_removal.hpp"
 #include "job/io_choice.hpp"
 #include "job/many_runs.hpp"

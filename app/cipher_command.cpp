@@ -26,7 +26,7 @@
 #include "io/io_threads.hpp"
 #include "io/output_sink.hpp"
 #include "job/file_run.hpp"
-#include "job/input_length.hpp"
+#include "job/input_checks.hpp"
 #include "job/input_removal.hpp"
 #include "job/many_runs.hpp"
 #include "job/outputs_over_inputs.hpp"
@@ -94,23 +94,6 @@ void print_key(const OpensslEncFile &file, const CipherKey &key) {
 [[noreturn]] void refuse_base64(const std::string &name) {
     throw UsageError(
         name + " looks base64-encoded (openssl enc -a): decode it first, e.g. base64 -d FILE | aesgpu decrypt ...");
-}
-
-// Ciphertext that this command cannot read as given, told apart by its first bytes while nothing
-// is consumed (pread: regular files only): a passphrase file given a raw key, a base64 file.
-void check_ciphertext_start(const InputSource &source, bool passphrase_mode) {
-    if (!source.size()) return;
-    std::array<std::byte, kCiphertextStartBytes> start{};
-    const ssize_t length = ::pread(source.fd(), start.data(), start.size(), source.start_offset());
-    if (length <= 0) return;
-    const CiphertextStart kind = classify_ciphertext_start(std::span(start).first(static_cast<std::size_t>(length)));
-    if (kind == CiphertextStart::base64_salted || (!passphrase_mode && kind == CiphertextStart::base64)) {
-        refuse_base64(source.display_name());
-    }
-    if (!passphrase_mode && kind == CiphertextStart::salted) {
-        throw UsageError(source.display_name() +
-                         " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
-    }
 }
 
 // A key or passphrase file that others can read is said, as ssh says it of private keys.
@@ -836,7 +819,6 @@ public:
         name_ = source.display_name();
         shared_.not_inputs.refuse(source.status(), name_); // again: the name may lead elsewhere now
         refuse_terminal_input(options_, source);
-        if (options_.direction == Direction::decrypt) check_ciphertext_start(source, shared_.keys.passphrase_mode());
     }
 
     // Decrypting without --mode: the mode this input reads as, said with -v, and refused where the
@@ -980,6 +962,11 @@ public:
             throw_range_refusal(refused);
         } catch (const DirectIoRefused &) {
             rethrow_direct_io_refusal();
+        } catch (const Base64Ciphertext &e) {
+            refuse_base64(e.input);
+        } catch (const SaltedNeedsPassphrase &e) {
+            throw UsageError(e.input +
+                             " starts with 'Salted__': it was encrypted with a passphrase; give it with -p/--pass");
         } catch (...) {
             // Worded for its step below.
         }

@@ -6,7 +6,7 @@
 #include "engine/segment_chunks.hpp"
 #include "format/openssl_enc.hpp"
 #include "job/file_job.hpp"
-#include "job/input_length.hpp"
+#include "job/input_checks.hpp"
 #include "job/input_removal.hpp"
 
 #include <fcntl.h>
@@ -306,6 +306,7 @@ PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observe
     observer.step(RunStep::opening, settings);
     InputSource source = open_input(run);
     observer.input_opened(source);
+    if (settings.direction == Direction::decrypt) check_ciphertext_start(source, keys.passphrase_mode());
     std::optional<ModeGuess> guess;
     if (run.mode_from_file && settings.direction == Direction::decrypt) {
         observer.step(RunStep::reading_mode, settings);

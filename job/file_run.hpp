@@ -224,12 +224,13 @@ public:
 };
 
 // The whole run, in the order that asks for a passphrase only once everything that needs none has
-// passed: the input opened (a FIFO named for a range is refused before its open would wait); the
-// mode read from its start where asked; the header read or made; the output opened (and checked
-// for the input's removal); a regular file's length checked (check_input_length: whole blocks,
-// segments the stream can number); the I/O path chosen; the GPU checked where the key is still to be
-// asked for (KeySource::will_prompt); the key, and segment 0's tag where it decides the mode; then
-// the data (or the range) and the commit. Throws as each step does.
+// passed: the input opened (a FIFO named for a range is refused before its open would wait) and,
+// decrypting, its first bytes checked (check_ciphertext_start); the mode read from its start where
+// asked; the header read or made; the output opened (and checked for the input's removal); a
+// regular file's length checked (check_input_length: whole blocks, segments the stream can
+// number); the I/O path chosen; the GPU checked where the key is still to be asked for
+// (KeySource::will_prompt); the key, and segment 0's tag where it decides the mode; then the data
+// (or the range) and the commit. Throws as each step does.
 PipelineStats run_file(const FileRun &run, KeySource &keys, RunObserver &observer);
 
 } // namespace aesgpu

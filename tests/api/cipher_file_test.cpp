@@ -969,6 +969,29 @@ TEST(PublicCipherFile, DecryptingWithoutAModeReadsItFromTheInput) {
     EXPECT_EQ(decrypted_as("gcm", passphrase), aesgpu::Mode::gcm);
 }
 
+// A ciphertext whose first bytes say it cannot be read as asked fails before anything is written:
+// openssl's passphrase format given a raw key (CTR would otherwise "decrypt" it to noise), and
+// base64 text (openssl enc -a).
+TEST(PublicCipherFile, ACiphertextWhoseStartSaysOtherwiseIsRefused) {
+    Directory dir;
+    write_file(dir / "salted", openssl_passphrase_file(EVP_aes_256_ctr(), "secret", 1, random_bytes(4096)));
+    const std::string text(200, 'Q');
+    write_file(dir / "base64", Bytes(text.begin(), text.end()));
+    aesgpu::Key raw = aesgpu::Key::raw(random_bytes(32));
+    aesgpu::Settings ctr = cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ctr);
+    ctr.iv.emplace();
+    auto [kind, message] = error_thrown([&] { aesgpu::cipher_file(dir / "salted", dir / "out", ctr, raw); });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::key);
+    EXPECT_EQ(message, "'" + (dir / "salted").string() +
+                           "' starts with 'Salted__': it was encrypted with a passphrase, not a raw key");
+    std::tie(kind, message) = error_thrown([&] {
+        aesgpu::cipher_file(dir / "base64", dir / "out", cpu(aesgpu::Direction::decrypt, aesgpu::Mode::ecb), raw);
+    });
+    EXPECT_EQ(kind, aesgpu::ErrorKind::format);
+    EXPECT_EQ(message, "'" + (dir / "base64").string() + "' looks base64-encoded (openssl enc -a): decode it first");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 // What a regular file's length tells fails before the prompt asks: a ragged ECB file, and one that
 // needs more segments than a GCM stream numbers (2^32 of 64 bytes: a sparse file of 193 GiB; the
 // passphrase header leaves the first segment less room than a raw key's).
