@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -252,10 +253,20 @@ TEST(FileRun, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
     TempDir dir;
     write_file(dir.file("in"), random_bytes(100));
     RecordingObserver observer(dir);
+    // What format's GCM size check threw, for a caller to word from its fields.
+    const auto unfit_of = [&](const CipherSettings &settings, RawKey &key) -> std::optional<GcmSizeUnfit> {
+        try {
+            (void)cipher(dir.file("in"), dir.file("out"), settings, key, observer);
+        } catch (const GcmSizeUnfit &unfit) {
+            return unfit;
+        }
+        return std::nullopt;
+    };
     RawKey aes192(random_bytes(24)); // Tink's GCM streams take 16- or 32-byte keys
-    EXPECT_THROW(
-        (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::gcm), aes192, observer),
-        std::invalid_argument);
+    const std::optional<GcmSizeUnfit> key_size = unfit_of(cpu_settings(Direction::encrypt, Mode::gcm), aes192);
+    ASSERT_TRUE(key_size);
+    EXPECT_EQ(key_size->why, GcmSizeUnfit::Why::key_size);
+    EXPECT_EQ(key_size->key_bytes, 24u);
     RawKey ctr_key(random_bytes(16));
     EXPECT_THROW(
         (void)cipher(dir.file("in"), dir.file("out"), cpu_settings(Direction::encrypt, Mode::ctr), ctr_key, observer),
@@ -265,7 +276,10 @@ TEST(FileRun, SettingsThatCannotWorkAreRefusedBeforeAnyOutput) {
     // A 16-byte key's stream header is 24 bytes: with a tag, no room for a byte of data.
     tiny_segments.segment_bytes = stream_header_bytes(16) + kGcmTagBytes;
     RawKey aes128(random_bytes(16));
-    EXPECT_THROW((void)cipher(dir.file("in"), dir.file("out"), tiny_segments, aes128, observer), std::invalid_argument);
+    const std::optional<GcmSizeUnfit> segment = unfit_of(tiny_segments, aes128);
+    ASSERT_TRUE(segment);
+    EXPECT_EQ(segment->why, GcmSizeUnfit::Why::segment_too_small);
+    EXPECT_EQ(segment->key_bytes, 16u);
     EXPECT_TRUE(observer.events.empty());
     EXPECT_EQ(count_entries(dir.path()), 1u) << "only the input";
 }
