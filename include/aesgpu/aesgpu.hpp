@@ -212,10 +212,11 @@ enum class ErrorKind {
     settings,       // a setting that cannot work or would be ignored (named in the message), a key
                     // size the mode does not take, the key file as input or output
     key,            // the key cannot be had: not hex or not 16/24/32 bytes, a key file that cannot be
-                    // read or holds no key, an empty passphrase
+                    // read or holds no key, an empty passphrase; a raw key for a passphrase's file
     io,             // the input or output: not there, exists already, unreadable, disk full, pipe closed
     format,         // the input is not what its settings say: no Salted__ header, a GCM header that
-                    // does not fit, a length no such file has, ECB padding wrong (most often a wrong key)
+                    // does not fit, a length no such file has, base64 text (openssl enc -a), ECB
+                    // padding wrong (most often a wrong key)
     authentication, // a GCM segment's tag did not match: wrong key or associated data, or changed data
     gpu,            // `gpu` was asked for and no GPU could be used, or one failed
     resources,      // not enough memory (host or GPU) or threads
